@@ -42,7 +42,7 @@ static char skip_why[128];
 static sigjmp_buf case_escape;
 static volatile sig_atomic_t case_signal;
 
-static int fail(const char *fmt, ...)
+static inline int fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -54,7 +54,7 @@ static int fail(const char *fmt, ...)
 	return 0;
 }
 
-static int check(int cond, const char *what)
+static inline int check(int cond, const char *what)
 {
 	if (!cond)
 		fail("%s", what);
@@ -62,7 +62,7 @@ static int check(int cond, const char *what)
 }
 
 // The call must succeed (return a non-negative value).
-static int check_ok(long rc, const char *what)
+static inline int check_ok(long rc, const char *what)
 {
 	if (rc >= 0)
 		return 1;
@@ -70,7 +70,7 @@ static int check_ok(long rc, const char *what)
 }
 
 // The call must fail with errno 'want'.
-static int check_errno(long rc, int want, const char *what)
+static inline int check_errno(long rc, int want, const char *what)
 {
 	if (rc == -1 && errno == want)
 		return 1;
@@ -78,7 +78,7 @@ static int check_errno(long rc, int want, const char *what)
 		    rc == -1 ? errno : 0, want);
 }
 
-static void skip(const char *why)
+static inline void skip(const char *why)
 {
 	snprintf(skip_why, sizeof(skip_why), "%s", why);
 }
