@@ -1,0 +1,541 @@
+// futex: the futex(2) system call, driven raw through syscall(SYS_futex).
+//
+// Each case is built so that its outcome does not depend on timing: where a
+// test needs a waiter known to be asleep in the kernel, it first parks the
+// waiter on a staging word and moves it with FUTEX_CMP_REQUEUE, whose return
+// value counts only tasks that really were queued.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+// The futex ABI, spelled out here because musl ships no kernel headers.
+#define FUTEX_WAIT		0
+#define FUTEX_WAKE		1
+#define FUTEX_REQUEUE		3
+#define FUTEX_CMP_REQUEUE	4
+#define FUTEX_WAKE_OP		5
+#define FUTEX_WAIT_BITSET	9
+#define FUTEX_WAKE_BITSET	10
+#define FUTEX_PRIVATE_FLAG	128
+#define FUTEX_CLOCK_REALTIME	256
+#define FUTEX_BITSET_MATCH_ANY	(-1)
+
+#define FUTEX_WAIT_PRIVATE		(FUTEX_WAIT | FUTEX_PRIVATE_FLAG)
+#define FUTEX_WAKE_PRIVATE		(FUTEX_WAKE | FUTEX_PRIVATE_FLAG)
+#define FUTEX_REQUEUE_PRIVATE		(FUTEX_REQUEUE | FUTEX_PRIVATE_FLAG)
+#define FUTEX_WAKE_OP_PRIVATE		(FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG)
+#define FUTEX_WAIT_BITSET_PRIVATE	(FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG)
+#define FUTEX_WAKE_BITSET_PRIVATE	(FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG)
+
+// WAKE_OP's val3: op in bits 28-31, cmp in 24-27, oparg 12-23, cmparg 0-11.
+#define FUTEX_OP_SET		0
+#define FUTEX_OP_ADD		1
+#define FUTEX_OP_CMP_EQ		0
+#define FUTEX_OP_CMP_GT		4
+
+static int futex_op(int op, int oparg, int cmp, int cmparg)
+{
+	return (int)(((unsigned)op & 0xf) << 28 | ((unsigned)cmp & 0xf) << 24 |
+		     ((unsigned)oparg & 0xfff) << 12 | ((unsigned)cmparg & 0xfff));
+}
+
+#define WATCHDOG_SECONDS 120
+#define NR_CASES 20
+// How long a helper may take to go to sleep before the test gives up.
+#define SETTLE_MS 5000
+
+static void watchdog_fired(int sig)
+{
+	static const char msg[] = "# watchdog: futex took too long\nBail out!\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+static long futex(atomic_int *uaddr, int op, int val, const struct timespec *timeout,
+		  atomic_int *uaddr2, int val3)
+{
+	return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
+}
+
+// The val2 argument of REQUEUE and WAKE_OP travels in the timeout slot.
+static long futex_val2(atomic_int *uaddr, int op, int val, int val2, atomic_int *uaddr2, int val3)
+{
+	return syscall(SYS_futex, uaddr, op, val, (unsigned long)val2, uaddr2, val3);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static long long now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static struct timespec ns_to_timespec(long long ns)
+{
+	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
+
+	return ts;
+}
+
+// ---- waiter threads ----
+
+struct waiter {
+	pthread_t thread;
+	atomic_int *word;
+	int op;			// FUTEX_WAIT or FUTEX_WAIT_BITSET, maybe | PRIVATE
+	int expect;
+	int bitset;
+	atomic_int started;
+	atomic_int done;
+	long rc;
+	int err;
+};
+
+static void *waiter_body(void *arg)
+{
+	struct waiter *w = arg;
+
+	atomic_store(&w->started, 1);
+	w->rc = futex(w->word, w->op, w->expect, NULL, NULL, w->bitset);
+	w->err = errno;
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+static void start_waiter(struct waiter *w, atomic_int *word, int op, int bitset)
+{
+	memset(w, 0, sizeof(*w));
+	w->word = word;
+	w->op = op;
+	w->expect = atomic_load(word);
+	w->bitset = bitset;
+	pthread_create(&w->thread, NULL, waiter_body, w);
+}
+
+// Move 'n' waiters sleeping on 'staging' to 'target', returning how many
+// were moved within the settle time.  Only tasks asleep on 'staging' count.
+static int park_waiters(atomic_int *staging, atomic_int *target, int n, int private_flag)
+{
+	int moved = 0;
+
+	for (int ms = 0; moved < n && ms < SETTLE_MS; ms++) {
+		long rc = futex_val2(staging, FUTEX_CMP_REQUEUE | private_flag, 0, INT_MAX, target,
+				     atomic_load(staging));
+		if (rc > 0)
+			moved += (int)rc;
+		else
+			sleep_ms(1);
+	}
+	return moved;
+}
+
+// Wait for every waiter's futex call to return, then reap the threads.
+static int join_waiters(struct waiter *w, int n)
+{
+	int ok = 1;
+
+	for (int i = 0; i < n; i++) {
+		pthread_join(w[i].thread, NULL);
+		if (w[i].rc != 0)
+			ok = 0;
+	}
+	return ok;
+}
+
+static int count_done(struct waiter *w, int n)
+{
+	int done = 0;
+
+	for (int i = 0; i < n; i++)
+		done += atomic_load(&w[i].done);
+	return done;
+}
+
+// ---- the cases ----
+
+static void test_wait_value_mismatch(void)
+{
+	atomic_int word = 1;
+	long rc = futex(&word, FUTEX_WAIT, 2, NULL, NULL, 0);
+	int err = errno;
+	long rc2 = futex(&word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+
+	ktap_result(rc == -1 && err == EAGAIN && rc2 == -1 && errno == EAGAIN, "wait_mismatch_eagain");
+}
+
+static void test_wait_relative_timeout(void)
+{
+	atomic_int word = 0;
+	struct timespec ts = { 0, 50 * 1000000L };
+	long long start = now_ns(CLOCK_MONOTONIC);
+	long rc = futex(&word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+	int err = errno;
+	long long waited = now_ns(CLOCK_MONOTONIC) - start;
+
+	ktap_diag("relative 50 ms timeout waited %lld us", waited / 1000);
+	ktap_result(rc == -1 && err == ETIMEDOUT && waited >= 50 * 1000000LL, "wait_relative_timeout");
+}
+
+static void test_wait_bitset_absolute(const char *name, clockid_t clock, int clock_flag)
+{
+	atomic_int word = 0;
+	long long deadline = now_ns(clock) + 40 * 1000000LL;
+	struct timespec ts = ns_to_timespec(deadline);
+	long rc = futex(&word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | clock_flag, 0, &ts, NULL,
+			FUTEX_BITSET_MATCH_ANY);
+	int err = errno;
+	long long late = now_ns(clock) - deadline;
+
+	ktap_diag("%s: woke %lld us after the deadline", name, late / 1000);
+	ktap_result(rc == -1 && err == ETIMEDOUT && late >= 0, "%s", name);
+}
+
+static void test_wait_past_deadline(void)
+{
+	atomic_int word = 0;
+	struct timespec ts = ns_to_timespec(now_ns(CLOCK_MONOTONIC) - 1000000LL);
+	long rc = futex(&word, FUTEX_WAIT_BITSET, 0, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+
+	ktap_result(rc == -1 && errno == ETIMEDOUT, "wait_bitset_deadline_in_past");
+}
+
+static void test_wake_nobody(void)
+{
+	atomic_int word = 0;
+
+	ktap_result(futex(&word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0) == 0 &&
+			    futex(&word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) == 0,
+		    "wake_without_waiters_returns_0");
+}
+
+// Wake parked waiters one call at a time: each FUTEX_WAKE with nr=2 must
+// report exactly how many it woke.
+static void test_wake_count(int private_flag, const char *name)
+{
+	enum { N = 5 };
+	atomic_int staging = 0, word = 0;
+	struct waiter w[N];
+	int parked, ok = 1, woken = 0;
+
+	for (int i = 0; i < N; i++)
+		start_waiter(&w[i], &staging, FUTEX_WAIT | private_flag, 0);
+	parked = park_waiters(&staging, &word, N, private_flag);
+	// N = 5 sleepers, nr = 2: expect 2, 2, 1, then 0.
+	static const long expect[] = { 2, 2, 1, 0 };
+	for (int i = 0; i < 4; i++) {
+		long rc = futex(&word, FUTEX_WAKE | private_flag, 2, NULL, NULL, 0);
+
+		if (rc != expect[i]) {
+			ktap_diag("%s: wake %d returned %ld, expected %ld", name, i, rc, expect[i]);
+			ok = 0;
+		}
+		woken += rc > 0 ? (int)rc : 0;
+	}
+	// Wake any leftovers so the test cannot hang.
+	while (count_done(w, N) < N && woken < N)
+		woken += (int)futex(&word, FUTEX_WAKE | private_flag, INT_MAX, NULL, NULL, 0);
+	ok = join_waiters(w, N) && ok;
+	ktap_result(ok && parked == N, "%s", name);
+}
+
+static void test_wake_all(void)
+{
+	enum { N = 8 };
+	atomic_int staging = 0, word = 0;
+	struct waiter w[N];
+	int parked;
+	long rc;
+
+	for (int i = 0; i < N; i++)
+		start_waiter(&w[i], &staging, FUTEX_WAIT_PRIVATE, 0);
+	parked = park_waiters(&staging, &word, N, FUTEX_PRIVATE_FLAG);
+	rc = futex(&word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	ktap_result(parked == N && rc == N && join_waiters(w, N), "wake_all_%d_waiters", N);
+}
+
+static void test_cmp_requeue(void)
+{
+	enum { N = 4 };
+	atomic_int staging = 0, from = 0, to = 0;
+	struct waiter w[N];
+	int parked, ok;
+	long bad, rc, left_on_from, on_to;
+
+	for (int i = 0; i < N; i++)
+		start_waiter(&w[i], &staging, FUTEX_WAIT, 0);
+	parked = park_waiters(&staging, &from, N, 0);
+	// val3 must equal *from, else nothing happens.
+	bad = futex_val2(&from, FUTEX_CMP_REQUEUE, 1, INT_MAX, &to, 99);
+	ok = bad == -1 && errno == EAGAIN;
+	// Wake one, move the rest: the result counts both.
+	rc = futex_val2(&from, FUTEX_CMP_REQUEUE, 1, INT_MAX, &to, 0);
+	left_on_from = futex(&from, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	on_to = futex(&to, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	if (rc != N || left_on_from != 0 || on_to != N - 1)
+		ktap_diag("cmp_requeue: rc %ld, left %ld, moved %ld", rc, left_on_from, on_to);
+	ok = join_waiters(w, N) && ok;
+	ktap_result(ok && parked == N && rc == N && left_on_from == 0 && on_to == N - 1, "cmp_requeue");
+}
+
+static void test_requeue(void)
+{
+	enum { N = 4 };
+	atomic_int staging = 0, from = 0, to = 0;
+	struct waiter w[N];
+	int parked, ok;
+	long rc, left_on_from, on_to;
+
+	for (int i = 0; i < N; i++)
+		start_waiter(&w[i], &staging, FUTEX_WAIT_PRIVATE, 0);
+	parked = park_waiters(&staging, &from, N, FUTEX_PRIVATE_FLAG);
+	// Plain REQUEUE: wake none, move at most two.
+	rc = futex_val2(&from, FUTEX_REQUEUE_PRIVATE, 0, 2, &to, 0);
+	on_to = futex(&to, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	left_on_from = futex(&from, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	if (rc != 2 || on_to != 2 || left_on_from != 2)
+		ktap_diag("requeue: rc %ld, moved %ld, left %ld", rc, on_to, left_on_from);
+	ok = join_waiters(w, N);
+	ktap_result(ok && parked == N && rc == 2 && on_to == 2 && left_on_from == 2, "requeue_private");
+}
+
+static void test_wake_op(void)
+{
+	atomic_int staging1 = 0, staging2 = 0, word1 = 0, word2 = 0;
+	struct waiter w1, w2;
+	int parked, ok = 1;
+	long rc;
+
+	start_waiter(&w1, &staging1, FUTEX_WAIT_PRIVATE, 0);
+	start_waiter(&w2, &staging2, FUTEX_WAIT_PRIVATE, 0);
+	parked = park_waiters(&staging1, &word1, 1, FUTEX_PRIVATE_FLAG) +
+		 park_waiters(&staging2, &word2, 1, FUTEX_PRIVATE_FLAG);
+	// *word2 += 5 (old 0); wake one on word1; old > 0 is false: word2 untouched.
+	rc = futex_val2(&word1, FUTEX_WAKE_OP_PRIVATE, 1, 1, &word2,
+			futex_op(FUTEX_OP_ADD, 5, FUTEX_OP_CMP_GT, 0));
+	if (rc != 1 || atomic_load(&word2) != 5) {
+		ktap_diag("wake_op 1: rc %ld word2 %d", rc, atomic_load(&word2));
+		ok = 0;
+	}
+	pthread_join(w1.thread, NULL);
+	// *word2 = 1 (old 5); nobody left on word1; old == 5: wake word2.
+	rc = futex_val2(&word1, FUTEX_WAKE_OP_PRIVATE, 1, 1, &word2,
+			futex_op(FUTEX_OP_SET, 1, FUTEX_OP_CMP_EQ, 5));
+	if (rc != 1 || atomic_load(&word2) != 1) {
+		ktap_diag("wake_op 2: rc %ld word2 %d", rc, atomic_load(&word2));
+		ok = 0;
+	}
+	if (rc != 1)
+		futex(&word2, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	pthread_join(w2.thread, NULL);
+	ktap_result(ok && parked == 2 && w1.rc == 0 && w2.rc == 0, "wake_op");
+}
+
+static void test_bitset_selective(void)
+{
+	atomic_int word = 0;
+	struct waiter low, high;
+	int ok = 1, woke_high = 0;
+
+	start_waiter(&low, &word, FUTEX_WAIT_BITSET_PRIVATE, 0x1);
+	start_waiter(&high, &word, FUTEX_WAIT_BITSET_PRIVATE, 0x2);
+	// A wake for bit 1 can only ever find the 'high' waiter.
+	for (int ms = 0; ms < SETTLE_MS && !woke_high; ms++) {
+		long rc = futex(&word, FUTEX_WAKE_BITSET_PRIVATE, INT_MAX, NULL, NULL, 0x2);
+
+		if (rc > 1)
+			ok = 0;
+		woke_high = rc == 1;
+		if (!woke_high)
+			sleep_ms(1);
+	}
+	pthread_join(high.thread, NULL);
+	// The low waiter must still be asleep.
+	sleep_ms(20);
+	ok = ok && woke_high && !atomic_load(&low.done);
+	int woke_low = 0;
+	for (int ms = 0; ms < SETTLE_MS && !woke_low; ms++) {
+		woke_low = futex(&word, FUTEX_WAKE_BITSET_PRIVATE, INT_MAX, NULL, NULL, 0x1) == 1;
+		if (!woke_low)
+			sleep_ms(1);
+	}
+	pthread_join(low.thread, NULL);
+	ktap_result(ok && woke_low && low.rc == 0 && high.rc == 0, "wait_wake_bitset_selective");
+}
+
+static void test_bitset_zero_einval(void)
+{
+	atomic_int word = 0;
+	long rc = futex(&word, FUTEX_WAIT_BITSET, 0, NULL, NULL, 0);
+	int err = errno;
+	long rc2 = futex(&word, FUTEX_WAKE_BITSET, 1, NULL, NULL, 0);
+
+	ktap_result(rc == -1 && err == EINVAL && rc2 == -1 && errno == EINVAL, "bitset_zero_einval");
+}
+
+static atomic_int handler_runs;
+
+static void count_signal(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&handler_runs, 1);
+}
+
+struct kicker {
+	pid_t tid;
+	int delay_ms;
+};
+
+static void *kick_with_signal(void *arg)
+{
+	struct kicker *k = arg;
+
+	sleep_ms(k->delay_ms);
+	syscall(SYS_tgkill, getpid(), k->tid, SIGUSR1);
+	return NULL;
+}
+
+static void test_wait_eintr(void)
+{
+	struct sigaction sa;
+	atomic_int word = 0;
+	struct kicker k = { (pid_t)syscall(SYS_gettid), 50 };
+	pthread_t t;
+	struct timespec limit = { 20, 0 };
+	long rc;
+	int err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = count_signal;	// no SA_RESTART
+	sigaction(SIGUSR1, &sa, NULL);
+	atomic_store(&handler_runs, 0);
+	pthread_create(&t, NULL, kick_with_signal, &k);
+	rc = futex(&word, FUTEX_WAIT_PRIVATE, 0, &limit, NULL, 0);
+	err = errno;
+	pthread_join(t, NULL);
+	ktap_result(rc == -1 && err == EINTR && atomic_load(&handler_runs) == 1, "wait_eintr_on_signal");
+}
+
+static void test_shared_across_fork(void)
+{
+	atomic_int *word = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int status = 0, woke = 0;
+
+	if (word == MAP_FAILED) {
+		ktap_result(0, "shared_futex_across_fork # mmap failed");
+		return;
+	}
+	*word = 0;
+	pid = fork();
+	if (pid == 0) {
+		alarm(30);
+		long rc = futex(word, FUTEX_WAIT, 0, NULL, NULL, 0);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	// A shared (non-private) wake from another process finds the child.
+	for (int ms = 0; ms < SETTLE_MS && !woke; ms++) {
+		long rc = futex(word, FUTEX_WAKE, 1, NULL, NULL, 0);
+
+		woke = rc == 1;
+		if (!woke)
+			sleep_ms(1);
+	}
+	if (!woke)
+		kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	munmap(word, 4096);
+	ktap_result(woke && WIFEXITED(status) && WEXITSTATUS(status) == 0, "shared_futex_across_fork");
+}
+
+static void test_bad_op(void)
+{
+	atomic_int word = 0;
+	long rc = futex(&word, 99, 0, NULL, NULL, 0);
+
+	// Linux answers an unknown command with ENOSYS.
+	ktap_result(rc == -1 && errno == ENOSYS, "unknown_op_enosys");
+}
+
+static void test_einval(void)
+{
+	_Alignas(8) atomic_int words[2] = { 0, 0 };
+	atomic_int *misaligned = (atomic_int *)((char *)words + 1);
+	struct timespec bad_ts = { 0, 1000000000L };
+	int ok;
+
+	ok = futex(misaligned, FUTEX_WAIT, 0, NULL, NULL, 0) == -1 && errno == EINVAL;
+	ok = ok && futex(misaligned, FUTEX_WAKE, 1, NULL, NULL, 0) == -1 && errno == EINVAL;
+	ok = ok && futex(&words[0], FUTEX_WAIT, 0, &bad_ts, NULL, 0) == -1 && errno == EINVAL;
+	ktap_result(ok, "misaligned_or_bad_timeout_einval");
+}
+
+static void test_efault(void)
+{
+	// A page that certainly is not mapped: map one, then unmap it.
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long rc;
+	int err;
+
+	munmap(page, 4096);
+	rc = futex((atomic_int *)page, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	err = errno;
+	ktap_result(rc == -1 && err == EFAULT &&
+			    futex((atomic_int *)8, FUTEX_WAIT, 0, NULL, NULL, 0) == -1 && errno == EFAULT,
+		    "wait_bad_address_efault");
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGALRM, watchdog_fired);
+	alarm(WATCHDOG_SECONDS);
+	ktap_plan(NR_CASES);
+
+	test_wait_value_mismatch();
+	test_wait_relative_timeout();
+	test_wait_bitset_absolute("wait_bitset_abs_monotonic", CLOCK_MONOTONIC, 0);
+	test_wait_bitset_absolute("wait_bitset_abs_realtime", CLOCK_REALTIME, FUTEX_CLOCK_REALTIME);
+	test_wait_past_deadline();
+	test_wake_nobody();
+	test_wake_count(0, "wake_returns_count_shared");
+	test_wake_count(FUTEX_PRIVATE_FLAG, "wake_returns_count_private");
+	test_wake_all();
+	test_cmp_requeue();
+	test_requeue();
+	test_wake_op();
+	test_bitset_selective();
+	test_bitset_zero_einval();
+	test_wait_eintr();
+	test_shared_across_fork();
+	test_bad_op();
+	test_einval();
+	test_efault();
+	ktap_result(alarm(0) > 0, "finished_before_watchdog");
+	return ktap_finish();
+}
