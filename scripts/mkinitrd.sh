@@ -1,0 +1,103 @@
+#!/bin/bash
+# mkinitrd.sh: pack Switchyard's initramfs (a newc cpio archive).
+#
+# usage: scripts/mkinitrd.sh OUT.cpio [HOST_PATH[:GUEST_PATH]]...
+#
+# The tree:
+#   /init                 build/user/init
+#   /tests/*              build/user/tests/* (executables) and user/tests/*.sh
+#   /tests/.list          sorted names of the above, for an init that cannot
+#                         list directories yet
+#   /bench/*, /tools/*    build/user/bench/*, build/user/tools/*
+#   /bin/busybox          Debian's busybox-static, with /bin/APPLET symlinks
+#   /tmp, /etc/hostname, /etc/passwd, /etc/group
+# Extra HOST_PATH arguments are copied to GUEST_PATH (default: /NAME; a
+# GUEST_PATH ending in "/" is a directory to put the file in).
+#
+# Environment: SWITCHYARD_USER_BUILD (default build/user), BUSYBOX
+# (default /bin/busybox).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+user_build=${SWITCHYARD_USER_BUILD:-$root/build/user}
+busybox=${BUSYBOX:-/bin/busybox}
+
+# The applets the tests and scripts use; each is a symlink to busybox.
+applets="sh ls cat wc echo sort head tail grep sed tr true false printf
+	mkdir rmdir rm test [ seq cp mv ln touch sleep uname env expr basename
+	dirname cut uniq cmp diff xargs find stat date od hexdump kill ps id
+	yes dd chmod pwd readlink awk tee sync"
+
+die() {
+	echo "mkinitrd: $*" >&2
+	exit 1
+}
+
+if [[ $# -lt 1 || $1 == -h || $1 == --help ]]; then
+	sed -n '2,/^set -e/p' "$0" | sed -e 's/^# \{0,1\}//' -e '/^set -e/d'
+	[[ $# -ge 1 ]] && exit 0
+	exit 2
+fi
+out=$1
+shift
+
+[[ -x $user_build/init ]] || die "$user_build/init is missing (run: make -C user)"
+[[ -x $busybox ]] || die "$busybox is missing (install busybox-static)"
+if readelf -l "$busybox" 2>/dev/null | grep -q 'Requesting program interpreter'; then
+	die "$busybox is dynamically linked; install busybox-static"
+fi
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/switchyard-initrd.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,tests,bench,tools,etc,tmp}
+chmod 1777 "$stage/tmp"
+
+install -m 0755 "$user_build/init" "$stage/init"
+
+# copy_programs FROM TO: every executable regular file of FROM into TO.
+copy_programs() {
+	local from=$1 to=$2 f
+	[[ -d $from ]] || return 0
+	for f in "$from"/*; do
+		[[ -f $f && -x $f ]] || continue
+		install -m 0755 "$f" "$to/"
+	done
+}
+copy_programs "$user_build/tests" "$stage/tests"
+copy_programs "$user_build/bench" "$stage/bench"
+copy_programs "$user_build/tools" "$stage/tools"
+
+# Shell test scripts are not executable: init runs them with busybox sh.
+for f in "$root"/user/tests/*.sh "$user_build"/tests/*.sh; do
+	[[ -f $f ]] && install -m 0644 "$f" "$stage/tests/"
+done
+(cd "$stage/tests" && find . -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%P\n' |
+	LC_ALL=C sort >.list)
+
+install -m 0755 "$busybox" "$stage/bin/busybox"
+for a in $applets; do
+	ln -s /bin/busybox "$stage/bin/$a"
+done
+
+echo switchyard >"$stage/etc/hostname"
+echo 'root:x:0:0:root:/:/bin/sh' >"$stage/etc/passwd"
+echo 'root:x:0:' >"$stage/etc/group"
+
+# Extra files: HOST_PATH[:GUEST_PATH].
+for spec in "$@"; do
+	host=${spec%%:*}
+	guest=/$(basename "$host")
+	[[ $spec == *:* ]] && guest=${spec#*:}
+	[[ $guest == /* ]] || guest=/$guest
+	[[ $guest == */ ]] && guest=$guest$(basename "$host")
+	[[ -e $host ]] || die "$host does not exist"
+	mkdir -p "$stage$(dirname "$guest")"
+	cp -a "$host" "$stage$guest"
+done
+
+# Names without a leading "./", sorted, owned by root, device-independent.
+mkdir -p "$(dirname "$out")"
+out_abs=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+(cd "$stage" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort |
+	cpio -o -H newc -R 0:0 --reproducible --quiet) >"$out_abs.tmp"
+mv "$out_abs.tmp" "$out_abs"
