@@ -1,0 +1,878 @@
+// procs: process life cycle and basic process queries of Switchyard's
+// Linux ABI: fork, vfork, wait4/waitid status encoding, kill with default
+// actions, exit versus exit_group, orphan reparenting, identity, clocks,
+// sleeping, getrandom and resource limits.  Linux is the reference: every
+// case passes there.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+// ---- case runner ----------------------------------------------------------
+// Each case records why it failed (first reason only); the runner prints
+// one KTAP line per case.  A case that hangs or faults is cut short by a
+// signal handler so the cases after it still run.
+
+#define CASE_TIMEOUT 30
+#define CHILD_TIMEOUT 20
+
+struct test_case {
+	const char *name;
+	void (*run)(void);
+};
+
+static char fail_why[256];
+static char skip_why[128];
+static sigjmp_buf case_escape;
+static volatile sig_atomic_t case_signal;
+
+static inline int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fail_why[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(fail_why, sizeof(fail_why), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static inline int check(int cond, const char *what)
+{
+	if (!cond)
+		fail("%s", what);
+	return cond;
+}
+
+// The call must succeed (return a non-negative value).
+static inline int check_ok(long rc, const char *what)
+{
+	if (rc >= 0)
+		return 1;
+	return fail("%s: rc=%ld errno=%d (%s)", what, rc, errno, strerror(errno));
+}
+
+// The call must fail with errno 'want'.
+static inline int check_errno(long rc, int want, const char *what)
+{
+	if (rc == -1 && errno == want)
+		return 1;
+	return fail("%s: rc=%ld errno=%d, want -1 errno=%d", what, rc,
+		    rc == -1 ? errno : 0, want);
+}
+
+static inline void skip(const char *why)
+{
+	snprintf(skip_why, sizeof(skip_why), "%s", why);
+}
+
+static void escape_handler(int sig)
+{
+	case_signal = sig;
+	siglongjmp(case_escape, 1);
+}
+
+static void install_escape_handlers(void)
+{
+	static const int sigs[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = escape_handler;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void run_cases(const struct test_case *cases, int count)
+{
+	ktap_plan(count);
+	install_escape_handlers();
+	for (int i = 0; i < count; i++) {
+		fail_why[0] = 0;
+		skip_why[0] = 0;
+		case_signal = 0;
+		if (sigsetjmp(case_escape, 1) == 0) {
+			alarm(CASE_TIMEOUT);
+			cases[i].run();
+		} else if (case_signal == SIGALRM) {
+			fail("timed out after %d s", CASE_TIMEOUT);
+		} else {
+			fail("caught signal %d", (int)case_signal);
+		}
+		alarm(0);
+		if (fail_why[0])
+			ktap_result(0, "%s # %s", cases[i].name, fail_why);
+		else if (skip_why[0])
+			ktap_skip(cases[i].name, skip_why);
+		else
+			ktap_result(1, "%s", cases[i].name);
+	}
+}
+
+
+// Fork a child that runs with default signal dispositions (the parent's
+// escape handlers must not catch what the child is meant to die of) and
+// with its own watchdog, since a pending alarm is not inherited.
+static inline pid_t fork_child(void)
+{
+	static const int sigs[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		alarm(CHILD_TIMEOUT);
+	} else if (pid < 0) {
+		fail("fork: errno=%d", errno);
+	}
+	return pid;
+}
+
+// Wait for 'pid' and return its status, or -1 after recording why not.
+static inline int reap(pid_t pid)
+{
+	int status = 0;
+	pid_t r;
+
+	do
+		r = waitpid(pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	if (r != pid)
+		return fail("waitpid(%d): rc=%d errno=%d", (int)pid, (int)r, errno), -1;
+	return status;
+}
+
+// Describe a wait status in a failure reason.
+static inline int fail_status(const char *what, int status)
+{
+	if (WIFEXITED(status))
+		return fail("%s: child exited with %d", what, WEXITSTATUS(status));
+	if (WIFSIGNALED(status))
+		return fail("%s: child killed by signal %d", what, WTERMSIG(status));
+	return fail("%s: odd wait status %#x", what, status);
+}
+
+// The child must exit normally with status 0 (children use other exit
+// codes to say which of their checks failed).
+static inline int check_child_ok(pid_t pid, const char *what)
+{
+	int status;
+
+	if (pid < 0)
+		return 0;
+	status = reap(pid);
+	if (status < 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 1;
+	return fail_status(what, status);
+}
+
+// ---- helpers -----------------------------------------------------------------
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// A child that waits to be killed.  pause() returns only for a caught
+// signal, and this child catches none, so the loop is a safety net.
+static pid_t fork_sleeper(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+// The child must have died of signal 'sig'.
+static int check_killed_by(pid_t pid, int sig, const char *what)
+{
+	int status;
+
+	if (pid < 0)
+		return 0;
+	status = reap(pid);
+	if (status < 0)
+		return 0;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == sig)
+		return 1;
+	return fail_status(what, status);
+}
+
+// The child must have exited normally with 'code'.
+static int check_exit_code(pid_t pid, int code, const char *what)
+{
+	int status;
+
+	if (pid < 0)
+		return 0;
+	status = reap(pid);
+	if (status < 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == code)
+		return 1;
+	fail_status(what, status);
+	return fail("%s: want exit %d", what, code);
+}
+
+// ---- fork and vfork -----------------------------------------------------------
+
+static void t_fork_exit_status(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(7);
+	check(pid > 0, "fork returns the child's pid");
+	check_exit_code(pid, 7, "child");
+}
+
+static void t_fork_identity(void)
+{
+	int p[2];
+	pid_t pid, ids[2] = { 0, 0 };
+
+	if (!check_ok(pipe(p), "pipe"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		pid_t mine[2] = { getpid(), getppid() };
+
+		_exit(write(p[1], mine, sizeof(mine)) == sizeof(mine) ? 0 : 1);
+	}
+	close(p[1]);
+	check(read(p[0], ids, sizeof(ids)) == sizeof(ids), "read child's ids");
+	close(p[0]);
+	check(ids[0] == pid, "child's getpid equals fork's return value");
+	check(ids[1] == getpid(), "child's getppid equals parent's getpid");
+	check(pid != getpid(), "child pid differs from parent");
+	check_child_ok(pid, "child");
+}
+
+static void t_fork_memory_is_copied(void)
+{
+	static volatile int value = 1;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		value = 2;
+		_exit(value == 2 ? 0 : 1);
+	}
+	check_child_ok(pid, "child");
+	check(value == 1, "parent's copy untouched by the child's write");
+}
+
+static void t_vfork(void)
+{
+	static volatile int shared_mark;
+	pid_t pid;
+
+	shared_mark = 0;
+	pid = vfork();
+	if (pid == 0) {
+		// The child borrows the parent's memory until it exits.
+		shared_mark = 42;
+		_exit(3);
+	}
+	if (!check_ok(pid, "vfork"))
+		return;
+	check(shared_mark == 42, "child ran first, in the parent's memory");
+	check_exit_code(pid, 3, "vfork child");
+}
+
+static void t_gettid(void)
+{
+	check(getpid() > 0, "getpid positive");
+	check(syscall(SYS_gettid) == getpid(), "gettid of the main thread is the pid");
+	check(getppid() > 0 || getpid() == 1, "getppid positive");
+	check(syscall(SYS_set_tid_address, NULL) == getpid(),
+	      "set_tid_address returns the tid");
+}
+
+// ---- wait --------------------------------------------------------------------------
+
+static void t_wait4_exit_codes(void)
+{
+	static const int codes[] = { 0, 1, 127, 255 };
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		struct rusage ru;
+		int status = -1;
+		pid_t pid = fork_child();
+
+		if (pid == 0)
+			_exit(codes[i]);
+		if (pid < 0)
+			return;
+		if (wait4(pid, &status, 0, &ru) != pid) {
+			fail("wait4: errno=%d", errno);
+			return;
+		}
+		// Linux's encoding: exit code in bits 8-15, low byte zero.
+		if (status != codes[i] << 8) {
+			fail("exit(%d) gave status %#x", codes[i], status);
+			return;
+		}
+	}
+}
+
+static void t_wait4_null_status(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(0);
+	check(wait4(pid, NULL, 0, NULL) == pid, "wait4 with NULL status");
+}
+
+static void t_wait_any(void)
+{
+	pid_t a = fork_child(), b, got1, got2;
+	int s1 = 0, s2 = 0;
+
+	if (a == 0)
+		_exit(11);
+	b = fork_child();
+	if (b == 0)
+		_exit(12);
+	got1 = waitpid(-1, &s1, 0);
+	got2 = waitpid(-1, &s2, 0);
+	check((got1 == a && got2 == b) || (got1 == b && got2 == a),
+	      "waitpid(-1) reaps both children");
+	check(WEXITSTATUS(got1 == a ? s1 : s2) == 11 &&
+	      WEXITSTATUS(got1 == a ? s2 : s1) == 12, "statuses belong to the right child");
+}
+
+static void t_wait_nohang(void)
+{
+	int go[2], status = 0;
+	pid_t pid;
+	char c = 0;
+
+	if (!check_ok(pipe(go), "pipe"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		close(go[1]);
+		read(go[0], &c, 1);
+		_exit(5);
+	}
+	close(go[0]);
+	check(waitpid(pid, &status, WNOHANG) == 0, "WNOHANG with a running child gives 0");
+	close(go[1]);
+	check_exit_code(pid, 5, "child");
+}
+
+static void t_wait_echild(void)
+{
+	int status;
+
+	check_errno(waitpid(-1, &status, 0), ECHILD, "waitpid(-1) without children");
+	check_errno(waitpid(getpid(), &status, 0), ECHILD, "waitpid(self)");
+	check_errno(waitpid(-1, &status, WNOHANG), ECHILD, "WNOHANG without children");
+}
+
+static void t_waitid_exited(void)
+{
+	siginfo_t info;
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(9);
+	memset(&info, 0, sizeof(info));
+	if (!check_ok(waitid(P_PID, pid, &info, WEXITED), "waitid"))
+		return;
+	check(info.si_signo == SIGCHLD, "si_signo SIGCHLD");
+	check(info.si_code == CLD_EXITED, "si_code CLD_EXITED");
+	check(info.si_pid == pid, "si_pid");
+	check(info.si_status == 9, "si_status is the exit code");
+}
+
+static void t_waitid_killed(void)
+{
+	siginfo_t info;
+	pid_t pid = fork_sleeper();
+
+	if (pid < 0)
+		return;
+	kill(pid, SIGKILL);
+	memset(&info, 0, sizeof(info));
+	if (!check_ok(waitid(P_PID, pid, &info, WEXITED), "waitid"))
+		return;
+	check(info.si_code == CLD_KILLED, "si_code CLD_KILLED");
+	check(info.si_status == SIGKILL, "si_status is the signal");
+}
+
+static void t_many_children(void)
+{
+	enum { N = 50 };
+	pid_t pids[N];
+	int seen[N] = { 0 };
+	int reaped = 0, status;
+
+	for (int i = 0; i < N; i++) {
+		pids[i] = fork_child();
+		if (pids[i] == 0)
+			_exit(i + 1);
+		if (pids[i] < 0)
+			break;
+	}
+	for (;;) {
+		pid_t got = waitpid(-1, &status, 0);
+
+		if (got < 0)
+			break;
+		reaped++;
+		for (int i = 0; i < N; i++)
+			if (pids[i] == got && WIFEXITED(status) &&
+			    WEXITSTATUS(status) == i + 1)
+				seen[i]++;
+	}
+	check(errno == ECHILD, "waitpid ends with ECHILD");
+	check(reaped == N, "reaped 50 children");
+	for (int i = 0; i < N; i++)
+		if (seen[i] != 1) {
+			fail("child %d (pid %d) not reaped with its status", i, (int)pids[i]);
+			break;
+		}
+}
+
+static void t_zombie_until_reaped(void)
+{
+	int status;
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return;
+	sleep_ms(20);
+	check_ok(kill(pid, 0), "an unreaped child still exists for kill(pid, 0)");
+	check(waitpid(pid, &status, 0) == pid, "reap");
+	check_errno(kill(pid, 0), ESRCH, "gone once reaped");
+}
+
+// ---- signals with default actions ----------------------------------------------------
+
+static void t_kill_sigkill(void)
+{
+	pid_t pid = fork_sleeper();
+
+	if (pid < 0)
+		return;
+	check_ok(kill(pid, SIGKILL), "kill");
+	check_killed_by(pid, SIGKILL, "SIGKILL");
+}
+
+static void t_kill_sigterm(void)
+{
+	pid_t pid = fork_sleeper();
+
+	if (pid < 0)
+		return;
+	check_ok(kill(pid, SIGTERM), "kill");
+	check_killed_by(pid, SIGTERM, "SIGTERM");
+}
+
+static void t_kill_blocked_in_read(void)
+{
+	int p[2];
+	pid_t pid;
+
+	if (!check_ok(pipe(p), "pipe"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		read(p[0], &c, 1);
+		_exit(0);
+	}
+	close(p[0]);
+	sleep_ms(30);
+	kill(pid, SIGKILL);
+	check_killed_by(pid, SIGKILL, "killed while blocked in read");
+	close(p[1]);
+}
+
+static void t_kill_errors(void)
+{
+	check_ok(kill(getpid(), 0), "kill(self, 0)");
+	check_errno(kill(getpid(), 1000), EINVAL, "bad signal number");
+	check_errno(kill(0x3ffffff0, 0), ESRCH, "no such process");
+}
+
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig)
+{
+	usr1_seen = sig;
+}
+
+static void t_kill_self_handler(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	usr1_seen = 0;
+	if (!check_ok(sigaction(SIGUSR1, &sa, &old), "sigaction"))
+		return;
+	check_ok(kill(getpid(), SIGUSR1), "kill(self, SIGUSR1)");
+	// A signal sent to oneself is delivered before kill returns.
+	check(usr1_seen == SIGUSR1, "handler ran");
+	sigaction(SIGUSR1, &old, NULL);
+}
+
+// ---- exit and exit_group ---------------------------------------------------------------
+
+static void t_exit_syscalls(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		syscall(SYS_exit, 21);
+	check_exit_code(pid, 21, "SYS_exit of a single-threaded process");
+	pid = fork_child();
+	if (pid == 0)
+		syscall(SYS_exit_group, 22);
+	check_exit_code(pid, 22, "SYS_exit_group");
+	pid = fork_child();
+	if (pid == 0)
+		exit(23);
+	check_exit_code(pid, 23, "exit(3)");
+}
+
+static void *thread_exit_only(void *arg)
+{
+	(void)arg;
+	syscall(SYS_exit, 77);
+	return NULL;
+}
+
+static void *thread_exit_group(void *arg)
+{
+	(void)arg;
+	syscall(SYS_exit_group, 66);
+	return NULL;
+}
+
+static void t_exit_vs_exit_group_threads(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		pthread_t t;
+
+		// SYS_exit ends only the calling thread.
+		if (pthread_create(&t, NULL, thread_exit_only, NULL) != 0)
+			_exit(1);
+		sleep_ms(50);
+		_exit(0);
+	}
+	check_exit_code(pid, 0, "thread's SYS_exit left the process running");
+	pid = fork_child();
+	if (pid == 0) {
+		pthread_t t;
+
+		// SYS_exit_group from any thread ends the whole process.
+		if (pthread_create(&t, NULL, thread_exit_group, NULL) != 0)
+			_exit(1);
+		for (int i = 0; i < 1000; i++)
+			sleep_ms(10);
+		_exit(2);
+	}
+	check_exit_code(pid, 66, "thread's exit_group ended the process");
+}
+
+// ---- orphans ---------------------------------------------------------------------------
+
+static void t_orphan_reparented(void)
+{
+	int p[2];
+	pid_t child, report[2] = { 0, 0 };
+
+	if (!check_ok(pipe(p), "pipe"))
+		return;
+	child = fork_child();
+	if (child == 0) {
+		pid_t me = getpid(), grandchild = fork();
+
+		if (grandchild == 0) {
+			pid_t parent = getppid();
+
+			// Wait (bounded) for the middle child to exit and for
+			// the kernel to hand this process to init.
+			for (int i = 0; i < 500 && parent == me; i++) {
+				sleep_ms(10);
+				parent = getppid();
+			}
+			report[0] = me;
+			report[1] = parent;
+			write(p[1], report, sizeof(report));
+			_exit(0);
+		}
+		_exit(grandchild > 0 ? 0 : 1);
+	}
+	close(p[1]);
+	check_child_ok(child, "middle child");
+	check(read(p[0], report, sizeof(report)) == sizeof(report),
+	      "grandchild reported");
+	close(p[0]);
+	if (report[1] != 1)
+		fail("orphan's getppid became %d, want 1", (int)report[1]);
+}
+
+// ---- process groups --------------------------------------------------------------------
+
+static void t_pgid_and_session(void)
+{
+	pid_t pid = fork_child();
+
+	check(getpgrp() > 0, "getpgrp positive");
+	check(getsid(0) > 0, "getsid positive");
+	if (pid == 0) {
+		if (setpgid(0, 0) < 0 || getpgrp() != getpid())
+			_exit(1);
+		if (setsid() >= 0)
+			_exit(2);	// a group leader cannot start a session
+		_exit(0);
+	}
+	check_child_ok(pid, "setpgid (1), setsid refused to a group leader (2)");
+	pid = fork_child();
+	if (pid == 0) {
+		if (setsid() != getpid() || getsid(0) != getpid() ||
+		    getpgrp() != getpid())
+			_exit(1);
+		_exit(0);
+	}
+	check_child_ok(pid, "setsid in a fresh child");
+}
+
+// ---- identity and system information ---------------------------------------------------
+
+static void t_uname(void)
+{
+	struct utsname u;
+
+	if (!check_ok(uname(&u), "uname"))
+		return;
+	check(u.sysname[0] != 0, "sysname non-empty");
+	check(u.release[0] != 0, "release non-empty");
+	check(!strcmp(u.machine, "x86_64"), "machine x86_64");
+}
+
+static void t_ids_are_root(void)
+{
+	check(getuid() == 0, "getuid 0");
+	check(geteuid() == 0, "geteuid 0");
+	check(getgid() == 0, "getgid 0");
+	check(getegid() == 0, "getegid 0");
+}
+
+static void t_sched_yield(void)
+{
+	check(sched_yield() == 0, "sched_yield returns 0");
+}
+
+// ---- time ---------------------------------------------------------------------------------
+
+static void t_clock_monotonic(void)
+{
+	int64_t prev = now_ns(CLOCK_MONOTONIC), start = prev;
+	int backwards = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		int64_t t = now_ns(CLOCK_MONOTONIC);
+
+		backwards |= t < prev;
+		prev = t;
+	}
+	check(!backwards, "never goes backwards");
+	sleep_ms(5);
+	check(now_ns(CLOCK_MONOTONIC) > start, "advances across a sleep");
+	check(start > 0, "positive");
+}
+
+static void t_clock_getres(void)
+{
+	struct timespec res = { 99, 99 };
+
+	check_ok(clock_getres(CLOCK_MONOTONIC, &res), "clock_getres");
+	check(res.tv_sec == 0 && res.tv_nsec > 0 && res.tv_nsec <= 10000000,
+	      "resolution between 1 ns and 10 ms");
+	check_errno(syscall(SYS_clock_gettime, 1234, &res), EINVAL,
+		    "clock_gettime of an unknown clock");
+}
+
+static void t_realtime_agrees(void)
+{
+	struct timeval tv;
+	struct timespec ts;
+	time_t t;
+
+	check_ok(gettimeofday(&tv, NULL), "gettimeofday");
+	check_ok(clock_gettime(CLOCK_REALTIME, &ts), "clock_gettime(REALTIME)");
+	t = time(NULL);
+	check(tv.tv_usec >= 0 && tv.tv_usec < 1000000, "tv_usec in range");
+	check(ts.tv_nsec >= 0 && ts.tv_nsec < 1000000000, "tv_nsec in range");
+	check(llabs((long long)ts.tv_sec - (long long)tv.tv_sec) <= 2,
+	      "clock_gettime and gettimeofday agree");
+	check(llabs((long long)t - (long long)ts.tv_sec) <= 2,
+	      "time and clock_gettime agree");
+	check(syscall(SYS_time, NULL) >= t, "raw time syscall");
+}
+
+static void t_nanosleep(void)
+{
+	struct timespec req = { 0, 10 * 1000000L }, rem = { 0, 0 };
+	int64_t start = now_ns(CLOCK_MONOTONIC), waited;
+
+	check_ok(nanosleep(&req, &rem), "nanosleep 10 ms");
+	waited = now_ns(CLOCK_MONOTONIC) - start;
+	// Only a lower bound: emulation may oversleep by any amount.
+	if (waited < 10 * 1000000LL)
+		fail("slept %lld ns, asked for 10 ms", (long long)waited);
+}
+
+static void t_nanosleep_einval(void)
+{
+	struct timespec bad = { 0, 1000000000L };
+
+	check_errno(nanosleep(&bad, NULL), EINVAL, "tv_nsec = 1e9");
+	bad = (struct timespec){ -1, 0 };
+	check_errno(nanosleep(&bad, NULL), EINVAL, "negative tv_sec");
+}
+
+static void t_clock_nanosleep(void)
+{
+	struct timespec deadline;
+	int64_t start = now_ns(CLOCK_MONOTONIC);
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_nsec += 10 * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	check(clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == 0,
+	      "absolute clock_nanosleep");
+	check(now_ns(CLOCK_MONOTONIC) - start >= 10 * 1000000LL, "reached the deadline");
+}
+
+// ---- randomness and limits ----------------------------------------------------------------
+
+static void t_getrandom(void)
+{
+	unsigned char a[64], b[64];
+	int nonzero = 0;
+
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	check(syscall(SYS_getrandom, a, sizeof(a), 0) == sizeof(a), "64 bytes");
+	check(syscall(SYS_getrandom, b, sizeof(b), GRND_NONBLOCK) == sizeof(b),
+	      "64 bytes, GRND_NONBLOCK");
+	for (size_t i = 0; i < sizeof(a); i++)
+		nonzero |= a[i];
+	check(nonzero, "not all zero");
+	check(memcmp(a, b, sizeof(a)) != 0, "two draws differ");
+	check_errno(syscall(SYS_getrandom, a, sizeof(a), 0x100), EINVAL,
+		    "unknown flag");
+}
+
+static void t_rlimits(void)
+{
+	struct rlimit r = { 0, 0 }, old = { 0, 0 };
+
+	if (check_ok(getrlimit(RLIMIT_STACK, &r), "getrlimit(RLIMIT_STACK)"))
+		check(r.rlim_cur > 0 && r.rlim_cur <= r.rlim_max, "stack limit sane");
+	if (check_ok(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &old),
+		     "prlimit64(RLIMIT_NOFILE) read"))
+		check(old.rlim_cur >= 64, "at least 64 descriptors");
+	check_ok(syscall(SYS_prlimit64, 0, RLIMIT_STACK, NULL, &r),
+		 "prlimit64(RLIMIT_STACK) read");
+	check_errno(syscall(SYS_prlimit64, 0, 1000, NULL, &r), EINVAL,
+		    "unknown resource");
+}
+
+static const struct test_case cases[] = {
+	{ "fork_exit_status", t_fork_exit_status },
+	{ "fork_identity", t_fork_identity },
+	{ "fork_memory_is_copied", t_fork_memory_is_copied },
+	{ "vfork", t_vfork },
+	{ "getpid_gettid_getppid", t_gettid },
+	{ "wait4_exit_codes", t_wait4_exit_codes },
+	{ "wait4_null_status", t_wait4_null_status },
+	{ "waitpid_any", t_wait_any },
+	{ "waitpid_wnohang", t_wait_nohang },
+	{ "waitpid_echild", t_wait_echild },
+	{ "waitid_exited", t_waitid_exited },
+	{ "waitid_killed", t_waitid_killed },
+	{ "many_children_50", t_many_children },
+	{ "zombie_until_reaped", t_zombie_until_reaped },
+	{ "kill_sigkill", t_kill_sigkill },
+	{ "kill_sigterm", t_kill_sigterm },
+	{ "kill_blocked_in_read", t_kill_blocked_in_read },
+	{ "kill_errors", t_kill_errors },
+	{ "kill_self_handler", t_kill_self_handler },
+	{ "exit_and_exit_group", t_exit_syscalls },
+	{ "exit_vs_exit_group_threads", t_exit_vs_exit_group_threads },
+	{ "orphan_reparented_to_init", t_orphan_reparented },
+	{ "pgid_and_session", t_pgid_and_session },
+	{ "uname", t_uname },
+	{ "ids_are_root", t_ids_are_root },
+	{ "sched_yield", t_sched_yield },
+	{ "clock_monotonic", t_clock_monotonic },
+	{ "clock_getres", t_clock_getres },
+	{ "realtime_clocks_agree", t_realtime_agrees },
+	{ "nanosleep_10ms", t_nanosleep },
+	{ "nanosleep_einval", t_nanosleep_einval },
+	{ "clock_nanosleep_abstime", t_clock_nanosleep },
+	{ "getrandom", t_getrandom },
+	{ "rlimits", t_rlimits },
+};
+
+int main(void)
+{
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	return ktap_finish();
+}
