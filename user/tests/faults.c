@@ -1,0 +1,635 @@
+// faults: CPU exceptions raised by user code must become the right signal
+// for the faulting process only.  Each case provokes one fault in a forked
+// child and checks the wait status (WIFSIGNALED and WTERMSIG); the parent
+// keeps running through all of them.  A few cases catch the signal in the
+// child instead, to check siginfo and that rt_sigreturn resumes correctly.
+// Linux is the reference: every case passes there.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/ucontext.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+// ---- case runner ----------------------------------------------------------
+// Each case records why it failed (first reason only); the runner prints
+// one KTAP line per case.  A case that hangs or faults is cut short by a
+// signal handler so the cases after it still run.
+
+#define CASE_TIMEOUT 30
+#define CHILD_TIMEOUT 20
+
+struct test_case {
+	const char *name;
+	void (*run)(void);
+};
+
+static char fail_why[256];
+static char skip_why[128];
+static sigjmp_buf case_escape;
+static volatile sig_atomic_t case_signal;
+
+static inline int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fail_why[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(fail_why, sizeof(fail_why), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+static inline int check(int cond, const char *what)
+{
+	if (!cond)
+		fail("%s", what);
+	return cond;
+}
+
+// The call must succeed (return a non-negative value).
+static inline int check_ok(long rc, const char *what)
+{
+	if (rc >= 0)
+		return 1;
+	return fail("%s: rc=%ld errno=%d (%s)", what, rc, errno, strerror(errno));
+}
+
+// The call must fail with errno 'want'.
+static inline int check_errno(long rc, int want, const char *what)
+{
+	if (rc == -1 && errno == want)
+		return 1;
+	return fail("%s: rc=%ld errno=%d, want -1 errno=%d", what, rc,
+		    rc == -1 ? errno : 0, want);
+}
+
+static inline void skip(const char *why)
+{
+	snprintf(skip_why, sizeof(skip_why), "%s", why);
+}
+
+static void escape_handler(int sig)
+{
+	case_signal = sig;
+	siglongjmp(case_escape, 1);
+}
+
+static void install_escape_handlers(void)
+{
+	static const int sigs[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = escape_handler;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void run_cases(const struct test_case *cases, int count)
+{
+	ktap_plan(count);
+	install_escape_handlers();
+	for (int i = 0; i < count; i++) {
+		fail_why[0] = 0;
+		skip_why[0] = 0;
+		case_signal = 0;
+		if (sigsetjmp(case_escape, 1) == 0) {
+			alarm(CASE_TIMEOUT);
+			cases[i].run();
+		} else if (case_signal == SIGALRM) {
+			fail("timed out after %d s", CASE_TIMEOUT);
+		} else {
+			fail("caught signal %d", (int)case_signal);
+		}
+		alarm(0);
+		if (fail_why[0])
+			ktap_result(0, "%s # %s", cases[i].name, fail_why);
+		else if (skip_why[0])
+			ktap_skip(cases[i].name, skip_why);
+		else
+			ktap_result(1, "%s", cases[i].name);
+	}
+}
+
+
+// Fork a child that runs with default signal dispositions (the parent's
+// escape handlers must not catch what the child is meant to die of) and
+// with its own watchdog, since a pending alarm is not inherited.
+static inline pid_t fork_child(void)
+{
+	static const int sigs[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		alarm(CHILD_TIMEOUT);
+	} else if (pid < 0) {
+		fail("fork: errno=%d", errno);
+	}
+	return pid;
+}
+
+// Wait for 'pid' and return its status, or -1 after recording why not.
+static inline int reap(pid_t pid)
+{
+	int status = 0;
+	pid_t r;
+
+	do
+		r = waitpid(pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	if (r != pid)
+		return fail("waitpid(%d): rc=%d errno=%d", (int)pid, (int)r, errno), -1;
+	return status;
+}
+
+// Describe a wait status in a failure reason.
+static inline int fail_status(const char *what, int status)
+{
+	if (WIFEXITED(status))
+		return fail("%s: child exited with %d", what, WEXITSTATUS(status));
+	if (WIFSIGNALED(status))
+		return fail("%s: child killed by signal %d", what, WTERMSIG(status));
+	return fail("%s: odd wait status %#x", what, status);
+}
+
+// The child must exit normally with status 0 (children use other exit
+// codes to say which of their checks failed).
+static inline int check_child_ok(pid_t pid, const char *what)
+{
+	int status;
+
+	if (pid < 0)
+		return 0;
+	status = reap(pid);
+	if (status < 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 1;
+	return fail_status(what, status);
+}
+
+// ---- helpers -------------------------------------------------------------------
+
+// Run 'fault' in a child, which must die of signal 'sig'.
+static void expect_death(void (*fault)(void), int sig, const char *what)
+{
+	pid_t pid = fork_child();
+	int status;
+
+	if (pid == 0) {
+		fault();
+		_exit(0);
+	}
+	if (pid < 0)
+		return;
+	status = reap(pid);
+	if (status < 0)
+		return;
+	if (!(WIFSIGNALED(status) && WTERMSIG(status) == sig)) {
+		fail_status(what, status);
+		fail("want signal %d", sig);
+	}
+}
+
+// ---- faulting code ------------------------------------------------------------------
+
+static void null_write(void)
+{
+	*(volatile int *)0 = 1;
+}
+
+static void null_read(void)
+{
+	(void)*(volatile int *)0;
+}
+
+static void kernel_read(void)
+{
+	(void)*(volatile long *)0xffffffff80000000UL;
+}
+
+static void kernel_write(void)
+{
+	*(volatile long *)0xffffffff80001000UL = 1;
+}
+
+static void noncanonical_read(void)
+{
+	(void)*(volatile long *)0x8000000000000000UL;
+}
+
+static void jump_null(void)
+{
+	void (*volatile target)(void) = (void (*)(void))0;
+
+	target();
+}
+
+static void jump_kernel(void)
+{
+	void (*volatile target)(void) = (void (*)(void))0xffffffff80000000UL;
+
+	target();
+}
+
+static void jump_noncanonical(void)
+{
+	void (*volatile target)(void) = (void (*)(void))0x0000900000000000UL;
+
+	target();
+}
+
+static void undefined_instruction(void)
+{
+	__asm__ volatile("ud2");
+}
+
+static void divide_by_zero(void)
+{
+	__asm__ volatile("xor %%edx, %%edx\n\t"
+			 "mov $1, %%eax\n\t"
+			 "xor %%ecx, %%ecx\n\t"
+			 "div %%ecx"
+			 ::: "eax", "ecx", "edx");
+}
+
+static void divide_overflow(void)
+{
+	// INT_MIN / -1 does not fit: the same #DE as dividing by zero.
+	__asm__ volatile("mov $0x80000000, %%eax\n\t"
+			 "cltd\n\t"
+			 "mov $-1, %%ecx\n\t"
+			 "idiv %%ecx"
+			 ::: "eax", "ecx", "edx");
+}
+
+static void halt(void)
+{
+	__asm__ volatile("hlt");
+}
+
+static void disable_interrupts(void)
+{
+	__asm__ volatile("cli");
+}
+
+static void port_input(void)
+{
+	__asm__ volatile("inb $0x80, %%al" ::: "eax");
+}
+
+static void read_msr(void)
+{
+	__asm__ volatile("mov $0x10, %%ecx\n\trdmsr" ::: "eax", "ecx", "edx");
+}
+
+static void read_cr3(void)
+{
+	unsigned long v;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+}
+
+static void kernel_only_vector(void)
+{
+	// Vectors other than the breakpoint are closed to user mode.
+	__asm__ volatile("int $0x41");
+}
+
+static void breakpoint(void)
+{
+	__asm__ volatile("int3");
+}
+
+static void misaligned_sse(void)
+{
+	static char buf[64] __attribute__((aligned(16)));
+
+	__asm__ volatile("movaps (%0), %%xmm0" :: "r"(buf + 1) : "xmm0");
+}
+
+// Far beyond any stack; volatile so the compiler cannot see the bound.
+static volatile int recursion_limit = 1 << 30;
+
+static int __attribute__((noinline)) recurse_forever(int depth)
+{
+	volatile char frame[4096];
+
+	if (depth > recursion_limit)
+		return 0;
+	frame[0] = (char)depth;
+	frame[4095] = (char)depth;
+	return recurse_forever(depth + 1) + frame[0] + frame[4095];
+}
+
+static void stack_overflow(void)
+{
+	recurse_forever(0);
+}
+
+static void abort_self(void)
+{
+	abort();
+}
+
+// ---- death cases ---------------------------------------------------------------------------
+
+static void t_null_write(void)
+{
+	expect_death(null_write, SIGSEGV, "NULL write");
+}
+
+static void t_null_read(void)
+{
+	expect_death(null_read, SIGSEGV, "NULL read");
+}
+
+static void t_kernel_address(void)
+{
+	expect_death(kernel_read, SIGSEGV, "read of a kernel address");
+	expect_death(kernel_write, SIGSEGV, "write to a kernel address");
+}
+
+static void t_noncanonical(void)
+{
+	expect_death(noncanonical_read, SIGSEGV, "non-canonical read (#GP)");
+}
+
+static void t_jump_bad(void)
+{
+	expect_death(jump_null, SIGSEGV, "call to NULL");
+	expect_death(jump_kernel, SIGSEGV, "call to a kernel address");
+	expect_death(jump_noncanonical, SIGSEGV, "call to a non-canonical address");
+}
+
+static void t_ud2(void)
+{
+	expect_death(undefined_instruction, SIGILL, "ud2 (#UD)");
+}
+
+static void t_divide_by_zero(void)
+{
+	expect_death(divide_by_zero, SIGFPE, "div by zero (#DE)");
+}
+
+static void t_divide_overflow(void)
+{
+	expect_death(divide_overflow, SIGFPE, "INT_MIN / -1 (#DE)");
+}
+
+static void t_hlt(void)
+{
+	expect_death(halt, SIGSEGV, "hlt (#GP)");
+}
+
+static void t_cli(void)
+{
+	expect_death(disable_interrupts, SIGSEGV, "cli (#GP)");
+}
+
+static void t_port_io(void)
+{
+	expect_death(port_input, SIGSEGV, "inb (#GP)");
+}
+
+static void t_rdmsr(void)
+{
+	expect_death(read_msr, SIGSEGV, "rdmsr (#GP)");
+}
+
+static void t_mov_cr3(void)
+{
+	expect_death(read_cr3, SIGSEGV, "mov from cr3 (#GP)");
+}
+
+static void t_int_vector(void)
+{
+	expect_death(kernel_only_vector, SIGSEGV, "int $0x41 (#GP)");
+}
+
+static void t_int3(void)
+{
+	expect_death(breakpoint, SIGTRAP, "int3 (#BP)");
+}
+
+static void t_misaligned_sse(void)
+{
+	expect_death(misaligned_sse, SIGSEGV, "misaligned movaps (#GP)");
+}
+
+static void t_stack_overflow(void)
+{
+	expect_death(stack_overflow, SIGSEGV, "unbounded recursion");
+}
+
+static void t_abort(void)
+{
+	expect_death(abort_self, SIGABRT, "abort()");
+}
+
+// ---- caught faults -----------------------------------------------------------------------
+
+static volatile int ill_count;
+
+// Step over the two-byte ud2 and carry on.
+static void on_sigill(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	greg_t *rip = &uc->uc_mcontext.gregs[REG_RIP];
+
+	if (sig != SIGILL || si->si_signo != SIGILL)
+		_exit(10);
+	if (si->si_code != ILL_ILLOPN)
+		_exit(11);
+	if ((uintptr_t)si->si_addr != (uintptr_t)*rip)
+		_exit(12);
+	*rip += 2;
+	ill_count++;
+}
+
+static void t_sigill_handler_resumes(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		struct sigaction sa;
+		volatile long keep = 0x1234567890abcdefL;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigill;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGILL, &sa, NULL);
+		for (int i = 0; i < 3; i++)
+			__asm__ volatile("ud2");
+		// Three faults, three returns through rt_sigreturn, and
+		// the code around them none the wiser.
+		_exit(ill_count == 3 && keep == 0x1234567890abcdefL ? 0 : 1);
+	}
+	check_child_ok(pid, "10-12: bad siginfo, 1: not resumed three times");
+}
+
+static void on_sigfpe(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (sig != SIGFPE)
+		_exit(10);
+	_exit(si->si_code == FPE_INTDIV ? 0 : 11);
+}
+
+static void t_sigfpe_siginfo(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigfpe;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGFPE, &sa, NULL);
+		divide_by_zero();
+		_exit(1);
+	}
+	check_child_ok(pid, "1: no fault, 11: si_code not FPE_INTDIV");
+}
+
+static sigjmp_buf recover_point;
+
+static void on_sigsegv_jump(int sig)
+{
+	siglongjmp(recover_point, sig);
+}
+
+// Kept out of line so sigsetjmp shares no frame with the fork.
+static void __attribute__((noinline, noreturn)) recover_three_times(void)
+{
+	struct sigaction sa;
+	volatile int recovered = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigsegv_jump;
+	sigaction(SIGSEGV, &sa, NULL);
+	for (int i = 0; i < 3; i++)
+		if (sigsetjmp(recover_point, 1) == 0)
+			null_write();
+		else
+			recovered++;
+	_exit(recovered == 3 ? 0 : 1);
+}
+
+static void t_sigsegv_recover(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		recover_three_times();
+	check_child_ok(pid, "recovered from three SIGSEGVs");
+}
+
+static void on_overflow(int sig)
+{
+	_exit(sig == SIGSEGV ? 0 : 1);
+}
+
+static void t_stack_overflow_altstack(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		static char alt[64 * 1024];
+		stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt), .ss_flags = 0 };
+		struct sigaction sa;
+
+		if (sigaltstack(&ss, NULL) < 0)
+			_exit(2);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_overflow;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(SIGSEGV, &sa, NULL);
+		stack_overflow();
+		_exit(3);
+	}
+	check_child_ok(pid, "handler on the alternate stack (2: sigaltstack failed)");
+}
+
+static void t_blocked_fault_still_kills(void)
+{
+	pid_t pid = fork_child();
+	int status;
+
+	if (pid == 0) {
+		sigset_t mask;
+
+		// A synchronous fault cannot be blocked: it still kills.
+		sigemptyset(&mask);
+		sigaddset(&mask, SIGSEGV);
+		sigprocmask(SIG_BLOCK, &mask, NULL);
+		null_write();
+		_exit(0);
+	}
+	if (pid < 0)
+		return;
+	status = reap(pid);
+	if (status >= 0 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV))
+		fail_status("NULL write with SIGSEGV blocked", status);
+}
+
+static void t_parent_unaffected(void)
+{
+	check(getpid() > 0, "parent alive after all the faults");
+	check(write(1, "", 0) == 0, "stdout still writable");
+}
+
+static const struct test_case cases[] = {
+	{ "null_write_sigsegv", t_null_write },
+	{ "null_read_sigsegv", t_null_read },
+	{ "kernel_address_sigsegv", t_kernel_address },
+	{ "noncanonical_address_sigsegv", t_noncanonical },
+	{ "jump_to_bad_address_sigsegv", t_jump_bad },
+	{ "ud2_sigill", t_ud2 },
+	{ "divide_by_zero_sigfpe", t_divide_by_zero },
+	{ "divide_overflow_sigfpe", t_divide_overflow },
+	{ "hlt_sigsegv", t_hlt },
+	{ "cli_sigsegv", t_cli },
+	{ "port_io_sigsegv", t_port_io },
+	{ "rdmsr_sigsegv", t_rdmsr },
+	{ "mov_cr3_sigsegv", t_mov_cr3 },
+	{ "int_kernel_vector_sigsegv", t_int_vector },
+	{ "int3_sigtrap", t_int3 },
+	{ "misaligned_sse_sigsegv", t_misaligned_sse },
+	{ "stack_overflow_sigsegv", t_stack_overflow },
+	{ "abort_sigabrt", t_abort },
+	{ "sigill_handler_resumes", t_sigill_handler_resumes },
+	{ "sigfpe_siginfo", t_sigfpe_siginfo },
+	{ "sigsegv_handler_recovers", t_sigsegv_recover },
+	{ "stack_overflow_on_altstack", t_stack_overflow_altstack },
+	{ "blocked_fault_still_kills", t_blocked_fault_still_kills },
+	{ "parent_unaffected", t_parent_unaffected },
+};
+
+int main(void)
+{
+	struct rlimit no_core = { 0, 0 };
+
+	// The children's deaths are expected: leave no core files behind.
+	setrlimit(RLIMIT_CORE, &no_core);
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	return ktap_finish();
+}
