@@ -1,0 +1,386 @@
+// cpustat: Switchyard's per-CPU counters in /proc/switchyard/cpustat.
+//
+// The file has a header line naming the columns, then one line per online
+// CPU whose first field is the CPU number; every field is an unsigned
+// decimal.  Writing "reset" zeroes the counters.  On a kernel without the
+// file (Linux) every case is skipped.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+#define WATCHDOG_SECONDS 120
+#define NR_CASES 6
+#define CPUSTAT_PATH "/proc/switchyard/cpustat"
+// SWITCHYARD_CPUSTAT in the environment names another file, so the parser
+// can be tried on a host with a hand-made one.
+static const char *cpustat_path = CPUSTAT_PATH;
+#define MAX_FIELDS 64
+#define MAX_CPUS 256
+#define PINGPONG_ROUNDS 1000
+
+static const char *const expected_fields[] = {
+	"cpu", "ctxsw", "ctxsw_vol", "ctxsw_invol", "migrations", "ipi_sent", "ipi_recv",
+	"ipi_resched", "ipi_call", "ipi_tlb", "syscalls", "pgfaults", "ticks", "idle_ns",
+	"xsave", "xsave_skip", "xrstor", "xrstor_skip", "fpu_traps",
+};
+#define NR_EXPECTED (int)(sizeof(expected_fields) / sizeof(expected_fields[0]))
+
+struct cpustat {
+	int nr_fields;
+	char names[MAX_FIELDS][32];
+	int nr_cpus;
+	uint64_t value[MAX_CPUS][MAX_FIELDS];
+	char error[128];	// why parsing failed, empty when it did not
+};
+
+static void watchdog_fired(int sig)
+{
+	static const char msg[] = "# watchdog: cpustat took too long\nBail out!\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// Read the whole file with read(2) into 'buf'; returns its length or -1.
+static long read_file(char *buf, size_t size)
+{
+	int fd = open(cpustat_path, O_RDONLY);
+	size_t len = 0;
+
+	if (fd < 0)
+		return -1;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return (long)len;
+}
+
+static int parse_number(const char *tok, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*tok)
+		return 0;
+	for (; *tok; tok++) {
+		if (*tok < '0' || *tok > '9')
+			return 0;
+		v = v * 10 + (uint64_t)(*tok - '0');
+	}
+	*out = v;
+	return 1;
+}
+
+static int parse(char *text, struct cpustat *st)
+{
+	char *save_line = NULL, *line;
+	int lineno = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (line = strtok_r(text, "\n", &save_line); line; line = strtok_r(NULL, "\n", &save_line)) {
+		char *save_tok = NULL, *tok;
+		int field = 0;
+
+		for (tok = strtok_r(line, " \t", &save_tok); tok; tok = strtok_r(NULL, " \t", &save_tok)) {
+			if (field >= MAX_FIELDS) {
+				snprintf(st->error, sizeof(st->error), "line %d: too many fields", lineno);
+				return 0;
+			}
+			if (lineno == 0) {
+				snprintf(st->names[field], sizeof(st->names[field]), "%s", tok);
+			} else if (!parse_number(tok, &st->value[st->nr_cpus][field])) {
+				snprintf(st->error, sizeof(st->error), "line %d: '%s' is not a number", lineno, tok);
+				return 0;
+			}
+			field++;
+		}
+		if (lineno == 0) {
+			st->nr_fields = field;
+			if (field == 0 || strcmp(st->names[0], "cpu") != 0) {
+				snprintf(st->error, sizeof(st->error), "header does not start with 'cpu'");
+				return 0;
+			}
+		} else {
+			if (field != st->nr_fields) {
+				snprintf(st->error, sizeof(st->error), "line %d has %d fields, header %d", lineno,
+					 field, st->nr_fields);
+				return 0;
+			}
+			if (++st->nr_cpus >= MAX_CPUS)
+				break;
+		}
+		lineno++;
+	}
+	if (lineno == 0)
+		snprintf(st->error, sizeof(st->error), "empty file");
+	return lineno > 0;
+}
+
+static int snapshot(struct cpustat *st)
+{
+	static char buf[65536];
+
+	if (read_file(buf, sizeof(buf)) < 0) {
+		memset(st, 0, sizeof(*st));
+		snprintf(st->error, sizeof(st->error), "cannot read: errno %d", errno);
+		return 0;
+	}
+	return parse(buf, st);
+}
+
+static int field_index(const struct cpustat *st, const char *name)
+{
+	for (int i = 0; i < st->nr_fields; i++)
+		if (strcmp(st->names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static uint64_t field_sum(const struct cpustat *st, int field)
+{
+	uint64_t sum = 0;
+
+	for (int c = 0; c < st->nr_cpus; c++)
+		sum += st->value[c][field];
+	return sum;
+}
+
+// The row whose first field is 'cpu', or -1.
+static int row_of_cpu(const struct cpustat *st, int cpu)
+{
+	for (int c = 0; c < st->nr_cpus; c++)
+		if ((int)st->value[c][0] == cpu)
+			return c;
+	return -1;
+}
+
+static int write_reset(void)
+{
+	int fd = open(cpustat_path, O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return 0;
+	ok = write(fd, "reset", 5) == 5;
+	close(fd);
+	return ok;
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static struct cpustat before, after;
+
+// ---- cases ----
+
+static void test_parses(void)
+{
+	int ok = snapshot(&before);
+	int missing = 0;
+
+	if (!ok)
+		ktap_diag("parse error: %s", before.error);
+	for (int i = 0; ok && i < NR_EXPECTED; i++)
+		if (field_index(&before, expected_fields[i]) < 0) {
+			ktap_diag("missing field '%s'", expected_fields[i]);
+			missing++;
+		}
+	ktap_result(ok && missing == 0 && before.nr_fields == NR_EXPECTED, "cpustat_parses");
+}
+
+static void test_one_line_per_cpu(void)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int ok = snapshot(&before) && before.nr_cpus == online;
+
+	for (int c = 0; ok && c < before.nr_cpus; c++)
+		if (before.value[c][0] != (uint64_t)c)
+			ok = 0;
+	ktap_diag("%d CPU lines, %ld CPUs online", before.nr_cpus, online);
+	ktap_result(ok, "one_line_per_online_cpu");
+}
+
+static void test_reset(void)
+{
+	long long start = now_ns();
+	int ok = write_reset() && snapshot(&after);
+	long long elapsed = now_ns() - start;
+	int idle = field_index(&after, "idle_ns");
+
+	for (int c = 0; ok && c < after.nr_cpus; c++)
+		for (int f = 1; f < after.nr_fields; f++) {
+			uint64_t v = after.value[c][f];
+			// Time may pass on idle CPUs; counts only by a little.
+			uint64_t limit = f == idle ? (uint64_t)elapsed + 10000000ULL : 1000;
+
+			if (v > limit) {
+				ktap_diag("after reset cpu %d %s = %llu", c, after.names[f], (unsigned long long)v);
+				ok = 0;
+			}
+		}
+	ktap_result(ok, "reset_zeroes_counters");
+}
+
+static int pipe_pingpong(int cpu, int rounds)
+{
+	int to_child[2], to_parent[2];
+	char c = 'p';
+	pid_t pid;
+	int status, ok = 1;
+
+	if (pipe(to_child) != 0 || pipe(to_parent) != 0)
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		pin_self(cpu);
+		// Tell the parent we are pinned and about to block.
+		if (write(to_parent[1], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < rounds; i++)
+			if (read(to_child[0], &c, 1) != 1 || write(to_parent[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	if (read(to_parent[0], &c, 1) != 1)
+		ok = 0;
+	ok = ok && snapshot(&before);
+	for (int i = 0; ok && i < rounds; i++)
+		if (write(to_child[1], &c, 1) != 1 || read(to_parent[0], &c, 1) != 1)
+			ok = 0;
+	ok = snapshot(&after) && ok;
+	// Closing the pipes first ends a child left waiting by a failure.
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	waitpid(pid, &status, 0);
+	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void test_pingpong_ctxsw(void)
+{
+	cpu_set_t mask;
+	int cpu = 0, ok, f;
+	uint64_t delta, delta_cpu = 0;
+	uint64_t low = 2 * PINGPONG_ROUNDS;
+	uint64_t high = low + PINGPONG_ROUNDS / 2 + 200;
+
+	sched_getaffinity(0, sizeof(mask), &mask);
+	while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &mask))
+		cpu++;
+	pin_self(cpu);
+	ok = pipe_pingpong(cpu, PINGPONG_ROUNDS);
+	sched_setaffinity(0, sizeof(mask), &mask);
+	f = field_index(&after, "ctxsw");
+	if (!ok || f < 0) {
+		ktap_result(0, "pingpong_ctxsw_count # ping-pong or parse failed");
+		return;
+	}
+	delta = field_sum(&after, f) - field_sum(&before, f);
+	int row_a = row_of_cpu(&after, cpu), row_b = row_of_cpu(&before, cpu);
+	if (row_a >= 0 && row_b >= 0)
+		delta_cpu = after.value[row_a][f] - before.value[row_b][f];
+	ktap_diag("%d round trips on CPU %d: ctxsw +%llu (that CPU +%llu), expected %llu..%llu",
+		  PINGPONG_ROUNDS, cpu, (unsigned long long)delta, (unsigned long long)delta_cpu,
+		  (unsigned long long)low, (unsigned long long)high);
+	ktap_result(delta >= low && delta <= high && delta_cpu >= low, "pingpong_ctxsw_count");
+}
+
+static void test_syscalls_counted(void)
+{
+	enum { CALLS = 2000 };
+	int f, ok = snapshot(&before);
+
+	for (int i = 0; i < CALLS; i++)
+		syscall(SYS_getppid);
+	ok = snapshot(&after) && ok;
+	f = field_index(&after, "syscalls");
+	if (!ok || f < 0) {
+		ktap_result(0, "syscalls_counted # parse failed");
+		return;
+	}
+	uint64_t delta = field_sum(&after, f) - field_sum(&before, f);
+	ktap_diag("%d getppid calls: syscalls +%llu", CALLS, (unsigned long long)delta);
+	ktap_result(delta >= CALLS, "syscalls_counted");
+}
+
+static void test_monotonic(void)
+{
+	int ok = snapshot(&before);
+
+	// Counters only grow between two reads (no reset in between).
+	sched_yield();
+	ok = snapshot(&after) && ok && after.nr_cpus == before.nr_cpus;
+	for (int c = 0; ok && c < after.nr_cpus; c++)
+		for (int f = 1; f < after.nr_fields; f++)
+			if (after.value[c][f] < before.value[c][f]) {
+				ktap_diag("cpu %d %s went backwards", c, after.names[f]);
+				ok = 0;
+			}
+	ktap_result(ok, "counters_monotonic");
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGALRM, watchdog_fired);
+	alarm(WATCHDOG_SECONDS);
+	ktap_plan(NR_CASES);
+
+	if (getenv("SWITCHYARD_CPUSTAT"))
+		cpustat_path = getenv("SWITCHYARD_CPUSTAT");
+	if (access(cpustat_path, R_OK) != 0) {
+		static const char *const names[NR_CASES] = {
+			"cpustat_parses", "one_line_per_online_cpu", "reset_zeroes_counters",
+			"pingpong_ctxsw_count", "syscalls_counted", "counters_monotonic",
+		};
+
+		for (int i = 0; i < NR_CASES; i++)
+			ktap_skip(names[i], "no " CPUSTAT_PATH " (not Switchyard)");
+		return ktap_finish();
+	}
+	test_parses();
+	test_one_line_per_cpu();
+	test_reset();
+	test_pingpong_ctxsw();
+	test_syscalls_counted();
+	test_monotonic();
+	return ktap_finish();
+}
