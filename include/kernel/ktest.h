@@ -40,6 +40,7 @@ struct ktest {
 	} while (0)
 
 void ktest_failed(const char *file, int line, const char *what);
-void ktest_run_selected(const char *selector);
+// Runs the tests chosen with the test= boot option, if any.
+void ktest_run_selected(void);
 
 #endif

@@ -1,0 +1,55 @@
+# Switchyard kernel build.  `make` builds build/switchyard.elf; the
+# ./switchyard script drives userland, initramfs, QEMU and the tests.
+
+ARCH    := x86_64
+BUILD   := build
+CC      := gcc
+LD      := ld
+KERNEL  := $(BUILD)/switchyard.elf
+
+CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror \
+           -ffreestanding -fno-builtin -nostdlib -fno-pic -fno-pie \
+           -fno-stack-protector -fno-omit-frame-pointer -fno-strict-aliasing \
+           -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
+           -mno-mmx -mno-sse -mno-sse2 -mno-avx \
+           -Iinclude -Iarch/$(ARCH)/include -MMD -MP
+ASFLAGS := -g -D__ASSEMBLY__ -Iinclude -Iarch/$(ARCH)/include -MMD -MP
+LDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
+
+SRCS    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
+           $(wildcard kernel/*.c kernel/*/*.c)
+OBJS    := $(patsubst %,$(BUILD)/%.o,$(SRCS))
+
+all: $(KERNEL)
+
+$(BUILD)/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) $(ASFLAGS) -c $< -o $@
+
+# The kernel links twice: the second link embeds a symbol table (for
+# backtraces) generated from the first.  The table sits after every other
+# section, so it does not move any symbol it describes.
+$(KERNEL): $(OBJS) arch/$(ARCH)/linker.ld scripts/gen-ksyms.sh
+	@echo "  LD      $@"
+	@$(LD) $(LDFLAGS) -T arch/$(ARCH)/linker.ld -o $(BUILD)/pass1.elf $(OBJS)
+	@scripts/gen-ksyms.sh $(BUILD)/pass1.elf > $(BUILD)/ksyms.S
+	@$(CC) $(ASFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.o
+	@$(LD) $(LDFLAGS) -T arch/$(ARCH)/linker.ld -o $@ $(OBJS) $(BUILD)/ksyms.o
+	@scripts/gen-ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || \
+		{ echo "ksyms: symbol addresses moved between links"; exit 1; }
+
+host-test:
+	$(MAKE) -C tests/host run
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(OBJS:.o=.d)
+
+.PHONY: all clean host-test

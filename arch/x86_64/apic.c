@@ -1,0 +1,183 @@
+// Local APIC and IOAPIC.  x2APIC is used when the CPU has it (MSR access,
+// no MMIO, a single 64-bit ICR write per IPI); otherwise xAPIC through an
+// uncached MMIO mapping.  Both paths are first-class: QEMU's TCG 'max'
+// CPU has no x2APIC.
+
+#include <stdint.h>
+#include <arch/x86.h>
+#include <arch/apic.h>
+#include <arch/acpi.h>
+#include <arch/mmu.h>
+#include <arch/tsc.h>
+#include <arch/irq_vectors.h>
+#include <kernel/cpu.h>
+#include <kernel/panic.h>
+#include <kernel/console.h>
+
+#define REG_ID		0x020
+#define REG_EOI		0x0b0
+#define REG_SPURIOUS	0x0f0
+#define REG_ICR_LOW	0x300
+#define REG_ICR_HIGH	0x310
+#define REG_LVT_TIMER	0x320
+#define REG_LVT_LINT0	0x350
+#define REG_LVT_LINT1	0x360
+#define REG_LVT_ERROR	0x370
+#define REG_TIMER_INIT	0x380
+#define REG_TIMER_CUR	0x390
+#define REG_TIMER_DIV	0x3e0
+
+#define ICR_DELIVERY_PENDING	(1u << 12)
+#define ICR_LEVEL_ASSERT	(1u << 14)
+#define ICR_INIT		(5u << 8)
+#define ICR_STARTUP		(6u << 8)
+#define ICR_NMI			(4u << 8)
+#define ICR_ALL_BUT_SELF	(3u << 18)
+#define LVT_MASKED		(1u << 16)
+#define LVT_PERIODIC		(1u << 17)
+
+static volatile uint32_t *xapic;
+static bool x2apic;
+static uint64_t timer_hz;		// LAPIC timer counts per second (divide by 1)
+
+static uint32_t lapic_read(uint32_t reg)
+{
+	if (x2apic)
+		return (uint32_t)rdmsr(0x800 + (reg >> 4));
+	return xapic[reg / 4];
+}
+
+static void lapic_write(uint32_t reg, uint32_t v)
+{
+	if (x2apic)
+		wrmsr(0x800 + (reg >> 4), v);
+	else
+		xapic[reg / 4] = v;
+}
+
+bool lapic_x2apic_mode(void)
+{
+	return x2apic;
+}
+
+void lapic_init(void)
+{
+	x2apic = cpu_has.x2apic;
+	if (!x2apic)
+		xapic = mmio_map(acpi.lapic_pa, 4096);
+}
+
+void lapic_init_this_cpu(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+
+	base |= 1u << 11;			// global enable
+	if (x2apic)
+		base |= 1u << 10;
+	wrmsr(MSR_APIC_BASE, base);
+	lapic_write(REG_SPURIOUS, 0x100 | VEC_SPURIOUS);
+	lapic_write(REG_LVT_TIMER, LVT_MASKED);
+	lapic_write(REG_LVT_ERROR, LVT_MASKED);
+	lapic_write(REG_TIMER_DIV, 0xb);	// divide by 1
+	lapic_eoi();
+}
+
+uint32_t lapic_id(void)
+{
+	if (x2apic)
+		return lapic_read(REG_ID);
+	return lapic_read(REG_ID) >> 24;
+}
+
+void lapic_eoi(void)
+{
+	lapic_write(REG_EOI, 0);
+}
+
+static void icr_write(uint32_t apic_id, uint32_t low)
+{
+	if (x2apic) {
+		wrmsr(0x830, ((uint64_t)apic_id << 32) | low);
+		return;
+	}
+	lapic_write(REG_ICR_HIGH, apic_id << 24);
+	lapic_write(REG_ICR_LOW, low);
+	for (int i = 0; i < 1000000 && (lapic_read(REG_ICR_LOW) & ICR_DELIVERY_PENDING); i++)
+		cpu_relax();
+}
+
+void lapic_send_ipi(uint32_t apic_id, uint8_t vector)
+{
+	uint64_t flags = irq_save();	// the xAPIC ICR is two registers
+	icr_write(apic_id, vector);
+	irq_restore(flags);
+}
+
+void lapic_send_nmi_all_others(void)
+{
+	icr_write(0, ICR_NMI | ICR_ALL_BUT_SELF | ICR_LEVEL_ASSERT);
+}
+
+void lapic_send_init(uint32_t apic_id)
+{
+	icr_write(apic_id, ICR_INIT | ICR_LEVEL_ASSERT);
+}
+
+void lapic_send_startup(uint32_t apic_id, uint8_t page)
+{
+	icr_write(apic_id, ICR_STARTUP | page);
+}
+
+// Counts the timer's decrements over a stretch of TSC time.
+void lapic_timer_calibrate(void)
+{
+	uint64_t span = tsc_hz() / 50;		// 20 ms
+
+	lapic_write(REG_LVT_TIMER, LVT_MASKED);
+	lapic_write(REG_TIMER_DIV, 0xb);
+	lapic_write(REG_TIMER_INIT, 0xffffffff);
+	uint64_t t0 = rdtsc();
+	while (rdtsc() - t0 < span)
+		cpu_relax();
+	uint32_t left = lapic_read(REG_TIMER_CUR);
+	uint64_t elapsed = rdtsc() - t0;
+	lapic_write(REG_TIMER_INIT, 0);
+	timer_hz = (uint64_t)(0xffffffffu - left) * tsc_hz() / elapsed;
+	if (timer_hz == 0)
+		panic("local APIC timer does not count");
+}
+
+uint64_t lapic_timer_hz(void)
+{
+	return timer_hz;
+}
+
+void lapic_timer_start(unsigned hz)
+{
+	struct cpu *c = this_cpu();
+
+	c->arch.lapic_timer_count = timer_hz / hz;
+	lapic_write(REG_TIMER_DIV, 0xb);
+	lapic_write(REG_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
+	lapic_write(REG_TIMER_INIT, (uint32_t)c->arch.lapic_timer_count);
+}
+
+// IOAPIC: just enough to route the serial port's interrupt.
+static volatile uint32_t *ioapic;
+
+static void ioapic_write(uint32_t reg, uint32_t v)
+{
+	ioapic[0] = reg;
+	ioapic[4] = v;
+}
+
+void ioapic_route_isa_irq(int irq, uint8_t vector)
+{
+	if (!acpi.ioapic_pa)
+		return;
+	if (!ioapic)
+		ioapic = mmio_map(acpi.ioapic_pa, 4096);
+	uint32_t pin = acpi.isa_irq_gsi[irq] - acpi.ioapic_gsi_base;
+	ioapic_write(0x10 + 2 * pin + 1, cpus[0].apic_id << 24);
+	ioapic_write(0x10 + 2 * pin, vector);	// edge, active high, unmasked
+}

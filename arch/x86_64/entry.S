@@ -1,0 +1,153 @@
+// Kernel entry and exit on x86-64: the 256 interrupt/exception stubs, the
+// common path that saves a struct trap_frame, the SYSCALL entry, and the
+// return to user space (SYSRET when it is safe, IRET otherwise).
+
+#include <arch/trapframe.h>
+#include <arch/irq_vectors.h>
+
+// Offsets in struct cpu (include/kernel/cpu.h).
+#define CPU_SYSCALL_USER_RSP	8
+#define CPU_KSTACK_TOP		16
+
+// Offsets in struct trap_frame.
+#define TF_RCX		(12 * 8)
+#define TF_R11		(4 * 8)
+#define TF_VECTOR	(15 * 8)
+#define TF_RIP		(17 * 8)
+#define TF_CS		(18 * 8)
+#define TF_RFLAGS	(19 * 8)
+#define TF_RSP		(20 * 8)
+#define TF_SS		(21 * 8)
+
+	.macro PUSH_REGS
+	pushq	%rax
+	pushq	%rbx
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%rbp
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	.endm
+
+	.macro POP_REGS
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rbx
+	popq	%rax
+	.endm
+
+// One stub per vector, 16 bytes apart.  Vectors without a CPU-pushed
+// error code push a zero so every frame has the same shape.
+	.macro VECTOR_STUB n
+	.balign 16
+	.if (\n == 8) || (\n >= 10 && \n <= 14) || (\n == 17) || (\n == 21) || (\n == 29) || (\n == 30)
+	.else
+	pushq	$0
+	.endif
+	pushq	$\n
+	jmp	interrupt_common
+	.endm
+
+	.text
+	.balign 16
+	.globl vector_stubs
+vector_stubs:
+	.set vec, 0
+	.rept 256
+	.if vec == VEC_NMI
+	.balign 16
+	jmp	nmi_entry
+	.else
+	VECTOR_STUB vec
+	.endif
+	.set vec, vec + 1
+	.endr
+
+interrupt_common:
+	testb	$3, 24(%rsp)			// CS: did we come from user mode?
+	jz	1f
+	swapgs
+1:	PUSH_REGS
+	cld
+	movq	%rsp, %rdi
+	call	trap_dispatch
+	.globl interrupt_return
+interrupt_return:
+	POP_REGS
+	addq	$16, %rsp			// vector and error code
+	testb	$3, 8(%rsp)
+	jz	2f
+	swapgs
+2:	iretq
+
+// NMIs are only used to stop CPUs after a panic.  An NMI can arrive
+// between SYSCALL and SWAPGS, where CS says "kernel" but GS is the user's,
+// so this path touches neither GS nor the interrupted state: it halts.
+nmi_entry:
+	cli
+3:	hlt
+	jmp	3b
+
+// SYSCALL: RCX = user RIP, R11 = user RFLAGS, RSP still the user's.
+// Interrupts are off (SFMASK) until the frame is built.
+	.globl syscall_entry
+syscall_entry:
+	swapgs
+	movq	%rsp, %gs:CPU_SYSCALL_USER_RSP
+	movq	%gs:CPU_KSTACK_TOP, %rsp
+	pushq	$SEL_USER_DS			// ss
+	pushq	%gs:CPU_SYSCALL_USER_RSP	// rsp
+	pushq	%r11				// rflags
+	pushq	$SEL_USER_CS			// cs
+	pushq	%rcx				// rip
+	pushq	$0				// error
+	pushq	$VECTOR_SYSCALL			// vector
+	PUSH_REGS
+	cld
+	movq	%rsp, %rdi
+	call	syscall_dispatch		// returns with interrupts off
+
+	// SYSRET restores RIP from RCX and RFLAGS from R11.  Use it only when
+	// the frame is what SYSRET can express: RCX == RIP, R11 == RFLAGS,
+	// a canonical user RIP (SYSRET to a non-canonical RIP faults in
+	// kernel mode on Intel), no TF/RF, and Linux's user selectors.
+	// Anything else (exec, signal delivery, sigreturn) returns by IRET.
+	movq	TF_RCX(%rsp), %rcx
+	cmpq	%rcx, TF_RIP(%rsp)
+	jne	interrupt_return
+	movq	TF_R11(%rsp), %r11
+	cmpq	%r11, TF_RFLAGS(%rsp)
+	jne	interrupt_return
+	movq	$0x00007ffffffff000, %rax
+	cmpq	%rax, %rcx
+	jae	interrupt_return
+	testq	$0x10100, %r11			// RF | TF
+	jnz	interrupt_return
+	cmpq	$SEL_USER_CS, TF_CS(%rsp)
+	jne	interrupt_return
+	cmpq	$SEL_USER_DS, TF_SS(%rsp)
+	jne	interrupt_return
+
+	POP_REGS
+	movq	16 + 24(%rsp), %rsp		// user RSP from the frame
+	swapgs
+	sysretq

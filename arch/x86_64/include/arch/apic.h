@@ -1,0 +1,26 @@
+// Local APIC (xAPIC through MMIO, or x2APIC through MSRs when present).
+#ifndef ARCH_APIC_H
+#define ARCH_APIC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+void lapic_init(void);			// boot CPU: choose the mode, map registers
+void lapic_init_this_cpu(void);		// every CPU: enable, spurious vector
+uint32_t lapic_id(void);
+void lapic_eoi(void);
+void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
+void lapic_send_nmi_all_others(void);
+void lapic_send_init(uint32_t apic_id);
+void lapic_send_startup(uint32_t apic_id, uint8_t page);
+bool lapic_x2apic_mode(void);
+
+// Timer: measure its rate against the TSC, then tick periodically.
+void lapic_timer_calibrate(void);
+void lapic_timer_start(unsigned hz);
+uint64_t lapic_timer_hz(void);
+
+// IOAPIC: route an ISA IRQ to a vector on the boot CPU.
+void ioapic_route_isa_irq(int irq, uint8_t vector);
+
+#endif

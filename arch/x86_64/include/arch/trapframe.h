@@ -1,0 +1,39 @@
+// The register frame saved on the kernel stack by every entry from user
+// space or interrupt: the general registers pushed by entry.S, then the
+// vector and error code, then what the CPU pushes for an interrupt.
+// Syscalls build the same frame so that fork, exec and signals have one
+// layout to work with.
+#ifndef ARCH_TRAPFRAME_H
+#define ARCH_TRAPFRAME_H
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector;
+	uint64_t error;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+#endif
+
+// Segment selectors, laid out as Linux does so user-visible values match.
+#define SEL_KERNEL_CS	0x10
+#define SEL_KERNEL_DS	0x18
+#define SEL_USER32_CS	0x23
+#define SEL_USER_DS	0x2b
+#define SEL_USER_CS	0x33
+#define SEL_TSS		0x38
+
+// The vector recorded in the frame of a system call.
+#define VECTOR_SYSCALL	0x100
+
+#ifndef __ASSEMBLY__
+static inline int trap_from_user(const struct trap_frame *f)
+{
+	return (f->cs & 3) == 3;
+}
+#endif
+
+#endif

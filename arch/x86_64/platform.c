@@ -1,0 +1,113 @@
+// Bringing up the x86-64 platform on the boot CPU: the clock, the ACPI
+// CPU list, the local APIC and its timer.
+
+#include <stdint.h>
+#include <arch/x86.h>
+#include <arch/apic.h>
+#include <arch/acpi.h>
+#include <arch/tsc.h>
+#include <arch/mmu.h>
+#include <arch/serial.h>
+#include <arch/irq_vectors.h>
+#include <arch/xstate.h>
+#include <kernel/arch.h>
+#include <kernel/boot.h>
+#include <kernel/cpu.h>
+#include <kernel/console.h>
+#include <kernel/time.h>
+#include <lib/printf.h>
+#include <lib/string.h>
+
+void mmu_frames_ready(void);
+
+uint64_t arch_early_alloc_end(void)
+{
+	return early_alloc_end();
+}
+
+void arch_frames_ready(void)
+{
+	mmu_frames_ready();
+}
+
+static void cpus_from_firmware(void)
+{
+	uint32_t boot_id = cpuid(1, 0).ebx >> 24;
+
+	if (cpu_has.x2apic)
+		boot_id = cpuid(0xb, 0).edx;
+	if (acpi_init(boot_info.rsdp_pa, boot_id) < 0) {
+		kprintf("acpi: no usable MADT; running on the boot CPU only\n");
+		acpi.ncpus = 1;
+		acpi.apic_ids[0] = boot_id;
+	}
+	ncpus = acpi.ncpus > MAX_CPUS ? MAX_CPUS : acpi.ncpus;
+	for (int i = 0; i < ncpus; i++) {
+		cpus[i].id = i;
+		cpus[i].apic_id = acpi.apic_ids[i];
+		spin_init(&cpus[i].call_lock, "cross-call");
+	}
+}
+
+// The firmware may leave the legacy 8259 PICs delivering the PIT's IRQ 0
+// on vector 8, which would look like a double fault.  Move them out of
+// the exception range and mask every line: the local APIC does the work.
+static void legacy_pic_disable(void)
+{
+	outb(0x20, 0x11);	// ICW1: initialise, expect ICW4
+	outb(0xa0, 0x11);
+	outb(0x21, 0x20);	// ICW2: vectors 0x20.. and 0x28..
+	outb(0xa1, 0x28);
+	outb(0x21, 0x04);	// ICW3: slave on line 2
+	outb(0xa1, 0x02);
+	outb(0x21, 0x01);	// ICW4: 8086 mode
+	outb(0xa1, 0x01);
+	outb(0x21, 0xff);	// mask all
+	outb(0xa1, 0xff);
+}
+
+void arch_init_platform(void)
+{
+	legacy_pic_disable();
+	tsc_init();
+	xstate_init();
+	cpus_from_firmware();
+	lapic_init();
+	lapic_init_this_cpu();
+	lapic_timer_calibrate();
+	cpus[0].online = true;
+	ncpus_online = 1;
+	lapic_timer_start(timer_hz);
+	irq_enable();
+}
+
+// Called on each application processor once it is set up.
+void arch_cpu_start_timer(void)
+{
+	lapic_timer_start(timer_hz);
+}
+
+const char *arch_cpu_description(void)
+{
+	static char buf[200];
+
+	ksnprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s%s%s%s%s", cpu_has.vendor,
+		  cpu_has.x2apic ? " x2apic" : " xapic", cpu_has.pcid ? " pcid" : "",
+		  cpu_has.smep ? " smep" : "", cpu_has.smap ? " smap" : "",
+		  cpu_has.xsaves ? " xsaves" : cpu_has.xsaveopt ? " xsaveopt" :
+		  cpu_has.xsave ? " xsave" : "",
+		  cpu_has.avx ? " avx" : "", cpu_has.avx512 ? " avx512" : "",
+		  cpu_has.amx ? " amx" : "", cpu_has.xfd ? " xfd" : "",
+		  cpu_has.hypervisor ? " (virtual)" : "");
+	return buf;
+}
+
+const char *arch_clock_description(void)
+{
+	static char buf[120];
+	uint64_t mhz = tsc_hz() / 1000000;
+
+	ksnprintf(buf, sizeof(buf), "TSC %lu.%03lu GHz (%s), APIC timer %lu MHz, tick %u Hz",
+		  mhz / 1000, mhz % 1000, tsc_source(), lapic_timer_hz() / 1000000, timer_hz);
+	return buf;
+}

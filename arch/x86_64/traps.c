@@ -1,0 +1,214 @@
+// Exceptions and interrupts on x86-64: every vector lands in
+// trap_dispatch with a struct trap_frame.
+
+#include <stdint.h>
+#include <arch/x86.h>
+#include <arch/trapframe.h>
+#include <arch/irq_vectors.h>
+#include <arch/apic.h>
+#include <arch/memlayout.h>
+#include <kernel/arch.h>
+#include <kernel/cpu.h>
+#include <kernel/console.h>
+#include <kernel/panic.h>
+#include <kernel/trap.h>
+#include <kernel/smp.h>
+#include <lib/printf.h>
+
+static const char *const exception_names[32] = {
+	[0] = "divide error",
+	[1] = "debug exception",
+	[2] = "non-maskable interrupt",
+	[3] = "breakpoint",
+	[4] = "overflow",
+	[5] = "bound range exceeded",
+	[6] = "invalid opcode",
+	[7] = "device not available",
+	[8] = "double fault",
+	[9] = "coprocessor segment overrun",
+	[10] = "invalid TSS",
+	[11] = "segment not present",
+	[12] = "stack-segment fault",
+	[13] = "general protection fault",
+	[14] = "page fault",
+	[16] = "x87 floating-point exception",
+	[17] = "alignment check",
+	[18] = "machine check",
+	[19] = "SIMD floating-point exception",
+	[20] = "virtualization exception",
+	[21] = "control protection exception",
+	[28] = "hypervisor injection exception",
+	[29] = "VMM communication exception",
+	[30] = "security exception",
+};
+
+const char *exception_name(uint64_t vector)
+{
+	if (vector < 32 && exception_names[vector])
+		return exception_names[vector];
+	return "reserved exception";
+}
+
+// Describes a page fault's error code: "write to a not-present page".
+static void page_fault_kind(uint64_t err, char *buf, size_t len)
+{
+	const char *access = (err & 0x10) ? "instruction fetch from" :
+			     (err & 0x2) ? "write to" : "read from";
+	const char *what = (err & 0x1) ? "a protected" : "a not-present";
+	const char *who = (err & 0x4) ? "user" : "kernel";
+	const char *extra = (err & 0x8) ? " (reserved bit set)" :
+			    (err & 0x20) ? " (protection key)" : "";
+	ksnprintf(buf, len, "%s %s %s page%s", who, access, what, extra);
+}
+
+static void kernel_exception(struct trap_frame *f)
+{
+	if (f->vector == VEC_PAGE_FAULT) {
+		char kind[96];
+		uint64_t addr = read_cr2();
+		page_fault_kind(f->error, kind, sizeof(kind));
+		panic_frame(f, "page fault at address %#lx: %s, ip %#lx", addr, kind, f->rip);
+	}
+	panic_frame(f, "%s (vector %lu, error %#lx) in kernel mode at ip %#lx",
+		    exception_name(f->vector), f->vector, f->error, f->rip);
+}
+
+static void exception(struct trap_frame *f)
+{
+	if (f->vector == VEC_PAGE_FAULT) {
+		uint64_t addr = read_cr2();
+		this_cpu()->stats.pgfaults++;
+		if (trap_from_user(f)) {
+			user_page_fault(f, addr, page_fault_write(f), page_fault_exec(f),
+					page_fault_present(f));
+			return;
+		}
+		if (uaccess_fixup(f))
+			return;
+		// A kernel fault on a user address outside uaccess is a bug, but
+		// demand paging of user memory the kernel touches goes through
+		// uaccess, so it lands above.
+		kernel_exception(f);
+	}
+	if (f->vector == VEC_DEVICE_NOT_AVAIL) {
+		facility_trap(f);
+		return;
+	}
+	if (trap_from_user(f)) {
+		user_exception(f);
+		return;
+	}
+	kernel_exception(f);
+}
+
+void trap_dispatch(struct trap_frame *f)
+{
+	struct cpu *c = this_cpu();
+
+	if (f->vector < 32) {
+		// Exceptions keep the interrupted context's interrupt state: a
+		// user fault may sleep (paging), a kernel one does not care.
+		if (trap_from_user(f))
+			irq_enable();
+		exception(f);
+	} else {
+		c->preempt_count++;
+		switch (f->vector) {
+		case VEC_TIMER:
+			lapic_eoi();
+			timer_interrupt(f);
+			break;
+		case VEC_IPI_CALL:
+			lapic_eoi();
+			c->stats.ipi_recv++;
+			c->stats.ipi_call++;
+			cross_call_interrupt();
+			break;
+		case VEC_IPI_RESCHED:
+			lapic_eoi();
+			c->stats.ipi_recv++;
+			c->stats.ipi_resched++;
+			c->need_resched = true;
+			break;
+		case VEC_IPI_TLB:
+			lapic_eoi();
+			c->stats.ipi_recv++;
+			c->stats.ipi_tlb++;
+			tlb_shootdown_interrupt();
+			break;
+		case VEC_IPI_TEST:
+			lapic_eoi();
+			c->stats.ipi_recv++;
+			ipi_test_interrupt();
+			break;
+		case VEC_SPURIOUS:
+			break;
+		default:
+			if (f->vector >= 0x20 && f->vector < 0x30) {
+				lapic_eoi();
+				device_interrupt(f->vector);
+				break;
+			}
+			panic_frame(f, "unexpected interrupt vector %lu", f->vector);
+		}
+		c->preempt_count--;
+	}
+	if (trap_from_user(f))
+		exit_to_user(f);
+	else if (f->vector >= 32)
+		preempt_from_interrupt(f);
+}
+
+bool page_fault_write(const struct trap_frame *f)	{ return f->error & 0x2; }
+bool page_fault_exec(const struct trap_frame *f)	{ return f->error & 0x10; }
+bool page_fault_present(const struct trap_frame *f)	{ return f->error & 0x1; }
+
+void arch_dump_frame(const struct trap_frame *f)
+{
+	kprintf_unlocked("RIP: %016lx CS: %#lx RFLAGS: %#lx vector %lu error %#lx\n",
+			 f->rip, f->cs, f->rflags, f->vector, f->error);
+	kprintf_unlocked("RSP: %016lx SS: %#lx CR2: %#lx CR3: %#lx\n",
+			 f->rsp, f->ss, read_cr2(), read_cr3());
+	kprintf_unlocked("RAX: %016lx RBX: %016lx RCX: %016lx\n", f->rax, f->rbx, f->rcx);
+	kprintf_unlocked("RDX: %016lx RSI: %016lx RDI: %016lx\n", f->rdx, f->rsi, f->rdi);
+	kprintf_unlocked("RBP: %016lx R8:  %016lx R9:  %016lx\n", f->rbp, f->r8, f->r9);
+	kprintf_unlocked("R10: %016lx R11: %016lx R12: %016lx\n", f->r10, f->r11, f->r12);
+	kprintf_unlocked("R13: %016lx R14: %016lx R15: %016lx\n", f->r13, f->r14, f->r15);
+}
+
+static void print_symbol(uint64_t addr)
+{
+	uint64_t off;
+	const char *name = ksym_lookup(addr, &off);
+
+	if (name)
+		kprintf_unlocked("  [<%016lx>] %s+%#lx\n", addr, name, off);
+	else
+		kprintf_unlocked("  [<%016lx>] ?\n", addr);
+}
+
+// Walks the frame-pointer chain (the kernel is built with frame pointers).
+void arch_backtrace(const struct trap_frame *f)
+{
+	uint64_t rbp;
+
+	kprintf_unlocked("Backtrace:\n");
+	if (f && !trap_from_user(f)) {
+		print_symbol(f->rip);
+		rbp = f->rbp;
+	} else {
+		__asm__ volatile("movq %%rbp, %0" : "=r"(rbp));
+	}
+	for (int depth = 0; depth < 32; depth++) {
+		if (rbp < KERNEL_OFFSET && rbp < DIRECT_MAP_START)
+			break;
+		if (rbp & 7)
+			break;
+		uint64_t *frame = (uint64_t *)rbp;
+		uint64_t ret = frame[1];
+		if (ret < KERNEL_OFFSET)
+			break;
+		print_symbol(ret);
+		rbp = frame[0];
+	}
+}

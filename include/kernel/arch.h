@@ -1,0 +1,34 @@
+// The narrow interface between the arch-neutral kernel and arch/<arch>/.
+// Everything the core needs from the CPU beyond these calls lives in the
+// arch's own headers and stays there.
+#ifndef KERNEL_ARCH_H
+#define KERNEL_ARCH_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+struct trap_frame;
+struct cpu;
+
+// Panic support.
+void arch_irq_disable_all(void);
+__attribute__((noreturn)) void arch_halt_forever(void);
+void arch_stop_other_cpus(void);
+void arch_dump_frame(const struct trap_frame *frame);
+void arch_backtrace(const struct trap_frame *frame);
+
+// Time: nanoseconds since boot, monotonic and consistent across CPUs.
+uint64_t clock_monotonic_ns(void);
+
+// Inter-processor interrupts (counted in struct cpu_stats).
+enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_TEST };
+void arch_send_ipi(int cpu, enum ipi_kind kind);
+
+// Boot.
+uint64_t arch_early_alloc_end(void);	// end of memory used before frame_init
+void arch_frames_ready(void);		// frame allocator usable from now on
+void arch_init_platform(void);		// clock, interrupt controllers, timer
+const char *arch_cpu_description(void);
+const char *arch_clock_description(void);
+
+#endif

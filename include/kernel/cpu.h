@@ -1,0 +1,71 @@
+// Per-CPU state.  Each CPU reaches its own struct cpu through the arch's
+// per-CPU pointer (GS base on x86-64): this_cpu().
+#ifndef KERNEL_CPU_H
+#define KERNEL_CPU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <kernel/spinlock.h>
+#include <arch/cpu_arch.h>
+
+#define MAX_CPUS 64
+
+// Counters, one set per CPU, exported through /proc/switchyard/cpustat.
+// Each is only written by its own CPU, so no atomics are needed; readers
+// on other CPUs may see a value a few events old.
+struct cpu_stats {
+	uint64_t ctxsw;			// context switches (all)
+	uint64_t ctxsw_vol;		// ... because the thread blocked or yielded
+	uint64_t ctxsw_invol;		// ... because it was preempted
+	uint64_t migrations;		// threads moved to this CPU
+	uint64_t ipi_sent;
+	uint64_t ipi_recv;
+	uint64_t ipi_resched;		// received, by kind
+	uint64_t ipi_call;
+	uint64_t ipi_tlb;
+	uint64_t syscalls;
+	uint64_t pgfaults;
+	uint64_t ticks;
+	uint64_t idle_ns;
+	uint64_t xsave;			// extended state saved
+	uint64_t xsave_skip;		// ... save not needed
+	uint64_t xrstor;		// extended state restored
+	uint64_t xrstor_skip;		// ... restore not needed (still loaded)
+	uint64_t fpu_traps;		// facility-unavailable traps taken
+};
+
+struct thread;
+struct cross_call;
+
+struct cpu {
+	struct cpu *self;		// must stay first: read as %gs:0
+	uint64_t syscall_user_rsp;	// scratch for the syscall entry path
+	uint64_t kstack_top;		// top of the current thread's kernel stack
+	int id;				// logical CPU number, 0 = boot CPU
+	uint32_t apic_id;
+	volatile bool online;
+	struct thread *current;
+	struct thread *idle;
+	int preempt_count;		// >0: no preemption (interrupt or lock held)
+	volatile bool need_resched;
+	struct thread *switch_prev;	// thread switched away from, until it is off the CPU
+	struct thread *migrate_pending;	// ... and must move to another CPU
+
+	// Cross-CPU calls queued for this CPU (kernel/smp/cross_call.c).
+	struct spinlock call_lock;
+	struct cross_call *call_head;
+
+	struct cpu_stats stats;
+	struct cpu_arch arch;
+};
+
+extern struct cpu cpus[MAX_CPUS];
+extern int ncpus;		// CPUs found in the firmware tables
+extern volatile int ncpus_online;
+
+static inline struct cpu *this_cpu(void)
+{
+	return arch_this_cpu();
+}
+
+#endif

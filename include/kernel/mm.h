@@ -1,0 +1,27 @@
+// Address spaces.
+#ifndef KERNEL_MM_H
+#define KERNEL_MM_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <kernel/spinlock.h>
+#include <kernel/smp.h>
+
+struct vma;
+
+struct mm {
+	uint64_t root_pa;		// arch page-table root (PML4)
+	int refcount;			// threads and vfork parents using it
+	struct spinlock lock;		// guards the VMA list and page tables
+	struct vma *vmas;		// sorted by start address
+	volatile cpumask_t active_cpus;	// CPUs that may cache its translations
+	uint64_t brk_start, brk;	// program break
+	uint64_t mmap_hint;		// next search start for mmap
+	uint16_t asid;			// arch address-space id (PCID), 0 = none
+	int membarrier_state;		// registrations (membarrier(2))
+};
+
+// Switches this CPU to 'mm' (arch: CR3, PCID).
+void mm_activate(struct mm *mm);
+
+#endif

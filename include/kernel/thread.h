@@ -1,0 +1,72 @@
+// Threads: the unit the scheduler runs.  A thread always has a kernel
+// stack; a user thread also belongs to a process and an address space.
+#ifndef KERNEL_THREAD_H
+#define KERNEL_THREAD_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <kernel/smp.h>
+#include <arch/thread_arch.h>
+
+enum thread_state {
+	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
+	THREAD_BLOCKED,		// waiting; only a wake-up makes it runnable
+	THREAD_DEAD,		// exited; freed once it is off its CPU
+};
+
+struct process;
+struct mm;
+struct wait_queue;
+
+struct thread {
+	uint64_t kernel_rsp;		// saved by switch_stack
+	void *kstack;			// base of the kernel stack (KSTACK_SIZE)
+	int tid;
+	char name[16];
+	volatile enum thread_state state;
+	volatile int cpu;		// run queue it belongs to
+	volatile bool on_cpu;		// still executing (maybe switching out)
+	bool is_idle;
+	cpumask_t affinity;
+	uint64_t last_migration;	// jiffies, to avoid ping-pong
+	int slice;			// ticks left in its time slice
+	bool preempted;			// last switch-out was involuntary
+
+	struct thread *rq_next;		// run queue links
+	struct thread *rq_prev;
+
+	struct wait_queue *waiting_on;	// set while blocked on a wait queue
+	struct thread *wq_next;
+	uint64_t wake_deadline;		// ns, 0 = none (sleep timeouts)
+	bool timed_out;
+	volatile bool interruptible;	// a signal may end its sleep
+	struct thread *timer_next;
+
+	struct process *proc;		// NULL for kernel threads
+	struct mm *mm;			// address space, NULL for kernel threads
+	struct thread_arch arch;	// FS/GS base, extended state, ...
+	void *user;			// per-thread data of the process layer
+};
+
+// Creates a kernel thread that runs fn(arg) on 'cpu' (-1: this CPU).
+struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg, int cpu);
+
+// Allocates a thread with a kernel stack, not yet runnable.
+struct thread *thread_alloc(const char *name);
+void thread_free(struct thread *t);
+
+static inline struct thread *current_thread(void);
+
+#include <kernel/cpu.h>
+
+static inline struct thread *current_thread(void)
+{
+	return this_cpu()->current;
+}
+
+// Entry of every new thread: finishes the switch, runs fn(arg), exits.
+void thread_start(void (*fn)(void *), void *arg);
+int tid_alloc(void);
+void thread_arch_free(struct thread *t);	// arch: extended state etc.
+
+#endif

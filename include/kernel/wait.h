@@ -1,0 +1,53 @@
+// Wait queues: a thread sleeps until another wakes it, a deadline passes
+// or (if interruptible) a signal arrives.
+//
+// A wait queue has no lock of its own: the lock of the object it belongs
+// to (a pipe, a futex bucket, a process) protects it, and the condition
+// being waited for must change under that same lock.  That is what makes
+// a wake-up between "condition false" and "asleep" impossible to lose.
+//
+//	spin_lock_irqsave(&obj->lock);
+//	while (!condition) {
+//		err = wq_wait(&obj->wq, &obj->lock, deadline, true);
+//		if (err) break;
+//	}
+//	spin_unlock_irqrestore(&obj->lock, flags);
+#ifndef KERNEL_WAIT_H
+#define KERNEL_WAIT_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <kernel/spinlock.h>
+
+struct thread;
+
+struct wait_queue {
+	struct thread *head;
+};
+
+#define WAIT_FOREVER 0
+
+// Sleeps on 'wq' (may be NULL: a plain timed sleep), releasing 'lock'
+// (may be NULL) meanwhile and holding it again on return.  'deadline' is
+// absolute monotonic ns, or WAIT_FOREVER.  Returns 0 when woken (the
+// caller re-checks its condition), -ETIMEDOUT, or -EINTR if interruptible
+// and a signal is pending.
+int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, bool interruptible);
+
+// Wake threads sleeping on 'wq'; the object's lock must be held.
+// Return the number woken.
+int wq_wake_one(struct wait_queue *wq);
+int wq_wake_all(struct wait_queue *wq);
+int wq_wake_n(struct wait_queue *wq, int n);
+bool wq_empty(const struct wait_queue *wq);
+
+// Wakes a thread from an interruptible sleep (a signal arrived for it).
+void wake_interruptible(struct thread *t);
+
+// Called every tick: wakes threads whose deadline passed.
+void sched_timers_tick(void);
+
+// Hook of the process layer: does 't' have a signal to handle?
+bool thread_signal_pending(struct thread *t);
+
+#endif

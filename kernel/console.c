@@ -1,0 +1,54 @@
+// Console output.  kprintf formats a whole message into a buffer first and
+// writes it under a lock, so lines from different CPUs do not interleave.
+
+#include <stdarg.h>
+#include <arch/serial.h>
+#include <kernel/console.h>
+#include <kernel/spinlock.h>
+#include <lib/printf.h>
+
+static struct spinlock console_lock = SPINLOCK_INIT("console");
+
+void console_write_unlocked(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n')
+			serial_putc('\r');
+		serial_putc(buf[i]);
+	}
+}
+
+void console_write(const char *buf, size_t len)
+{
+	uint64_t flags = spin_lock_irqsave(&console_lock);
+	console_write_unlocked(buf, len);
+	spin_unlock_irqrestore(&console_lock, flags);
+}
+
+int kprintf(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	console_write(buf, n);
+	return n;
+}
+
+int kprintf_unlocked(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	console_write_unlocked(buf, n);
+	return n;
+}

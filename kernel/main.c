@@ -1,0 +1,44 @@
+// The arch-neutral boot sequence, entered from the arch's boot code once
+// the direct map is up.
+
+#include <kernel/boot.h>
+#include <kernel/cpu.h>
+#include <kernel/console.h>
+#include <kernel/panic.h>
+#include <kernel/power.h>
+#include <kernel/smp.h>
+#include <kernel/arch.h>
+#include <kernel/ktest.h>
+#include <kernel/proc.h>
+#include <kernel/sched.h>
+#include <mm/frame.h>
+#include <mm/kmalloc.h>
+#include <lib/string.h>
+
+static void memory_init(void)
+{
+	uint64_t total, free;
+
+	frame_init(boot_info.ram, boot_info.nram, arch_early_alloc_end());
+	arch_frames_ready();
+	frame_stats(&total, &free);
+	kprintf("memory: %lu MiB usable, %lu MiB free\n", total >> 8, free >> 8);
+}
+
+void kernel_main(void)
+{
+	kprintf("\nSwitchyard booting\n");
+	memory_init();
+	boot_options_apply(boot_info.cmdline);
+
+	arch_init_platform();		// clock, interrupt controller, timer
+	for (int i = 0; i < ncpus; i++)
+		sched_init_cpu(&cpus[i]);
+	kprintf("cpu: %s, %d CPU%s, %s\n", arch_cpu_description(), ncpus,
+		ncpus == 1 ? "" : "s", arch_clock_description());
+	arch_start_secondary_cpus();
+	kprintf("smp: %d of %d CPUs online\n", ncpus_online, ncpus);
+	ktest_run_selected();
+	start_init();
+	panic("start_init returned");
+}

@@ -1,0 +1,66 @@
+// Thread allocation and kernel threads.
+
+#include <kernel/thread.h>
+#include <kernel/sched.h>
+#include <kernel/panic.h>
+#include <mm/kmalloc.h>
+#include <mm/frame.h>
+#include <arch/memlayout.h>
+#include <arch/irq.h>
+#include <lib/string.h>
+
+static int next_tid = 1;
+
+int tid_alloc(void)
+{
+	return __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+}
+
+struct thread *thread_alloc(const char *name)
+{
+	struct thread *t = kzalloc(sizeof(*t));
+
+	if (!t)
+		return 0;
+	t->kstack = page_alloc(2);		// KSTACK_SIZE = 16 KiB
+	if (!t->kstack) {
+		kfree(t);
+		return 0;
+	}
+	t->tid = tid_alloc();
+	strlcpy(t->name, name, sizeof(t->name));
+	t->state = THREAD_BLOCKED;
+	t->cpu = -1;
+	t->affinity = ~(cpumask_t)0;
+	t->slice = SCHED_SLICE_TICKS;
+	return t;
+}
+
+void thread_free(struct thread *t)
+{
+	thread_arch_free(t);
+	if (t->kstack)
+		page_free(t->kstack, 2);
+	kfree(t);
+}
+
+// Where every new thread starts (see arch_thread_init).
+void thread_start(void (*fn)(void *), void *arg)
+{
+	sched_finish_switch();
+	irq_enable();
+	fn(arg);
+	sched_exit_current();
+}
+
+struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg, int cpu)
+{
+	struct thread *t = thread_alloc(name);
+
+	if (!t)
+		return 0;
+	arch_thread_init(t, fn, arg);
+	t->cpu = cpu < 0 ? this_cpu()->id : cpu;
+	sched_start(t);
+	return t;
+}

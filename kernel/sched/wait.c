@@ -1,0 +1,153 @@
+// Wait queues and sleep deadlines.
+
+#include <kernel/wait.h>
+#include <kernel/thread.h>
+#include <kernel/sched.h>
+#include <kernel/time.h>
+#include <kernel/cpu.h>
+#include <uapi/errno.h>
+#include <arch/irq.h>
+
+// Threads with a deadline, checked on CPU 0's tick.  Unsorted: the list
+// is short and a tick is long.
+static struct spinlock timer_lock = SPINLOCK_INIT("sleep timers");
+static struct thread *timer_head;
+
+static void timer_add(struct thread *t, uint64_t deadline)
+{
+	uint64_t flags = spin_lock_irqsave(&timer_lock);
+	t->wake_deadline = deadline;
+	t->timed_out = false;
+	t->timer_next = timer_head;
+	timer_head = t;
+	spin_unlock_irqrestore(&timer_lock, flags);
+}
+
+static void timer_remove(struct thread *t)
+{
+	uint64_t flags = spin_lock_irqsave(&timer_lock);
+	for (struct thread **p = &timer_head; *p; p = &(*p)->timer_next) {
+		if (*p == t) {
+			*p = t->timer_next;
+			break;
+		}
+	}
+	t->wake_deadline = 0;
+	spin_unlock_irqrestore(&timer_lock, flags);
+}
+
+void sched_timers_tick(void)
+{
+	if (this_cpu()->id != 0 || !timer_head)
+		return;
+	uint64_t now = clock_monotonic_ns();
+	spin_lock(&timer_lock);
+	for (struct thread **p = &timer_head; *p;) {
+		struct thread *t = *p;
+		if (t->wake_deadline && t->wake_deadline <= now) {
+			*p = t->timer_next;
+			t->wake_deadline = 0;
+			t->timed_out = true;
+			sched_wake(t);
+		} else {
+			p = &t->timer_next;
+		}
+	}
+	spin_unlock(&timer_lock);
+}
+
+static void wq_remove(struct wait_queue *wq, struct thread *t)
+{
+	for (struct thread **p = &wq->head; *p; p = &(*p)->wq_next) {
+		if (*p == t) {
+			*p = t->wq_next;
+			break;
+		}
+	}
+	t->wq_next = 0;
+	t->waiting_on = 0;
+}
+
+int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, bool interruptible)
+{
+	struct thread *t = current_thread();
+	uint64_t flags = irq_save();
+	int err = 0;
+
+	if (interruptible && thread_signal_pending(t)) {
+		irq_restore(flags);
+		return -EINTR;
+	}
+	if (deadline != WAIT_FOREVER && deadline <= clock_monotonic_ns()) {
+		irq_restore(flags);
+		return -ETIMEDOUT;
+	}
+	__atomic_store_n(&t->state, THREAD_BLOCKED, __ATOMIC_SEQ_CST);
+	t->interruptible = interruptible;
+	if (wq) {
+		t->waiting_on = wq;
+		t->wq_next = wq->head;
+		wq->head = t;
+	}
+	if (deadline != WAIT_FOREVER)
+		timer_add(t, deadline);
+	if (lock)
+		spin_unlock(lock);
+	// A signal that arrived after the check above found us BLOCKED and
+	// woke us; one before it made us return.  Either way nothing is lost.
+	t->preempted = false;
+	schedule();
+	if (lock)
+		spin_lock(lock);
+	// A waker takes us off the queue: then we were woken, whatever else
+	// happened at the same time (a late timeout must not lose a wake-up).
+	bool woken = wq && t->waiting_on != wq;
+	if (deadline != WAIT_FOREVER) {
+		if (t->timed_out && !woken)
+			err = -ETIMEDOUT;
+		timer_remove(t);
+	}
+	if (wq && !woken)
+		wq_remove(wq, t);
+	t->interruptible = false;
+	if (!err && !woken && interruptible && thread_signal_pending(t))
+		err = -EINTR;
+	irq_restore(flags);
+	return err;
+}
+
+int wq_wake_n(struct wait_queue *wq, int n)
+{
+	int woken = 0;
+
+	while (wq->head && woken < n) {
+		struct thread *t = wq->head;
+		wq->head = t->wq_next;
+		t->wq_next = 0;
+		t->waiting_on = 0;
+		sched_wake(t);
+		woken++;
+	}
+	return woken;
+}
+
+int wq_wake_one(struct wait_queue *wq)
+{
+	return wq_wake_n(wq, 1);
+}
+
+int wq_wake_all(struct wait_queue *wq)
+{
+	return wq_wake_n(wq, 1 << 30);
+}
+
+bool wq_empty(const struct wait_queue *wq)
+{
+	return wq->head == 0;
+}
+
+void wake_interruptible(struct thread *t)
+{
+	if (t->interruptible)
+		sched_wake(t);
+}

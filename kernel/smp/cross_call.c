@@ -1,0 +1,109 @@
+// Cross-CPU calls: a per-CPU queue of requests and an IPI to say "look at
+// your queue".  The caller may wait for completion; while it waits it
+// serves its own queue, so two CPUs calling each other cannot deadlock.
+
+#include <kernel/smp.h>
+#include <kernel/cpu.h>
+#include <kernel/arch.h>
+#include <kernel/panic.h>
+#include <mm/kmalloc.h>
+#include <arch/irq.h>
+
+cpumask_t cpumask_online(void)
+{
+	cpumask_t m = 0;
+	for (int i = 0; i < ncpus; i++)
+		if (cpus[i].online)
+			m |= cpumask_of(i);
+	return m;
+}
+
+static void enqueue(struct cpu *target, struct cross_call *call)
+{
+	uint64_t flags = spin_lock_irqsave(&target->call_lock);
+	call->next = target->call_head;
+	target->call_head = call;
+	spin_unlock_irqrestore(&target->call_lock, flags);
+	arch_send_ipi(target->id, IPI_CALL);
+}
+
+void cross_call_interrupt(void)
+{
+	struct cpu *c = this_cpu();
+	uint64_t flags = spin_lock_irqsave(&c->call_lock);
+	struct cross_call *list = c->call_head;
+
+	c->call_head = 0;
+	spin_unlock_irqrestore(&c->call_lock, flags);
+	while (list) {
+		struct cross_call *next = list->next;
+		list->fn(list->arg);
+		if (list->heap)
+			kfree(list);
+		else
+			__atomic_store_n(&list->done, true, __ATOMIC_RELEASE);
+		list = next;
+	}
+}
+
+static void wait_done(struct cross_call *call)
+{
+	while (!__atomic_load_n(&call->done, __ATOMIC_ACQUIRE)) {
+		// Serve calls aimed at us meanwhile (interrupts may be off).
+		if (this_cpu()->call_head)
+			cross_call_interrupt();
+		cpu_relax();
+	}
+}
+
+int cross_call(int cpu, void (*fn)(void *), void *arg, bool wait)
+{
+	if (cpu < 0 || cpu >= ncpus || !cpus[cpu].online)
+		return -1;
+	if (cpu == this_cpu()->id) {
+		uint64_t flags = irq_save();
+		fn(arg);
+		irq_restore(flags);
+		return 0;
+	}
+	if (wait) {
+		struct cross_call call = { fn, arg, 0, false, false };
+		enqueue(&cpus[cpu], &call);
+		wait_done(&call);
+		return 0;
+	}
+	struct cross_call *call = kmalloc(sizeof(*call));
+	if (!call)
+		return -1;
+	*call = (struct cross_call){ fn, arg, 0, false, true };
+	enqueue(&cpus[cpu], call);
+	return 0;
+}
+
+void cross_call_mask(cpumask_t mask, void (*fn)(void *), void *arg, bool wait)
+{
+	struct cross_call calls[MAX_CPUS];
+	int me = this_cpu()->id;
+
+	mask &= cpumask_online();
+	for (int i = 0; i < ncpus; i++) {
+		if (!(mask & cpumask_of(i)) || i == me)
+			continue;
+		if (wait) {
+			calls[i] = (struct cross_call){ fn, arg, 0, false, false };
+			enqueue(&cpus[i], &calls[i]);
+		} else {
+			cross_call(i, fn, arg, false);
+		}
+	}
+	if (mask & cpumask_of(me)) {
+		uint64_t flags = irq_save();
+		fn(arg);
+		irq_restore(flags);
+	}
+	if (wait) {
+		for (int i = 0; i < ncpus; i++)
+			if ((mask & cpumask_of(i)) && i != me)
+				wait_done(&calls[i]);
+	}
+}

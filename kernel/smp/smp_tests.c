@@ -1,0 +1,173 @@
+// In-kernel tests of SMP: IPIs, cross-CPU calls, per-CPU ticks, the clock.
+
+#include <kernel/ktest.h>
+#include <kernel/smp.h>
+#include <kernel/cpu.h>
+#include <kernel/arch.h>
+#include <kernel/sched.h>
+#include <kernel/thread.h>
+#include <kernel/time.h>
+#include <kernel/console.h>
+#include <arch/irq.h>
+
+static volatile uint64_t test_ipi_count[MAX_CPUS];
+static volatile int test_ipi_reply_to[MAX_CPUS];
+
+// Counts test IPIs; if asked to, answers the sender with one.
+void ipi_test_interrupt(void)
+{
+	int me = this_cpu()->id;
+	int to = test_ipi_reply_to[me];
+
+	test_ipi_count[me]++;
+	if (to >= 0) {
+		test_ipi_reply_to[me] = -1;
+		arch_send_ipi(to, IPI_TEST);
+	}
+}
+
+static bool wait_for(volatile uint64_t *v, uint64_t target, uint64_t timeout_ns)
+{
+	uint64_t t0 = clock_monotonic_ns();
+	while (*v < target) {
+		if (clock_monotonic_ns() - t0 > timeout_ns)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+KTEST(smp, all_cpus_online)
+{
+	KEXPECT(ncpus >= 1);
+	KEXPECT(ncpus_online == ncpus);
+	for (int i = 0; i < ncpus; i++)
+		KEXPECT(cpus[i].online);
+	return true;
+}
+
+KTEST(smp, ipi_to_every_cpu_and_back)
+{
+	int me = this_cpu()->id;
+
+	for (int i = 0; i < ncpus; i++)
+		test_ipi_reply_to[i] = -1;
+	for (int i = 0; i < ncpus; i++) {
+		if (i == me)
+			continue;
+		uint64_t sent_before = this_cpu()->stats.ipi_sent;
+		uint64_t theirs = test_ipi_count[i], mine = test_ipi_count[me];
+		test_ipi_reply_to[i] = me;
+		arch_send_ipi(i, IPI_TEST);
+		KEXPECT(wait_for(&test_ipi_count[i], theirs + 1, 2000000000));
+		KEXPECT(wait_for(&test_ipi_count[me], mine + 1, 2000000000));
+		KEXPECT(this_cpu()->stats.ipi_sent == sent_before + 1);
+	}
+	return true;
+}
+
+static void record_cpu(void *arg)
+{
+	*(volatile int *)arg = this_cpu()->id;
+}
+
+struct pair_result {
+	volatile int ran_on[MAX_CPUS];
+	volatile int failures;
+	volatile int finished;
+};
+
+// Runs pinned on one CPU: calls every other CPU and checks where it ran.
+static void call_everyone(void *arg)
+{
+	struct pair_result *r = arg;
+	int me = this_cpu()->id;
+
+	for (int j = 0; j < ncpus; j++) {
+		volatile int where = -1;
+		if (cross_call(j, record_cpu, (void *)&where, true) != 0 || where != j)
+			__atomic_add_fetch(&r->failures, 1, __ATOMIC_SEQ_CST);
+	}
+	r->ran_on[me] = this_cpu()->id;
+	__atomic_add_fetch(&r->finished, 1, __ATOMIC_SEQ_CST);
+}
+
+KTEST(smp, cross_call_every_cpu_to_every_cpu)
+{
+	static struct pair_result r;
+
+	r.failures = 0;
+	r.finished = 0;
+	for (int i = 0; i < ncpus; i++) {
+		r.ran_on[i] = -1;
+		KEXPECT(kthread_create("xcall-test", call_everyone, &r, i) != 0);
+	}
+	uint64_t t0 = clock_monotonic_ns();
+	while (r.finished < ncpus && clock_monotonic_ns() - t0 < 10000000000ULL)
+		sched_yield();
+	KEXPECT(r.finished == ncpus);
+	KEXPECT(r.failures == 0);
+	for (int i = 0; i < ncpus; i++)
+		KEXPECT(r.ran_on[i] == i);
+	return true;
+}
+
+static void count_call(void *arg)
+{
+	__atomic_add_fetch((volatile int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+KTEST(smp, cross_call_mask_waits_for_all)
+{
+	volatile int hits = 0;
+
+	cross_call_mask(cpumask_online(), count_call, (void *)&hits, true);
+	KEXPECT(hits == ncpus_online);
+	return true;
+}
+
+KTEST(time, timer_ticks_on_every_cpu)
+{
+	uint64_t before[MAX_CPUS];
+
+	for (int i = 0; i < ncpus; i++)
+		before[i] = cpus[i].stats.ticks;
+	// Five ticks' worth of time, plus slack for slow emulation.
+	uint64_t t0 = clock_monotonic_ns();
+	uint64_t wait = 5 * 1000000000ULL / timer_hz;
+	while (clock_monotonic_ns() - t0 < wait)
+		sched_yield();
+	for (int i = 0; i < ncpus; i++) {
+		uint64_t t1 = clock_monotonic_ns();
+		while (cpus[i].stats.ticks < before[i] + 2 && clock_monotonic_ns() - t1 < 2000000000ULL)
+			sched_yield();
+		KEXPECT(cpus[i].stats.ticks >= before[i] + 2);
+	}
+	return true;
+}
+
+static void read_clock(void *arg)
+{
+	*(volatile uint64_t *)arg = clock_monotonic_ns();
+}
+
+KTEST(time, clock_monotonic_across_cpus)
+{
+	for (int round = 0; round < 200; round++) {
+		for (int j = 0; j < ncpus; j++) {
+			volatile uint64_t theirs = 0;
+			uint64_t t0 = clock_monotonic_ns();
+			KEXPECT(cross_call(j, read_clock, (void *)&theirs, true) == 0);
+			uint64_t t1 = clock_monotonic_ns();
+			KEXPECT(t0 <= theirs && theirs <= t1);
+		}
+	}
+	// And it advances at the right rate against the tick, within 50%.
+	uint64_t j0 = jiffies, t0 = clock_monotonic_ns();
+	while (jiffies < j0 + 10)
+		sched_yield();
+	uint64_t elapsed = clock_monotonic_ns() - t0;
+	uint64_t expect = 10 * 1000000000ULL / timer_hz;
+	KEXPECT(elapsed > expect / 2 && elapsed < expect * 2);
+	return true;
+}

@@ -1,0 +1,41 @@
+// The periodic tick.  Every CPU's local timer interrupts timer_hz times a
+// second; the tick drives preemption and timeouts.
+
+#include <kernel/time.h>
+#include <kernel/trap.h>
+#include <kernel/cpu.h>
+#include <kernel/boot.h>
+#include <kernel/sched.h>
+#include <lib/string.h>
+#include <arch/irq.h>
+
+unsigned timer_hz = 100;
+volatile uint64_t jiffies;
+
+static int set_hz(const char *value)
+{
+	uint64_t v;
+	if (!value || !parse_u64(value, 10, &v) || v < 10 || v > 10000)
+		return -1;
+	timer_hz = (unsigned)v;
+	return 0;
+}
+BOOT_OPTION(hz, "timer ticks per second per CPU (10..10000, default 100)", set_hz);
+
+void timer_interrupt(struct trap_frame *f)
+{
+	struct cpu *c = this_cpu();
+
+	(void)f;
+	c->stats.ticks++;
+	if (c->id == 0)
+		jiffies++;
+	sched_tick();
+}
+
+void delay_ns(uint64_t ns)
+{
+	uint64_t t0 = clock_monotonic_ns();
+	while (clock_monotonic_ns() - t0 < ns)
+		cpu_relax();
+}
