@@ -120,6 +120,16 @@ static uint64_t direct_flags(uint64_t pa)
 	return flags;
 }
 
+// The PD entry covering va in the kernel tables, or NULL if the tables
+// above it do not exist yet.
+static uint64_t *kernel_pde(uint64_t va)
+{
+	return walk_to(kernel_pml4_pa, va, 2, false, false);
+}
+
+// Maps [start, end) into the direct map.  Ranges may overlap ones mapped
+// before (the firmware's map lists the initrd inside RAM, say): whatever
+// is already mapped is left as it is.
 static void direct_map_range(uint64_t start, uint64_t end)
 {
 	uint64_t ro_start = kimg_phys(kernel_start) & ~0x1fffffUL;
@@ -127,15 +137,24 @@ static void direct_map_range(uint64_t start, uint64_t end)
 	uint64_t pa = start & ~(PAGE_SIZE - 1);
 
 	while (pa < end) {
-		bool big = (pa & 0x1fffff) == 0 && pa + 0x200000 <= end &&
-			   (pa + 0x200000 <= ro_start || pa >= ro_end);
-		if (big) {
-			map_2m(DIRECT_MAP_START + pa, pa, direct_flags(pa));
-			pa += 0x200000;
-		} else {
-			map_4k(DIRECT_MAP_START + pa, pa, direct_flags(pa));
-			pa += PAGE_SIZE;
+		uint64_t va = DIRECT_MAP_START + pa;
+		uint64_t *pde = kernel_pde(va);
+		if (pde && (*pde & PTE_PS)) {		// inside a mapped 2 MiB page
+			pa = (pa + 0x200000) & ~0x1fffffUL;
+			continue;
 		}
+		bool big = (pa & 0x1fffff) == 0 && pa + 0x200000 <= end &&
+			   (pa + 0x200000 <= ro_start || pa >= ro_end) &&
+			   !(pde && (*pde & PTE_P));	// no 4 KiB table there yet
+		if (big) {
+			map_2m(va, pa, direct_flags(pa));
+			pa += 0x200000;
+			continue;
+		}
+		uint64_t *pte = walk_to(kernel_pml4_pa, va, 1, false, false);
+		if (!pte || !(*pte & PTE_P))
+			map_4k(va, pa, direct_flags(pa));
+		pa += PAGE_SIZE;
 	}
 }
 

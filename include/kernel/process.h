@@ -1,0 +1,82 @@
+// Processes: a group of threads sharing an address space, open files and
+// signal handlers, with a place in the parent/child tree.
+#ifndef KERNEL_PROCESS_H
+#define KERNEL_PROCESS_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <kernel/spinlock.h>
+#include <kernel/wait.h>
+#include <kernel/thread.h>
+#include <uapi/signal.h>
+
+struct mm;
+struct fdtable;
+struct vnode;
+
+#define EXE_PATH_MAX 256
+
+// Signal dispositions, shared by threads created with CLONE_SIGHAND.
+struct sighand {
+	int refcount;
+	struct spinlock lock;
+	struct k_sigaction action[NSIG + 1];	// indexed by signal number
+};
+
+struct rlimit_pair {
+	uint64_t cur, max;
+};
+
+#define RLIMIT_COUNT 16
+
+struct process {
+	int pid;
+	int pgid, sid;
+	struct spinlock lock;		// children, threads, exit state
+
+	struct process *parent;
+	struct process *children;	// first child
+	struct process *sibling;	// next child of the same parent
+	struct wait_queue child_wait;	// wait4() sleeps here
+
+	struct thread *threads;		// linked through thread->proc_next
+	int nthreads;
+
+	struct mm *mm;
+	struct fdtable *fdt;
+	struct vnode *cwd;
+	struct sighand *sighand;
+	uint64_t sig_pending;		// process-directed pending signals
+	char exe_path[EXE_PATH_MAX];	// /proc/self/exe
+
+	bool exiting;			// exit_group in progress
+	bool zombie;			// all threads gone, waiting to be reaped
+	int exit_status;		// wait status (Linux encoding)
+	int exit_signal;		// signal sent to the parent at exit (SIGCHLD)
+
+	// vfork: the parent sleeps until the child execs or exits.
+	struct process *vfork_parent;
+	bool vfork_done;
+
+	struct rlimit_pair rlimits[RLIMIT_COUNT];
+	uint64_t start_ns;
+};
+
+static inline struct process *current_process(void)
+{
+	return current_thread()->proc;
+}
+
+struct process *process_find(int pid);	// NULL if none; no reference taken
+
+// Signals (kernel/proc/signal.c).
+void signal_send_process(struct process *p, int sig, const struct ksiginfo *info);
+void signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+// A synchronous fault: deliver now to the current thread (kills it if the
+// signal is blocked or ignored, as Linux does).
+void signal_force_fault(int sig, int code, uint64_t addr);
+
+// Exit of the whole process with a wait status; never returns.
+__attribute__((noreturn)) void process_exit_group(int wait_status);
+
+#endif

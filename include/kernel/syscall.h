@@ -1,0 +1,40 @@
+// System calls.  Each is registered where it is implemented:
+//
+//	SYSCALL_DEFINE(SYS_read, read)
+//	{
+//		int fd = (int)args->a[0];
+//		...
+//		return n;	// or -EBADF etc.
+//	}
+//
+// The return value goes to user space in rax; negative values in
+// [-4095, -1] are errors (Linux convention).
+#ifndef KERNEL_SYSCALL_H
+#define KERNEL_SYSCALL_H
+
+#include <stdint.h>
+#include <uapi/syscall_nr.h>
+
+struct trap_frame;
+
+struct syscall_args {
+	uint64_t a[6];
+	struct trap_frame *frame;	// the user registers (fork, exec, signals)
+};
+
+typedef long (*syscall_fn)(struct syscall_args *args);
+
+struct syscall_entry {
+	int nr;
+	const char *name;
+	syscall_fn fn;
+};
+
+#define SYSCALL_DEFINE(nr_, name_)					\
+	static long sys_##name_(struct syscall_args *args);		\
+	static const struct syscall_entry syscall_entry_##name_		\
+	    __attribute__((used, section(".syscalls"), aligned(8))) =	\
+	    { nr_, #name_, sys_##name_ };				\
+	static long sys_##name_(struct syscall_args *args)
+
+#endif

@@ -1,0 +1,37 @@
+// Checked access to user memory.  Every user pointer the kernel touches
+// goes through these: an address that is not mapped (after demand
+// paging), in the kernel half, non-canonical, or lacking the needed
+// permission gives -EFAULT, never a kernel fault.
+#ifndef KERNEL_UACCESS_H
+#define KERNEL_UACCESS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#define PATH_MAX 4096
+
+// 0 on success, -EFAULT if any byte is inaccessible (a prefix may have
+// been copied).
+int copy_from_user(void *dst, uint64_t usrc, size_t n);
+int copy_to_user(uint64_t udst, const void *src, size_t n);
+int clear_user(uint64_t udst, size_t n);
+
+// Copies a NUL-terminated string of at most max-1 characters plus NUL.
+// Returns its length, -EFAULT, or -ENAMETOOLONG if no NUL within max.
+long strncpy_from_user(char *dst, uint64_t usrc, size_t max);
+
+// Is [addr, addr+n) entirely in the user half (no wrap-around)?
+bool user_range_ok(uint64_t addr, size_t n);
+
+// Small fixed-size helpers.
+int get_user_u32(uint32_t *v, uint64_t uaddr);
+int get_user_u64(uint64_t *v, uint64_t uaddr);
+int put_user_u32(uint64_t uaddr, uint32_t v);
+int put_user_u64(uint64_t uaddr, uint64_t v);
+
+// Atomic compare-and-exchange / read on a user u32 (futexes): returns 0
+// and sets *old, or -EFAULT.
+int user_cmpxchg_u32(uint64_t uaddr, uint32_t expected, uint32_t desired, uint32_t *old);
+
+#endif
