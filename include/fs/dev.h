@@ -1,0 +1,18 @@
+// Device nodes (/dev) and synthetic files (/proc), and the console's
+// input side.
+#ifndef FS_DEV_H
+#define FS_DEV_H
+
+// Creates /dev/{null,zero,full,random,urandom,console,tty}.
+int devices_init(void);
+// Creates /proc/self/exe and /proc/switchyard/cpustat.
+int procfs_init(void);
+
+// Called on every tick of CPU 0 (interrupt context): moves bytes waiting
+// in the UART into the console's input buffer and wakes readers.
+void console_poll_input(void);
+
+// Feeds bytes to the console as if typed (tests).
+void console_inject(const char *s, unsigned long n);
+
+#endif

@@ -1,0 +1,87 @@
+// Linux x86-64 values of the open flags, file modes and related constants
+// that user space passes to the file system calls.
+#ifndef FS_FCNTL_H
+#define FS_FCNTL_H
+
+#define O_ACCMODE	00000003
+#define O_RDONLY	00000000
+#define O_WRONLY	00000001
+#define O_RDWR		00000002
+#define O_CREAT		00000100
+#define O_EXCL		00000200
+#define O_NOCTTY	00000400
+#define O_TRUNC		00001000
+#define O_APPEND	00002000
+#define O_NONBLOCK	00004000
+#define O_DSYNC		00010000
+#define O_ASYNC		00020000
+#define O_DIRECT	00040000
+#define O_LARGEFILE	00100000
+#define O_DIRECTORY	00200000
+#define O_NOFOLLOW	00400000
+#define O_NOATIME	01000000
+#define O_CLOEXEC	02000000
+#define O_SYNC		04010000
+#define O_PATH		010000000
+#define O_TMPFILE	020200000
+
+// The flags F_SETFL may change; the others it silently ignores.
+#define O_SETFL_MASK	(O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)
+
+#define AT_FDCWD		(-100)
+#define AT_SYMLINK_NOFOLLOW	0x100
+#define AT_REMOVEDIR		0x200
+#define AT_EACCESS		0x200
+#define AT_SYMLINK_FOLLOW	0x400
+#define AT_NO_AUTOMOUNT		0x800
+#define AT_EMPTY_PATH		0x1000
+#define AT_STATX_SYNC_TYPE	0x6000
+
+#define F_DUPFD		0
+#define F_GETFD		1
+#define F_SETFD		2
+#define F_GETFL		3
+#define F_SETFL		4
+#define F_GETLK		5
+#define F_SETLK		6
+#define F_SETLKW	7
+#define F_SETOWN	8
+#define F_GETOWN	9
+#define F_DUPFD_CLOEXEC	1030
+#define F_SETPIPE_SZ	1031
+#define F_GETPIPE_SZ	1032
+#define FD_CLOEXEC	1
+
+#define SEEK_SET	0
+#define SEEK_CUR	1
+#define SEEK_END	2
+#define SEEK_DATA	3
+#define SEEK_HOLE	4
+
+#define S_IFMT		0170000
+#define S_IFSOCK	0140000
+#define S_IFLNK		0120000
+#define S_IFREG		0100000
+#define S_IFBLK		0060000
+#define S_IFDIR		0040000
+#define S_IFCHR		0020000
+#define S_IFIFO		0010000
+
+#define RENAME_NOREPLACE	1
+#define RENAME_EXCHANGE		2
+#define RENAME_WHITEOUT		4
+
+// d_type values of getdents64.
+#define DT_UNKNOWN	0
+#define DT_FIFO		1
+#define DT_CHR		2
+#define DT_DIR		4
+#define DT_REG		8
+#define DT_LNK		10
+
+#define NAME_MAX	255
+#define PIPE_BUF	4096
+#define FD_LIMIT	1024	// RLIMIT_NOFILE ceiling
+#define RLIMIT_NOFILE_INDEX 7
+
+#endif

@@ -1,0 +1,83 @@
+// Open file descriptions and per-process descriptor tables.
+//
+// A struct file is what open(2) creates: a vnode or pipe end, an offset
+// and status flags, shared by dup'ed and inherited descriptors.  A struct
+// fdtable maps descriptor numbers to files (plus FD_CLOEXEC); threads
+// created with CLONE_FILES share one.
+#ifndef FS_FILE_H
+#define FS_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <kernel/spinlock.h>
+#include <fs/iobuf.h>
+
+struct vnode;
+struct pipe;
+
+struct file {
+	int refcount;			// atomic
+	uint32_t flags;			// O_ACCMODE and the status flags (O_APPEND, O_NONBLOCK, ...)
+	struct vnode *vn;		// NULL for a pipe end
+	struct pipe *pipe;
+	bool pipe_writer;		// which end of 'pipe'
+	struct spinlock lock;		// guards 'off'
+	uint64_t off;			// file offset; getdents64 position for directories
+};
+
+// A new file on 'vn' (taking over the caller's vnode reference) or on one
+// end of a pipe.  NULL when out of memory.
+struct file *file_new_vnode(struct vnode *vn, uint32_t flags);
+struct file *file_new_pipe(struct pipe *pipe, bool writer, uint32_t flags);
+void file_get(struct file *f);
+void file_put(struct file *f);
+
+bool file_readable(const struct file *f);
+bool file_writable(const struct file *f);
+
+// I/O at the file offset (updated), or at an explicit one (pread/pwrite,
+// -ESPIPE on pipes).  Return bytes moved or a negative errno.
+long file_read(struct file *f, struct iobuf *b, size_t n);
+long file_write(struct file *f, struct iobuf *b, size_t n);
+long file_pread(struct file *f, struct iobuf *b, size_t n, uint64_t off);
+long file_pwrite(struct file *f, struct iobuf *b, size_t n, uint64_t off);
+// The current readiness: POLLIN/POLLOUT/POLLHUP/POLLERR bits.
+int file_poll(struct file *f);
+
+// ---- descriptor tables ----
+
+struct fdtable {
+	struct spinlock lock;
+	int refcount;			// processes/threads sharing it (atomic)
+	int size;			// slots in 'files'
+	struct file **files;
+	uint8_t *cloexec;		// per slot: FD_CLOEXEC
+};
+
+struct fdtable *fdtable_new(void);
+// fork: a new table sharing every open file description.
+struct fdtable *fdtable_copy(struct fdtable *fdt);
+void fdtable_get(struct fdtable *fdt);
+void fdtable_put(struct fdtable *fdt);		// the last put closes everything
+void fdtable_close_on_exec(struct fdtable *fdt);
+// init: descriptors 0, 1 and 2 on /dev/console.  0 or a negative errno.
+int fdtable_open_console(struct fdtable *fdt);
+
+// The lowest free descriptor >= minfd now holds 'f' (a new reference is
+// taken); returns it, or -EMFILE.
+int fd_install(struct fdtable *fdt, struct file *f, int minfd, bool cloexec);
+// The file behind 'fd' with a reference for the caller, or NULL.
+struct file *fd_get(struct fdtable *fdt, int fd);
+int fd_close(struct fdtable *fdt, int fd);
+// dup2/dup3: 'newfd' refers to the same file as 'oldfd'.
+int fd_dup_to(struct fdtable *fdt, int oldfd, int newfd, bool cloexec);
+int fd_get_cloexec(struct fdtable *fdt, int fd);	// 0/1 or -EBADF
+int fd_set_cloexec(struct fdtable *fdt, int fd, bool on);
+// The process's limit on descriptor numbers (RLIMIT_NOFILE, at most 1024).
+int fd_limit(void);
+
+// The current process's table (NULL for kernel threads).
+struct fdtable *current_fdtable(void);
+
+#endif

@@ -1,0 +1,32 @@
+// Helpers shared by the file system calls (kernel/syscall/fs_*.c): user
+// paths, *at() starting directories and descriptor lookups.
+#ifndef FS_FS_SYSCALL_H
+#define FS_FS_SYSCALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <fs/vfs.h>
+#include <fs/file.h>
+
+// Copies a user path into a new PATH_MAX buffer (free with kfree).
+// -EFAULT, -ENAMETOOLONG, -ENOMEM.
+long user_path(uint64_t upath, char **out);
+
+// The directory a relative path in an *at() call starts from: NULL for
+// the cwd (AT_FDCWD, or when 'path' is absolute), else the vnode of
+// 'dirfd' with a reference.  -EBADF, -ENOTDIR.
+int at_start(int dirfd, const char *path, struct vnode **start);
+
+// Lookup of a user path relative to dirfd.  'flags' are LOOKUP_*.
+int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out);
+
+// The descriptor's file with a reference, or NULL.
+struct file *fget(int fd);
+
+// Sets the cwd of the current process (takes over the reference).
+void vfs_set_cwd(struct vnode *vn);
+
+// The file mode creation mask.
+extern uint32_t fs_umask;
+
+#endif

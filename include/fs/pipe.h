@@ -1,0 +1,27 @@
+// Pipes: a 64 KiB ring buffer between a read end and a write end.
+#ifndef FS_PIPE_H
+#define FS_PIPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <fs/iobuf.h>
+
+struct file;
+struct pipe;
+
+#define PIPE_SIZE (64 * 1024)
+
+// Two new files, the read and write ends; 'flags' may hold O_NONBLOCK.
+int pipe_create(struct file **rd, struct file **wr, uint32_t flags);
+long pipe_read(struct file *f, struct iobuf *b, size_t n);
+long pipe_write(struct file *f, struct iobuf *b, size_t n);
+int pipe_poll(struct file *f);
+size_t pipe_bytes_ready(struct file *f);	// FIONREAD
+// The file on one end is going away.
+void pipe_release(struct file *f);
+
+// For the in-kernel tests: a pipe without files.
+struct pipe *pipe_alloc(void);
+void pipe_free(struct pipe *p);
+
+#endif

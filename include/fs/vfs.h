@@ -1,0 +1,81 @@
+// The file system as the rest of the kernel sees it: one in-memory tree,
+// filled from the initramfs at boot.
+#ifndef FS_VFS_H
+#define FS_VFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <fs/vnode.h>
+
+// Unpacks the newc cpio archive into the tree, then adds /dev, /proc and
+// /tmp.  0 or a negative errno (a corrupt archive is reported and the
+// entries before the damage are kept).
+int vfs_init(const void *cpio, size_t len);
+
+struct vnode *vfs_root(void);		// no reference taken
+
+// Looks up 'path' relative to the current process's cwd (or the root if
+// there is no process or cwd).  'follow': follow a symlink in the last
+// component.  On success *out holds a reference.  Errors: ENOENT,
+// ENOTDIR, ELOOP, ENAMETOOLONG.
+int vfs_lookup(const char *path, bool follow, struct vnode **out);
+
+void vnode_get(struct vnode *vn);
+void vnode_put(struct vnode *vn);
+
+// Reads file data into a kernel buffer; returns bytes read (0 at EOF) or
+// a negative errno.
+long vnode_read(struct vnode *vn, uint64_t off, void *kbuf, size_t n);
+
+// The absolute path of 'vn' (a directory, or a file by its last name):
+// the length, -ENOENT if it has been unlinked, -ERANGE if buf is small.
+int vnode_path(struct vnode *vn, char *buf, size_t size);
+
+// ---- for the file system calls ----
+
+#define LOOKUP_FOLLOW		1	// follow a symlink in the last component
+#define LOOKUP_EMPTY_OK		2	// "" names the start directory (AT_EMPTY_PATH)
+
+// Lookup from 'start' (NULL: the cwd) for relative paths.
+int vfs_lookup_at(struct vnode *start, const char *path, int flags, struct vnode **out);
+
+// Resolves all but the last component: *dir (referenced) is the directory
+// that would hold it, name[] (NAME_MAX + 1 bytes) gets the last component,
+// or "" for "/" and "." / ".." as they are.  *trailing_slash says whether
+// the path ended with '/'.
+int vfs_lookup_parent(struct vnode *start, const char *path, struct vnode **dir,
+		      char *name, bool *trailing_slash);
+
+// Creates 'name' in 'dir': a regular file, directory, or symlink (with
+// 'target').  -EEXIST if the name is taken; *out (if not NULL) gets the
+// new vnode with a reference.
+int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
+	       const char *target, struct vnode **out);
+// Like vfs_create for a regular file, but an existing name is opened
+// instead (O_CREAT without O_EXCL); *created says which happened.
+int vfs_create_or_open(struct vnode *dir, const char *name, uint32_t perm, bool excl,
+		       struct vnode **out, bool *created);
+int vfs_unlink(struct vnode *dir, const char *name, bool want_dir);
+int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
+	       unsigned flags);
+int vfs_link(struct vnode *vn, struct vnode *dir, const char *name);
+// Adds a device or synthetic node (boot-time setup).
+int vfs_add_node(const char *dirpath, const char *name, struct vnode *vn);
+// Creates all missing directories of an absolute path.
+int vfs_mkdir_p(const char *path, struct vnode **out);
+
+// Readlink: the target of a symlink (computed for /proc/self/exe); the
+// length or -EINVAL for a non-symlink.
+long vnode_readlink(struct vnode *vn, char *buf, size_t size);
+
+// getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
+// entries from position *pos on ("." and ".." first) until emit returns
+// false; *pos gets the position to resume at.
+typedef bool (*dir_emit_fn)(void *arg, const char *name, size_t len, uint64_t ino,
+			    unsigned type, uint64_t next_pos);
+int vfs_readdir(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg);
+
+unsigned vnode_dtype(const struct vnode *vn);
+
+#endif

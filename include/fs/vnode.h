@@ -1,0 +1,124 @@
+// Vnodes: the files of Switchyard's in-memory file tree (ramfs).
+//
+// Locking.  One tree lock (vfs_tree_lock) guards every directory's entry
+// list, every vnode's name, parent, nlink and refcount: lookups walk the
+// tree holding it, so no vnode can vanish under them.  Each vnode's own
+// lock guards its size, times and data pages.  Neither lock is ever held
+// while touching user memory (that may fault and sleep); data pages are
+// pinned with a frame reference instead while they are copied.
+//
+// Lifetime.  A vnode lives while it has a name (nlink > 0) or a
+// reference (an open file, a cwd, a lookup in progress); the last of the
+// two to go frees it, so an unlinked file stays readable while open.
+#ifndef FS_VNODE_H
+#define FS_VNODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <kernel/spinlock.h>
+#include <fs/iobuf.h>
+
+enum vnode_type {
+	VNODE_DIR = 1,
+	VNODE_REG,
+	VNODE_SYMLINK,
+	VNODE_CHR,
+};
+
+struct vnode;
+struct file;
+
+// Devices and synthetic files (/proc) supply their own behaviour; a
+// missing hook means the ordinary ramfs one (or "not supported").
+struct vnode_ops {
+	long (*read)(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n);
+	long (*write)(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n);
+	int (*poll)(struct vnode *vn);				// POLLIN/POLLOUT/...
+	long (*ioctl)(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg);
+	// A symlink whose target is computed at lookup (/proc/self/exe);
+	// returns the length or a negative errno.
+	long (*target)(struct vnode *vn, char *buf, size_t size);
+	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
+};
+
+// One name in a directory.  'seq' orders the entries and is the
+// getdents64 position, stable while other entries come and go.
+struct dirent_node {
+	struct dirent_node *next;
+	struct vnode *vn;
+	uint64_t seq;
+	uint16_t namelen;
+	char name[];
+};
+
+struct vnode {
+	enum vnode_type type;
+	uint32_t mode;			// st_mode: type and permission bits
+	uint64_t ino;
+	uint32_t uid, gid;
+	uint64_t rdev;			// devices: (major << 8) | minor
+
+	// Under vfs_tree_lock.
+	int refcount;
+	uint32_t nlink;
+	struct vnode *parent;		// the directory holding 'name'; NULL once unlinked
+	char *name;			// the name there (for getcwd and /proc/self/exe)
+	struct dirent_node *entries;	// directories: in 'seq' order
+	struct dirent_node *entries_tail;
+	uint64_t next_seq;
+	uint32_t nentries;
+
+	// Under 'lock'.
+	struct spinlock lock;
+	uint64_t size;
+	uint64_t atime_ns, mtime_ns, ctime_ns;	// realtime
+	void **pages;			// regular files: page i holds bytes [i*4K, (i+1)*4K)
+	uint64_t npages;		// slots in 'pages' (a NULL slot is a hole)
+
+	char *target;			// symlinks: immutable, 'size' bytes + NUL
+	const struct vnode_ops *ops;	// devices and synthetic files, else NULL
+	void *priv;
+};
+
+extern struct spinlock vfs_tree_lock;
+
+// The realtime clock of the file system: a fixed boot epoch plus the
+// monotonic clock (Switchyard has no RTC).
+#define FS_BOOT_EPOCH_SEC 1735689600ULL		// 2025-01-01 00:00:00 UTC
+uint64_t fs_now_ns(void);
+
+// A new vnode with refcount 1 and nlink 0 (not yet in any directory).
+struct vnode *vnode_alloc(enum vnode_type type, uint32_t perm);
+
+// Directory entries; the caller holds vfs_tree_lock.
+struct dirent_node *dir_find(struct vnode *dir, const char *name, size_t len);
+int dir_add(struct vnode *dir, const char *name, size_t len, struct vnode *vn);
+void dir_remove(struct vnode *dir, struct dirent_node *d);
+bool dir_is_empty(struct vnode *dir);
+// Lower level, for rename: an entry not yet in any directory, and moving
+// one in or out of a list without touching link counts.
+struct dirent_node *dirent_new(struct vnode *vn, const char *name, size_t len);
+void dir_attach(struct vnode *dir, struct dirent_node *d);
+void dir_detach(struct vnode *dir, struct dirent_node *d);
+// Records 'name' in 'dir' as the vnode's name for getcwd/vnode_path.
+void vnode_set_name(struct vnode *vn, struct vnode *dir, const char *name, size_t len);
+
+// Regular file data.  The iobuf variants serve user and kernel buffers.
+long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n);
+// Writes at 'off', or at the end of the file when 'append'; *end gets
+// the offset just past the last byte written.
+long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b,
+		    size_t n, uint64_t *end);
+long vnode_write(struct vnode *vn, uint64_t off, const void *kbuf, size_t n);
+int vnode_truncate(struct vnode *vn, uint64_t size);
+
+// The frame holding page 'index' of a regular file, with a reference
+// the caller drops with frame_unref (file mappings).  A hole inside the
+// file gets a fresh zeroed page; past the end gives -ENXIO.
+int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa);
+
+// Largest regular file: bounds the page array.
+#define VNODE_MAX_FILE_SIZE (1ULL << 32)
+
+#endif

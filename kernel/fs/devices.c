@@ -1,0 +1,437 @@
+// Character devices: null, zero, full, random/urandom and the console.
+//
+// The console's output goes straight to console_write.  Its input is a
+// ring buffer filled from the UART on CPU 0's tick (console_poll_input)
+// and read through a small line discipline: canonical mode (the default)
+// hands out whole lines and handles erase and end-of-file; echo follows
+// the ECHO flag that TCSETS controls, as busybox's line editor expects.
+
+#include <fs/dev.h>
+#include <fs/vfs.h>
+#include <fs/file.h>
+#include <fs/fcntl.h>
+#include <fs/poll.h>
+#include <arch/serial.h>
+#include <kernel/console.h>
+#include <kernel/process.h>
+#include <kernel/uaccess.h>
+#include <kernel/wait.h>
+#include <kernel/time.h>
+#include <lib/string.h>
+#include <uapi/errno.h>
+
+#define CHUNK 256
+
+// ---- null, zero, full, random ----
+
+static long null_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f; (void)off; (void)b; (void)n;
+	return 0;
+}
+
+static long null_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f; (void)off; (void)b;
+	return n;
+}
+
+static long zero_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f; (void)off;
+	if (iobuf_zero(b, 0, n) < 0)
+		return -EFAULT;
+	return n;
+}
+
+static long full_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f; (void)off; (void)b;
+	return n ? -ENOSPC : 0;
+}
+
+// Not cryptographic: a xorshift generator stirred with the clock.
+static uint64_t random_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t random_next(void)
+{
+	uint64_t x = __atomic_load_n(&random_state, __ATOMIC_RELAXED);
+
+	x ^= clock_monotonic_ns() * 0xbf58476d1ce4e5b9ULL;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	__atomic_store_n(&random_state, x, __ATOMIC_RELAXED);
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+static long random_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	uint64_t words[CHUNK / 8];
+	size_t done = 0;
+
+	(void)vn; (void)f; (void)off;
+	while (done < n) {
+		size_t chunk = n - done < CHUNK ? n - done : CHUNK;
+
+		for (size_t i = 0; i < (chunk + 7) / 8; i++)
+			words[i] = random_next();
+		if (iobuf_put(b, done, words, chunk) < 0)
+			return done ? (long)done : -EFAULT;
+		done += chunk;
+	}
+	return done;
+}
+
+static const struct vnode_ops null_ops = { .read = null_read, .write = null_write };
+static const struct vnode_ops zero_ops = { .read = zero_read, .write = null_write };
+static const struct vnode_ops full_ops = { .read = zero_read, .write = full_write };
+static const struct vnode_ops random_ops = { .read = random_read, .write = null_write };
+
+// ---- the console ----
+
+// The kernel's struct termios (TCGETS), 36 bytes.
+struct kernel_termios {
+	uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
+	uint8_t c_line;
+	uint8_t c_cc[19];
+};
+
+struct kernel_winsize {
+	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;
+};
+
+#define ICRNL	0000400
+#define IXON	0002000
+#define OPOST	0000001
+#define ONLCR	0000004
+#define ISIG	0000001
+#define ICANON	0000002
+#define ECHO	0000010
+#define ECHOE	0000020
+#define ECHOK	0000040
+#define ECHOCTL	0001000
+#define ECHOKE	0004000
+#define IEXTEN	0100000
+#define VERASE	2
+#define VKILL	3
+#define VEOF	4
+#define VMIN	6
+
+#define TCGETS		0x5401
+#define TCSETS		0x5402
+#define TCSETSW		0x5403
+#define TCSETSF		0x5404
+#define TCSBRK		0x5409
+#define TCXONC		0x540A
+#define TCFLSH		0x540B
+#define TIOCSCTTY	0x540E
+#define TIOCGPGRP	0x540F
+#define TIOCSPGRP	0x5410
+#define TIOCOUTQ	0x5411
+#define TIOCGWINSZ	0x5413
+#define TIOCSWINSZ	0x5414
+#define FIONREAD	0x541B
+#define TIOCNOTTY	0x5422
+#define TIOCGSID	0x5429
+
+#define INPUT_SIZE 4096
+
+static struct {
+	struct spinlock lock;		// everything below; taken from the tick
+	struct wait_queue read_wq;
+	char buf[INPUT_SIZE];
+	size_t head, count;		// the ring
+	size_t ready;			// bytes readers may take (whole lines in canonical mode)
+	int eofs;			// ^D on an empty line: reads that return 0
+	struct kernel_termios termios;
+	struct kernel_winsize winsize;
+	int fg_pgrp;
+} con = {
+	.lock = SPINLOCK_INIT("console input"),
+	.termios = {
+		.c_iflag = ICRNL | IXON,
+		.c_oflag = OPOST | ONLCR,
+		.c_cflag = 0000277,	// B38400 | CS8 | CREAD | HUPCL
+		.c_lflag = ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN,
+		.c_cc = { 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032, 0, 022, 017, 027, 026, 0 },
+	},
+	.winsize = { 24, 80, 0, 0 },
+};
+
+static bool canonical(void)
+{
+	return con.termios.c_lflag & ICANON;
+}
+
+// One input byte (con.lock held).  Returns what to echo in *echo.
+static size_t input_byte(char c, char *echo)
+{
+	size_t n = 0;
+
+	if (c == '\r' && (con.termios.c_iflag & ICRNL))
+		c = '\n';
+	if (canonical()) {
+		if ((uint8_t)c == con.termios.c_cc[VERASE] || c == '\b') {
+			if (con.count > con.ready) {
+				con.count--;
+				memcpy(echo, "\b \b", 3);
+				n = 3;
+			}
+			goto out;
+		}
+		if ((uint8_t)c == con.termios.c_cc[VEOF]) {
+			if (con.count == con.ready)
+				con.eofs++;
+			con.ready = con.count;		// the partial line, without ^D
+			goto out;
+		}
+	}
+	if (con.count == INPUT_SIZE)
+		goto out;			// full: drop, as a tty does
+	con.buf[(con.head + con.count) % INPUT_SIZE] = c;
+	con.count++;
+	if (!canonical() || c == '\n' || con.count == INPUT_SIZE)
+		con.ready = con.count;
+	echo[0] = c;
+	n = 1;
+out:
+	if (!(con.termios.c_lflag & ECHO))
+		n = 0;
+	return n;
+}
+
+static void console_input(const char *s, size_t len)
+{
+	char echo[CHUNK * 3];
+	size_t n = 0;
+	uint64_t flags = spin_lock_irqsave(&con.lock);
+
+	for (size_t i = 0; i < len && n + 3 <= sizeof(echo); i++)
+		n += input_byte(s[i], echo + n);
+	if (con.ready || con.eofs)
+		wq_wake_all(&con.read_wq);
+	spin_unlock_irqrestore(&con.lock, flags);
+	if (n)
+		console_write(echo, n);
+	poll_notify();
+}
+
+void console_poll_input(void)
+{
+	char bytes[64];
+	size_t n = 0;
+	int c;
+
+	while (n < sizeof(bytes) && (c = serial_getc()) >= 0)
+		bytes[n++] = (char)c;
+	if (n)
+		console_input(bytes, n);
+}
+
+void console_inject(const char *s, unsigned long n)
+{
+	while (n) {
+		size_t chunk = n < CHUNK ? n : CHUNK;
+		console_input(s, chunk);
+		s += chunk;
+		n -= chunk;
+	}
+}
+
+static long console_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	char bounce[CHUNK];
+	size_t got = 0;
+	uint64_t flags;
+	int rc = 0;
+
+	(void)vn; (void)off;
+	if (n == 0)
+		return 0;
+	if (n > sizeof(bounce))
+		n = sizeof(bounce);
+	flags = spin_lock_irqsave(&con.lock);
+	while (con.ready == 0 && con.eofs == 0) {
+		if (f && (f->flags & O_NONBLOCK)) {
+			rc = -EAGAIN;
+			break;
+		}
+		rc = wq_wait(&con.read_wq, &con.lock, WAIT_FOREVER, true);
+		if (rc) {
+			rc = -ERESTARTSYS;
+			break;
+		}
+	}
+	if (rc == 0 && con.ready == 0) {
+		con.eofs--;			// ^D on an empty line: end of file
+	} else if (rc == 0) {
+		while (got < n && con.ready) {
+			char c = con.buf[con.head];
+
+			bounce[got++] = c;
+			con.head = (con.head + 1) % INPUT_SIZE;
+			con.count--;
+			con.ready--;
+			if (c == '\n' && canonical())
+				break;		// one line per read
+		}
+	}
+	spin_unlock_irqrestore(&con.lock, flags);
+	if (rc)
+		return rc;
+	if (got && iobuf_put(b, 0, bounce, got) < 0)
+		return -EFAULT;
+	return got;
+}
+
+static long console_write_op(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	char bounce[CHUNK];
+	size_t done = 0;
+
+	(void)vn; (void)f; (void)off;
+	while (done < n) {
+		size_t chunk = n - done < CHUNK ? n - done : CHUNK;
+
+		if (iobuf_get(b, done, bounce, chunk) < 0)
+			return done ? (long)done : -EFAULT;
+		console_write(bounce, chunk);
+		done += chunk;
+	}
+	return done;
+}
+
+static int console_poll(struct vnode *vn)
+{
+	int mask = POLLOUT | POLLWRNORM;
+
+	(void)vn;
+	if (__atomic_load_n(&con.ready, __ATOMIC_RELAXED) || __atomic_load_n(&con.eofs, __ATOMIC_RELAXED))
+		mask |= POLLIN | POLLRDNORM;
+	return mask;
+}
+
+static int current_pgid(void)
+{
+	struct thread *t = current_thread();
+
+	return t && t->proc ? t->proc->pgid : 0;
+}
+
+static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg)
+{
+	struct kernel_termios tio;
+	struct kernel_winsize ws;
+	uint64_t flags;
+	uint32_t v;
+
+	(void)vn; (void)f;
+	switch (cmd) {
+	case TCGETS:
+		flags = spin_lock_irqsave(&con.lock);
+		tio = con.termios;
+		spin_unlock_irqrestore(&con.lock, flags);
+		return copy_to_user(arg, &tio, sizeof(tio));
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+		if (copy_from_user(&tio, arg, sizeof(tio)) < 0)
+			return -EFAULT;
+		flags = spin_lock_irqsave(&con.lock);
+		con.termios = tio;
+		if (cmd == TCSETSF) {
+			con.head = con.count = con.ready = 0;
+			con.eofs = 0;
+		}
+		// Leaving canonical mode makes a partial line readable.
+		if (!canonical())
+			con.ready = con.count;
+		spin_unlock_irqrestore(&con.lock, flags);
+		poll_notify();
+		return 0;
+	case TIOCGWINSZ:
+		flags = spin_lock_irqsave(&con.lock);
+		ws = con.winsize;
+		spin_unlock_irqrestore(&con.lock, flags);
+		return copy_to_user(arg, &ws, sizeof(ws));
+	case TIOCSWINSZ:
+		if (copy_from_user(&ws, arg, sizeof(ws)) < 0)
+			return -EFAULT;
+		flags = spin_lock_irqsave(&con.lock);
+		con.winsize = ws;
+		spin_unlock_irqrestore(&con.lock, flags);
+		return 0;
+	case TIOCGPGRP:
+		v = con.fg_pgrp ? (uint32_t)con.fg_pgrp : (uint32_t)current_pgid();
+		return put_user_u32(arg, v);
+	case TIOCSPGRP:
+		if (get_user_u32(&v, arg) < 0)
+			return -EFAULT;
+		if ((int32_t)v < 0)
+			return -EINVAL;
+		con.fg_pgrp = (int)v;
+		return 0;
+	case TIOCGSID: {
+		struct thread *t = current_thread();
+		return put_user_u32(arg, t && t->proc ? (uint32_t)t->proc->sid : 0);
+	}
+	case FIONREAD:
+		return put_user_u32(arg, (uint32_t)__atomic_load_n(&con.ready, __ATOMIC_RELAXED));
+	case TIOCOUTQ:
+		return put_user_u32(arg, 0);
+	case TCFLSH:
+		if (arg == 0 || arg == 2) {
+			flags = spin_lock_irqsave(&con.lock);
+			con.head = con.count = con.ready = 0;
+			spin_unlock_irqrestore(&con.lock, flags);
+		}
+		return 0;
+	case TCSBRK:
+	case TCXONC:
+	case TIOCSCTTY:
+	case TIOCNOTTY:
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct vnode_ops console_ops = {
+	.read = console_read,
+	.write = console_write_op,
+	.poll = console_poll,
+	.ioctl = console_ioctl,
+	.stream = true,
+};
+
+// ---- /dev ----
+
+static int add_device(const char *name, const struct vnode_ops *ops, uint32_t major,
+		      uint32_t minor, uint32_t perm)
+{
+	struct vnode *vn = vnode_alloc(VNODE_CHR, perm);
+	int rc;
+
+	if (!vn)
+		return -ENOMEM;
+	vn->ops = ops;
+	vn->rdev = (major << 8) | minor;
+	rc = vfs_add_node("/dev", name, vn);
+	vnode_put(vn);		// the directory entry keeps it
+	return rc == -EEXIST ? 0 : rc;
+}
+
+int devices_init(void)
+{
+	int rc = 0;
+
+	rc |= add_device("null", &null_ops, 1, 3, 0666);
+	rc |= add_device("zero", &zero_ops, 1, 5, 0666);
+	rc |= add_device("full", &full_ops, 1, 7, 0666);
+	rc |= add_device("random", &random_ops, 1, 8, 0666);
+	rc |= add_device("urandom", &random_ops, 1, 9, 0666);
+	rc |= add_device("tty", &console_ops, 5, 0, 0666);
+	rc |= add_device("console", &console_ops, 5, 1, 0600);
+	return rc ? -ENOMEM : 0;
+}

@@ -1,0 +1,489 @@
+// Open file descriptions and descriptor tables.
+
+#include <fs/file.h>
+#include <fs/vfs.h>
+#include <fs/pipe.h>
+#include <fs/poll.h>
+#include <fs/fcntl.h>
+#include <kernel/process.h>
+#include <lib/string.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+#define FDTABLE_INITIAL 64
+
+// ---- files ----
+
+static struct file *file_alloc(uint32_t flags)
+{
+	struct file *f = kzalloc(sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->refcount = 1;
+	f->flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC);
+	spin_init(&f->lock, "file offset");
+	return f;
+}
+
+struct file *file_new_vnode(struct vnode *vn, uint32_t flags)
+{
+	struct file *f = file_alloc(flags);
+
+	if (f)
+		f->vn = vn;
+	return f;
+}
+
+struct file *file_new_pipe(struct pipe *pipe, bool writer, uint32_t flags)
+{
+	struct file *f = file_alloc(flags);
+
+	if (f) {
+		f->pipe = pipe;
+		f->pipe_writer = writer;
+	}
+	return f;
+}
+
+void file_get(struct file *f)
+{
+	__atomic_add_fetch(&f->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void file_put(struct file *f)
+{
+	if (!f || __atomic_sub_fetch(&f->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (f->pipe)
+		pipe_release(f);
+	if (f->vn)
+		vnode_put(f->vn);
+	kfree(f);
+}
+
+bool file_readable(const struct file *f)
+{
+	uint32_t acc = f->flags & O_ACCMODE;
+
+	return !(f->flags & O_PATH) && (acc == O_RDONLY || acc == O_RDWR);
+}
+
+bool file_writable(const struct file *f)
+{
+	uint32_t acc = f->flags & O_ACCMODE;
+
+	return !(f->flags & O_PATH) && (acc == O_WRONLY || acc == O_RDWR);
+}
+
+static long vnode_file_read(struct file *f, struct iobuf *b, size_t n, uint64_t off)
+{
+	struct vnode *vn = f->vn;
+
+	if (vn->ops && vn->ops->read)
+		return vn->ops->read(vn, f, off, b, n);
+	if (vn->type == VNODE_DIR)
+		return -EISDIR;
+	if (vn->type != VNODE_REG)
+		return -EINVAL;
+	return vnode_read_io(vn, off, b, n);
+}
+
+static long vnode_file_write(struct file *f, struct iobuf *b, size_t n, uint64_t off,
+			     bool append, uint64_t *end)
+{
+	struct vnode *vn = f->vn;
+
+	*end = off;
+	if (vn->ops && vn->ops->write)
+		return vn->ops->write(vn, f, off, b, n);
+	if (vn->ops || vn->type != VNODE_REG)
+		return -EINVAL;
+	return vnode_write_io(vn, off, append, b, n, end);
+}
+
+static uint64_t offset_get(struct file *f)
+{
+	uint64_t flags = spin_lock_irqsave(&f->lock);
+	uint64_t off = f->off;
+	spin_unlock_irqrestore(&f->lock, flags);
+	return off;
+}
+
+static void offset_set(struct file *f, uint64_t off)
+{
+	uint64_t flags = spin_lock_irqsave(&f->lock);
+	f->off = off;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+long file_read(struct file *f, struct iobuf *b, size_t n)
+{
+	long rc;
+
+	if (!file_readable(f))
+		return -EBADF;
+	if (f->pipe)
+		return pipe_read(f, b, n);
+	// The offset is read, then advanced by what was read: concurrent
+	// readers of one description may see the same bytes (the lock is
+	// not held across the copy, which may fault and sleep).
+	uint64_t off = offset_get(f);
+	rc = vnode_file_read(f, b, n, off);
+	if (rc > 0 && !(f->vn->ops && f->vn->type == VNODE_CHR))
+		offset_set(f, off + rc);
+	return rc;
+}
+
+long file_write(struct file *f, struct iobuf *b, size_t n)
+{
+	uint64_t end;
+	long rc;
+
+	if (!file_writable(f))
+		return -EBADF;
+	if (f->pipe)
+		return pipe_write(f, b, n);
+	uint64_t off = offset_get(f);
+	rc = vnode_file_write(f, b, n, off, f->flags & O_APPEND, &end);
+	if (rc > 0) {
+		if (f->vn->ops)
+			end = off + rc;
+		if (f->vn->type != VNODE_CHR)
+			offset_set(f, end);
+	}
+	return rc;
+}
+
+long file_pread(struct file *f, struct iobuf *b, size_t n, uint64_t off)
+{
+	if (!file_readable(f))
+		return -EBADF;
+	if (f->pipe)
+		return -ESPIPE;
+	return vnode_file_read(f, b, n, off);
+}
+
+long file_pwrite(struct file *f, struct iobuf *b, size_t n, uint64_t off)
+{
+	uint64_t end;
+
+	if (!file_writable(f))
+		return -EBADF;
+	if (f->pipe)
+		return -ESPIPE;
+	// Linux quirk kept: O_APPEND makes pwrite append too.
+	return vnode_file_write(f, b, n, off, f->flags & O_APPEND, &end);
+}
+
+int file_poll(struct file *f)
+{
+	if (f->pipe)
+		return pipe_poll(f);
+	if (f->vn->ops && f->vn->ops->poll)
+		return f->vn->ops->poll(f->vn);
+	// Files and directories never block.
+	return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+}
+
+// ---- descriptor tables ----
+
+struct fdtable *current_fdtable(void)
+{
+	struct thread *t = current_thread();
+
+	return t && t->proc ? t->proc->fdt : NULL;
+}
+
+int fd_limit(void)
+{
+	struct thread *t = current_thread();
+	uint64_t cur = FD_LIMIT;
+
+	if (t && t->proc) {
+		cur = t->proc->rlimits[RLIMIT_NOFILE_INDEX].cur;
+		if (cur == 0 || cur > FD_LIMIT)
+			cur = FD_LIMIT;
+	}
+	return (int)cur;
+}
+
+static struct fdtable *fdtable_alloc(int size)
+{
+	struct fdtable *fdt = kzalloc(sizeof(*fdt));
+
+	if (!fdt)
+		return NULL;
+	fdt->files = kzalloc(size * sizeof(struct file *));
+	fdt->cloexec = kzalloc(size);
+	if (!fdt->files || !fdt->cloexec) {
+		kfree(fdt->files);
+		kfree(fdt->cloexec);
+		kfree(fdt);
+		return NULL;
+	}
+	fdt->size = size;
+	fdt->refcount = 1;
+	spin_init(&fdt->lock, "fdtable");
+	return fdt;
+}
+
+struct fdtable *fdtable_new(void)
+{
+	return fdtable_alloc(FDTABLE_INITIAL);
+}
+
+struct fdtable *fdtable_copy(struct fdtable *old)
+{
+	struct fdtable *fdt;
+	uint64_t flags;
+	int size;
+
+	// The size may grow between the allocation and the copy: retry.
+	for (;;) {
+		size = __atomic_load_n(&old->size, __ATOMIC_RELAXED);
+		fdt = fdtable_alloc(size);
+		if (!fdt)
+			return NULL;
+		flags = spin_lock_irqsave(&old->lock);
+		if (old->size == size)
+			break;
+		spin_unlock_irqrestore(&old->lock, flags);
+		fdtable_put(fdt);
+	}
+	for (int i = 0; i < size; i++) {
+		if (old->files[i]) {
+			file_get(old->files[i]);
+			fdt->files[i] = old->files[i];
+			fdt->cloexec[i] = old->cloexec[i];
+		}
+	}
+	spin_unlock_irqrestore(&old->lock, flags);
+	return fdt;
+}
+
+void fdtable_get(struct fdtable *fdt)
+{
+	__atomic_add_fetch(&fdt->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void fdtable_put(struct fdtable *fdt)
+{
+	if (!fdt || __atomic_sub_fetch(&fdt->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	for (int i = 0; i < fdt->size; i++)
+		file_put(fdt->files[i]);
+	kfree(fdt->files);
+	kfree(fdt->cloexec);
+	kfree(fdt);
+}
+
+void fdtable_close_on_exec(struct fdtable *fdt)
+{
+	for (int i = 0; i < __atomic_load_n(&fdt->size, __ATOMIC_RELAXED); i++) {
+		struct file *f = NULL;
+		uint64_t flags = spin_lock_irqsave(&fdt->lock);
+
+		if (i < fdt->size && fdt->files[i] && fdt->cloexec[i]) {
+			f = fdt->files[i];
+			fdt->files[i] = NULL;
+			fdt->cloexec[i] = 0;
+		}
+		spin_unlock_irqrestore(&fdt->lock, flags);
+		file_put(f);
+	}
+}
+
+// Makes the table at least 'want' slots big (lock held; it is dropped
+// and retaken around the allocation).
+static int fdtable_grow(struct fdtable *fdt, int want, uint64_t *flags)
+{
+	int size = fdt->size;
+	struct file **files;
+	uint8_t *cloexec;
+
+	while (size < want)
+		size *= 2;
+	if (size > FD_LIMIT)
+		size = FD_LIMIT;
+	spin_unlock_irqrestore(&fdt->lock, *flags);
+	files = kzalloc(size * sizeof(struct file *));
+	cloexec = kzalloc(size);
+	*flags = spin_lock_irqsave(&fdt->lock);
+	if (!files || !cloexec) {
+		kfree(files);
+		kfree(cloexec);
+		return -ENOMEM;
+	}
+	if (fdt->size >= size) {	// somebody else grew it meanwhile
+		kfree(files);
+		kfree(cloexec);
+		return 0;
+	}
+	memcpy(files, fdt->files, fdt->size * sizeof(struct file *));
+	memcpy(cloexec, fdt->cloexec, fdt->size);
+	// The old arrays are freed with the lock dropped below; nobody
+	// reads them without the lock.
+	struct file **old_files = fdt->files;
+	uint8_t *old_cloexec = fdt->cloexec;
+	fdt->files = files;
+	fdt->cloexec = cloexec;
+	fdt->size = size;
+	spin_unlock_irqrestore(&fdt->lock, *flags);
+	kfree(old_files);
+	kfree(old_cloexec);
+	*flags = spin_lock_irqsave(&fdt->lock);
+	return 0;
+}
+
+int fd_install(struct fdtable *fdt, struct file *f, int minfd, bool cloexec)
+{
+	int limit = fd_limit();
+	uint64_t flags;
+	int fd;
+
+	if (minfd < 0)
+		return -EINVAL;
+	if (minfd >= limit)
+		return -EMFILE;
+	flags = spin_lock_irqsave(&fdt->lock);
+	for (;;) {
+		for (fd = minfd; fd < fdt->size && fd < limit; fd++)
+			if (!fdt->files[fd])
+				break;
+		if (fd >= limit) {
+			fd = -EMFILE;
+			break;
+		}
+		if (fd < fdt->size) {
+			file_get(f);
+			fdt->files[fd] = f;
+			fdt->cloexec[fd] = cloexec;
+			break;
+		}
+		int rc = fdtable_grow(fdt, fd + 1, &flags);
+		if (rc) {
+			fd = rc == -ENOMEM ? -EMFILE : rc;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&fdt->lock, flags);
+	return fd;
+}
+
+struct file *fd_get(struct fdtable *fdt, int fd)
+{
+	struct file *f = NULL;
+	uint64_t flags;
+
+	if (!fdt || fd < 0)
+		return NULL;
+	flags = spin_lock_irqsave(&fdt->lock);
+	if (fd < fdt->size && fdt->files[fd]) {
+		f = fdt->files[fd];
+		file_get(f);
+	}
+	spin_unlock_irqrestore(&fdt->lock, flags);
+	return f;
+}
+
+int fd_close(struct fdtable *fdt, int fd)
+{
+	struct file *f = NULL;
+	uint64_t flags;
+
+	if (!fdt || fd < 0)
+		return -EBADF;
+	flags = spin_lock_irqsave(&fdt->lock);
+	if (fd < fdt->size) {
+		f = fdt->files[fd];
+		fdt->files[fd] = NULL;
+		fdt->cloexec[fd] = 0;
+	}
+	spin_unlock_irqrestore(&fdt->lock, flags);
+	if (!f)
+		return -EBADF;
+	file_put(f);
+	return 0;
+}
+
+int fd_dup_to(struct fdtable *fdt, int oldfd, int newfd, bool cloexec)
+{
+	struct file *f, *replaced = NULL;
+	uint64_t flags;
+	int rc = newfd;
+
+	if (newfd < 0 || newfd >= fd_limit())
+		return -EBADF;
+	f = fd_get(fdt, oldfd);
+	if (!f)
+		return -EBADF;
+	flags = spin_lock_irqsave(&fdt->lock);
+	if (newfd >= fdt->size)
+		rc = fdtable_grow(fdt, newfd + 1, &flags);
+	if (rc >= 0) {
+		replaced = fdt->files[newfd];
+		fdt->files[newfd] = f;		// our reference moves into the table
+		fdt->cloexec[newfd] = cloexec;
+		f = NULL;
+		rc = newfd;
+	}
+	spin_unlock_irqrestore(&fdt->lock, flags);
+	file_put(f);
+	file_put(replaced);
+	return rc == -ENOMEM ? -EMFILE : rc;
+}
+
+int fd_get_cloexec(struct fdtable *fdt, int fd)
+{
+	uint64_t flags;
+	int rc = -EBADF;
+
+	if (!fdt || fd < 0)
+		return -EBADF;
+	flags = spin_lock_irqsave(&fdt->lock);
+	if (fd < fdt->size && fdt->files[fd])
+		rc = fdt->cloexec[fd];
+	spin_unlock_irqrestore(&fdt->lock, flags);
+	return rc;
+}
+
+int fd_set_cloexec(struct fdtable *fdt, int fd, bool on)
+{
+	uint64_t flags;
+	int rc = -EBADF;
+
+	if (!fdt || fd < 0)
+		return -EBADF;
+	flags = spin_lock_irqsave(&fdt->lock);
+	if (fd < fdt->size && fdt->files[fd]) {
+		fdt->cloexec[fd] = on;
+		rc = 0;
+	}
+	spin_unlock_irqrestore(&fdt->lock, flags);
+	return rc;
+}
+
+int fdtable_open_console(struct fdtable *fdt)
+{
+	struct vnode *vn;
+	struct file *f;
+	int rc = vfs_lookup("/dev/console", true, &vn);
+
+	if (rc)
+		return rc;
+	f = file_new_vnode(vn, O_RDWR);
+	if (!f) {
+		vnode_put(vn);
+		return -ENOMEM;
+	}
+	for (int fd = 0; fd < 3; fd++) {
+		rc = fd_install(fdt, f, fd, false);
+		if (rc != fd) {
+			rc = rc < 0 ? rc : -EBUSY;	// the table was not empty
+			break;
+		}
+	}
+	file_put(f);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,522 @@
+// Path lookup and the operations that change names in the tree: create,
+// unlink, rename, link.  Every walk holds vfs_tree_lock from start to end,
+// so the vnodes it passes cannot change or vanish meanwhile.
+
+#include <fs/vfs.h>
+#include <fs/fcntl.h>
+#include <kernel/process.h>
+#include <kernel/uaccess.h>
+#include <lib/string.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+#define MAX_SYMLINKS 40		// expansions per lookup (Linux's limit)
+
+static struct vnode *root_vnode;
+
+struct vnode *vfs_root(void)
+{
+	struct vnode *root = __atomic_load_n(&root_vnode, __ATOMIC_ACQUIRE);
+
+	if (root)
+		return root;
+	// First use (vfs_init or an early test): make the empty root.
+	root = vnode_alloc(VNODE_DIR, 0755);
+	if (!root)
+		return NULL;
+	root->nlink = 2;	// never reaches 0: the root is never freed
+	struct vnode *expected = NULL;
+	if (!__atomic_compare_exchange_n(&root_vnode, &expected, root, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		root->nlink = 0;	// lost the race: free ours
+		vnode_put(root);
+		return expected;
+	}
+	return root;
+}
+
+// The starting directory of a relative path (tree lock held).
+static struct vnode *cwd_locked(void)
+{
+	struct thread *t = current_thread();
+	struct process *p = t ? t->proc : NULL;
+
+	if (p && p->cwd)
+		return p->cwd;
+	return vfs_root();
+}
+
+static bool is_dot(const char *s, size_t len)
+{
+	return len == 1 && s[0] == '.';
+}
+
+static bool is_dotdot(const char *s, size_t len)
+{
+	return len == 2 && s[0] == '.' && s[1] == '.';
+}
+
+// Replaces the path still to walk by the target of 'link' followed by
+// 'rest' (what came after the link's name).  The result lives in *buf.
+static int expand_symlink(struct vnode *link, const char *rest, char **buf, const char **p)
+{
+	char dyn[EXE_PATH_MAX];
+	const char *target;
+	size_t tlen, rlen = strlen(rest);
+
+	if (link->ops && link->ops->target) {
+		long n = link->ops->target(link, dyn, sizeof(dyn));
+		if (n < 0)
+			return (int)n;
+		target = dyn;
+		tlen = (size_t)n;
+	} else {
+		target = link->target;
+		tlen = link->size;
+	}
+	if (tlen == 0)
+		return -ENOENT;
+	if (tlen + rlen + 1 > PATH_MAX)
+		return -ENAMETOOLONG;
+	if (!*buf) {
+		*buf = kmalloc(PATH_MAX);
+		if (!*buf)
+			return -ENOMEM;
+	}
+	// 'rest' may already live in *buf: move it first.
+	memmove(*buf + tlen, rest, rlen + 1);
+	memcpy(*buf, target, tlen);
+	*p = *buf;
+	return 0;
+}
+
+struct walk_result {
+	struct vnode *vn;	// the result, or the parent in parent mode
+	char *name;		// parent mode: NAME_MAX + 1 bytes
+	bool trailing_slash;
+};
+
+// The lookup engine.  In parent mode it stops before the last component.
+static int walk(struct vnode *start, const char *path, int flags, bool parent_mode,
+		struct walk_result *res)
+{
+	struct vnode *root = vfs_root();
+	const char *p = path;
+	char *buf = NULL;
+	int links = 0, rc = 0;
+	bool slash_seen = false;
+	struct vnode *cur;
+	uint64_t irq;
+
+	if (!root)
+		return -ENOMEM;
+	if (*p == 0 && !(flags & LOOKUP_EMPTY_OK))
+		return -ENOENT;
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	cur = start ? start : cwd_locked();
+	if (*p == '/')
+		cur = root;
+	for (;;) {
+		const char *comp, *next, *after;
+		struct dirent_node *d;
+		struct vnode *nxt;
+		size_t len = 0;
+		bool last;
+
+		while (*p == '/')
+			p++;
+		if (*p == 0) {
+			// Out of components: 'cur' is the answer.
+			if (slash_seen && cur->type != VNODE_DIR)
+				rc = -ENOTDIR;
+			if (parent_mode) {
+				res->name[0] = 0;
+				res->trailing_slash = slash_seen;
+			}
+			break;
+		}
+		comp = p;
+		while (comp[len] && comp[len] != '/')
+			len++;
+		if (len > NAME_MAX) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		next = comp + len;
+		after = next;
+		while (*after == '/')
+			after++;
+		last = *after == 0;
+		if (cur->type != VNODE_DIR) {
+			rc = -ENOTDIR;
+			break;
+		}
+		if (last && parent_mode) {
+			memcpy(res->name, comp, len);
+			res->name[len] = 0;
+			res->trailing_slash = *next == '/';
+			break;
+		}
+		if (is_dot(comp, len)) {
+			nxt = cur;
+		} else if (is_dotdot(comp, len)) {
+			nxt = cur == root ? root : cur->parent;
+			if (!nxt) {
+				rc = -ENOENT;	// cur was removed
+				break;
+			}
+		} else {
+			d = dir_find(cur, comp, len);
+			if (!d) {
+				rc = -ENOENT;
+				break;
+			}
+			nxt = d->vn;
+		}
+		// A symlink is followed unless it is the last component of a
+		// no-follow lookup; a trailing slash forces it.
+		if (nxt->type == VNODE_SYMLINK &&
+		    (!last || *next == '/' || (flags & LOOKUP_FOLLOW))) {
+			if (++links > MAX_SYMLINKS) {
+				rc = -ELOOP;
+				break;
+			}
+			rc = expand_symlink(nxt, next, &buf, &p);
+			if (rc)
+				break;
+			if (*p == '/')
+				cur = root;
+			continue;	// 'cur' stays the directory holding the link
+		}
+		slash_seen = *next == '/';
+		cur = nxt;
+		p = next;
+	}
+	if (!rc) {
+		cur->refcount++;
+		res->vn = cur;
+	}
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	kfree(buf);
+	return rc;
+}
+
+int vfs_lookup_at(struct vnode *start, const char *path, int flags, struct vnode **out)
+{
+	struct walk_result res;
+	int rc = walk(start, path, flags, false, &res);
+
+	if (rc == 0)
+		*out = res.vn;
+	return rc;
+}
+
+int vfs_lookup(const char *path, bool follow, struct vnode **out)
+{
+	return vfs_lookup_at(NULL, path, follow ? LOOKUP_FOLLOW : 0, out);
+}
+
+int vfs_lookup_parent(struct vnode *start, const char *path, struct vnode **dir,
+		      char *name, bool *trailing_slash)
+{
+	struct walk_result res = { .name = name };
+	int rc = walk(start, path, 0, true, &res);
+
+	if (rc)
+		return rc;
+	if (res.vn->type != VNODE_DIR) {
+		vnode_put(res.vn);
+		return -ENOTDIR;
+	}
+	*dir = res.vn;
+	if (trailing_slash)
+		*trailing_slash = res.trailing_slash;
+	return 0;
+}
+
+// ---- changing names ----
+
+static bool special_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len == 0 || is_dot(name, len) || is_dotdot(name, len);
+}
+
+int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
+	       const char *target, struct vnode **out)
+{
+	size_t len = strlen(name);
+	struct vnode *vn;
+	uint64_t irq;
+	int rc = 0;
+
+	if (special_name(name))
+		return -EEXIST;
+	if (len > NAME_MAX)
+		return -ENAMETOOLONG;
+	vn = vnode_alloc(type, perm);
+	if (!vn)
+		return -ENOMEM;
+	if (type == VNODE_SYMLINK) {
+		size_t tlen = strlen(target);
+
+		vn->target = kmalloc(tlen + 1);
+		if (!vn->target) {
+			vnode_put(vn);
+			return -ENOMEM;
+		}
+		memcpy(vn->target, target, tlen + 1);
+		vn->size = tlen;
+	}
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	if (dir->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (dir->nlink == 0)
+		rc = -ENOENT;		// the directory has been removed
+	else if (dir_find(dir, name, len))
+		rc = -EEXIST;
+	else
+		rc = dir_add(dir, name, len, vn);
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	if (rc || !out)
+		vnode_put(vn);		// frees it on failure (nlink 0)
+	else
+		*out = vn;
+	return rc;
+}
+
+int vfs_create_or_open(struct vnode *dir, const char *name, uint32_t perm, bool excl,
+		       struct vnode **out, bool *created)
+{
+	size_t len = strlen(name);
+	struct dirent_node *d;
+	uint64_t irq;
+	int rc;
+
+	for (;;) {
+		rc = vfs_create(dir, name, VNODE_REG, perm, NULL, out);
+		*created = rc == 0;
+		if (rc != -EEXIST || excl || special_name(name))
+			return rc;
+		// Somebody has the name: open that instead, unless it is a
+		// symlink (the caller's follow-up lookup handles those).
+		irq = spin_lock_irqsave(&vfs_tree_lock);
+		d = dir_find(dir, name, len);
+		if (d)
+			d->vn->refcount++;
+		spin_unlock_irqrestore(&vfs_tree_lock, irq);
+		if (d) {
+			*out = d->vn;
+			return 0;
+		}
+		// It went away again: try to create once more.
+	}
+}
+
+// Frees 'vn' after the tree lock is dropped if it is now unreferenced
+// and unnamed.
+static void unlock_and_reap(struct vnode *vn, uint64_t irq)
+{
+	bool dead = vn && vn->refcount == 0 && vn->nlink == 0;
+
+	if (vn && dead)
+		vn->refcount = 1;	// ours now: vnode_put frees it
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	if (dead)
+		vnode_put(vn);
+}
+
+int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
+{
+	struct dirent_node *d;
+	struct vnode *vn = NULL;
+	uint64_t irq;
+	int rc = 0;
+
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	d = dir->type == VNODE_DIR ? dir_find(dir, name, strlen(name)) : NULL;
+	if (dir->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (!d)
+		rc = -ENOENT;
+	else if (want_dir && d->vn->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (want_dir && !dir_is_empty(d->vn))
+		rc = -ENOTEMPTY;
+	else if (want_dir && d->vn == vfs_root())
+		rc = -EBUSY;
+	else if (!want_dir && d->vn->type == VNODE_DIR)
+		rc = -EISDIR;
+	if (rc == 0) {
+		vn = d->vn;
+		dir_remove(dir, d);
+	}
+	unlock_and_reap(vn, irq);
+	return rc;
+}
+
+// Is 'a' the same as 'b' or below it?
+static bool is_within(struct vnode *a, struct vnode *b)
+{
+	for (struct vnode *v = a; v; v = v->parent)
+		if (v == b)
+			return true;
+	return false;
+}
+
+int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
+	       unsigned flags)
+{
+	size_t olen = strlen(oname), nlen = strlen(nname);
+	struct dirent_node *od, *nd, *moved;
+	struct vnode *src, *victim = NULL;
+	uint64_t irq;
+	int rc = 0;
+
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;		// no exchange or whiteout
+	if (special_name(oname) || special_name(nname))
+		return -EBUSY;
+	if (nlen > NAME_MAX)
+		return -ENAMETOOLONG;
+	moved = dirent_new(NULL, nname, nlen);
+	if (!moved)
+		return -ENOMEM;
+
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	od = dir_find(odir, oname, olen);
+	nd = dir_find(ndir, nname, nlen);
+	src = od ? od->vn : NULL;
+	if (!od)
+		rc = -ENOENT;
+	else if (ndir->nlink == 0)
+		rc = -ENOENT;
+	else if (nd && nd->vn == src)
+		rc = 1;			// same file: nothing to do
+	else if (nd && (flags & RENAME_NOREPLACE))
+		rc = -EEXIST;
+	else if (src->type == VNODE_DIR && is_within(ndir, src))
+		rc = -EINVAL;		// a directory into itself
+	else if (nd && src->type == VNODE_DIR && nd->vn->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (nd && src->type != VNODE_DIR && nd->vn->type == VNODE_DIR)
+		rc = -EISDIR;
+	else if (nd && nd->vn->type == VNODE_DIR && !dir_is_empty(nd->vn))
+		rc = -ENOTEMPTY;
+	if (rc) {
+		spin_unlock_irqrestore(&vfs_tree_lock, irq);
+		kfree(moved);
+		return rc > 0 ? 0 : rc;
+	}
+	if (nd) {
+		victim = nd->vn;
+		dir_remove(ndir, nd);
+	}
+	// Move the name: same vnode, new entry; link counts change only
+	// for a directory's ".." moving between parents.
+	moved->vn = src;
+	dir_detach(odir, od);
+	dir_attach(ndir, moved);
+	if (src->type == VNODE_DIR && odir != ndir) {
+		odir->nlink--;
+		ndir->nlink++;
+	}
+	if (src->type == VNODE_DIR || src->parent == odir || !src->parent)
+		vnode_set_name(src, ndir, nname, nlen);
+	src->ctime_ns = fs_now_ns();
+	kfree(od);
+	unlock_and_reap(victim, irq);
+	return 0;
+}
+
+int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
+{
+	size_t len = strlen(name);
+	uint64_t irq;
+	int rc;
+
+	if (vn->type == VNODE_DIR)
+		return -EPERM;
+	if (special_name(name))
+		return -EEXIST;
+	if (len > NAME_MAX)
+		return -ENAMETOOLONG;
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	if (dir->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (dir->nlink == 0 || vn->nlink == 0)
+		rc = -ENOENT;
+	else if (dir_find(dir, name, len))
+		rc = -EEXIST;
+	else
+		rc = dir_add(dir, name, len, vn);
+	if (rc == 0)
+		vn->ctime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	return rc;
+}
+
+int vfs_mkdir_p(const char *path, struct vnode **out)
+{
+	struct vnode *cur = vfs_root();
+	const char *p = path;
+
+	if (!cur)
+		return -ENOMEM;
+	vnode_get(cur);
+	for (;;) {
+		char name[NAME_MAX + 1];
+		struct vnode *next;
+		size_t len = 0;
+		int rc;
+
+		while (*p == '/')
+			p++;
+		if (*p == 0)
+			break;
+		while (p[len] && p[len] != '/')
+			len++;
+		if (len > NAME_MAX) {
+			vnode_put(cur);
+			return -ENAMETOOLONG;
+		}
+		memcpy(name, p, len);
+		name[len] = 0;
+		p += len;
+		rc = vfs_create(cur, name, VNODE_DIR, 0755, NULL, &next);
+		if (rc == -EEXIST)
+			rc = vfs_lookup_at(cur, name, LOOKUP_FOLLOW, &next);
+		vnode_put(cur);
+		if (rc)
+			return rc;
+		if (next->type != VNODE_DIR) {
+			vnode_put(next);
+			return -ENOTDIR;
+		}
+		cur = next;
+	}
+	if (out)
+		*out = cur;
+	else
+		vnode_put(cur);
+	return 0;
+}
+
+int vfs_add_node(const char *dirpath, const char *name, struct vnode *vn)
+{
+	struct vnode *dir;
+	uint64_t irq;
+	int rc = vfs_mkdir_p(dirpath, &dir);
+
+	if (rc)
+		return rc;
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	if (dir_find(dir, name, strlen(name)))
+		rc = -EEXIST;
+	else
+		rc = dir_add(dir, name, strlen(name), vn);
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	vnode_put(dir);
+	return rc;
+}

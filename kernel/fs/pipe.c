@@ -1,0 +1,285 @@
+// Pipes.  The ring buffer and both wait queues are guarded by the pipe's
+// lock; user memory is never touched under it: data goes through a bounce
+// buffer on its way in and out, so a fault (which may sleep) happens with
+// no lock held.
+
+#include <fs/pipe.h>
+#include <fs/file.h>
+#include <fs/fcntl.h>
+#include <fs/poll.h>
+#include <kernel/process.h>
+#include <kernel/wait.h>
+#include <lib/string.h>
+#include <mm/kmalloc.h>
+#include <mm/frame.h>
+#include <uapi/errno.h>
+#include <uapi/signal.h>
+
+#define PIPE_ORDER 4		// 2^4 pages = 64 KiB
+#define BOUNCE_SMALL 256	// on the stack; larger transfers use a page
+
+_Static_assert(PIPE_SIZE == (4096 << PIPE_ORDER), "pipe ring is 2^PIPE_ORDER pages");
+
+struct pipe {
+	struct spinlock lock;
+	char *ring;
+	size_t head;			// next byte to read
+	size_t count;			// bytes in the ring
+	int readers, writers;		// open ends
+	struct wait_queue read_wq;	// readers waiting for data
+	struct wait_queue write_wq;	// writers waiting for space
+};
+
+struct pipe *pipe_alloc(void)
+{
+	struct pipe *p = kzalloc(sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->ring = page_alloc(PIPE_ORDER);
+	if (!p->ring) {
+		kfree(p);
+		return NULL;
+	}
+	spin_init(&p->lock, "pipe");
+	return p;
+}
+
+void pipe_free(struct pipe *p)
+{
+	page_free(p->ring, PIPE_ORDER);
+	kfree(p);
+}
+
+int pipe_create(struct file **rd, struct file **wr, uint32_t flags)
+{
+	struct pipe *p = pipe_alloc();
+
+	if (!p)
+		return -ENFILE;
+	p->readers = p->writers = 1;
+	*rd = file_new_pipe(p, false, O_RDONLY | (flags & O_NONBLOCK));
+	*wr = file_new_pipe(p, true, O_WRONLY | (flags & O_NONBLOCK));
+	if (!*rd || !*wr) {
+		// Neither end was ever used: free them directly.
+		kfree(*rd);
+		kfree(*wr);
+		pipe_free(p);
+		return -ENFILE;
+	}
+	return 0;
+}
+
+// Copies up to n bytes out of the ring (lock held).
+static size_t ring_take(struct pipe *p, char *dst, size_t n)
+{
+	size_t first;
+
+	if (n > p->count)
+		n = p->count;
+	first = PIPE_SIZE - p->head;
+	if (first > n)
+		first = n;
+	memcpy(dst, p->ring + p->head, first);
+	memcpy(dst + first, p->ring, n - first);
+	p->head = (p->head + n) % PIPE_SIZE;
+	p->count -= n;
+	if (p->count == 0)
+		p->head = 0;	// keeps later writes contiguous
+	return n;
+}
+
+// Copies n bytes into the ring; the caller made sure they fit.
+static void ring_put(struct pipe *p, const char *src, size_t n)
+{
+	size_t tail = (p->head + p->count) % PIPE_SIZE;
+	size_t first = PIPE_SIZE - tail;
+
+	if (first > n)
+		first = n;
+	memcpy(p->ring + tail, src, first);
+	memcpy(p->ring, src + first, n - first);
+	p->count += n;
+}
+
+struct bounce {
+	char *buf;
+	size_t size;
+	char small[BOUNCE_SMALL];
+};
+
+static void bounce_init(struct bounce *b, size_t want)
+{
+	b->buf = b->small;
+	b->size = BOUNCE_SMALL;
+	if (want > BOUNCE_SMALL) {
+		char *page = kmalloc(PIPE_BUF);
+		if (page) {
+			b->buf = page;
+			b->size = PIPE_BUF;
+		}
+	}
+}
+
+static void bounce_done(struct bounce *b)
+{
+	if (b->buf != b->small)
+		kfree(b->buf);
+}
+
+long pipe_read(struct file *f, struct iobuf *b, size_t n)
+{
+	struct pipe *p = f->pipe;
+	struct bounce bb;
+	size_t done = 0;
+	long rc = 0;
+
+	if (n == 0)
+		return 0;
+	bounce_init(&bb, n);
+	while (done < n) {
+		uint64_t flags = spin_lock_irqsave(&p->lock);
+		size_t got;
+
+		// Wait for data only if nothing has been read yet: a read
+		// returns what is there.
+		while (p->count == 0 && done == 0) {
+			if (p->writers == 0)
+				break;				// EOF
+			if (f->flags & O_NONBLOCK) {
+				rc = -EAGAIN;
+				break;
+			}
+			rc = wq_wait(&p->read_wq, &p->lock, WAIT_FOREVER, true);
+			if (rc) {
+				rc = -ERESTARTSYS;
+				break;
+			}
+		}
+		if (rc || p->count == 0) {
+			spin_unlock_irqrestore(&p->lock, flags);
+			break;
+		}
+		got = ring_take(p, bb.buf, n - done < bb.size ? n - done : bb.size);
+		wq_wake_all(&p->write_wq);
+		spin_unlock_irqrestore(&p->lock, flags);
+		poll_notify();
+		if (iobuf_put(b, done, bb.buf, got) < 0) {
+			rc = -EFAULT;
+			break;
+		}
+		done += got;
+	}
+	bounce_done(&bb);
+	return done ? (long)done : rc;
+}
+
+long pipe_write(struct file *f, struct iobuf *b, size_t n)
+{
+	struct pipe *p = f->pipe;
+	bool atomic = n <= PIPE_BUF;
+	struct bounce bb;
+	size_t done = 0;
+	long rc = 0;
+
+	if (n == 0)
+		return 0;
+	bounce_init(&bb, n);
+	if (atomic && bb.size < n) {
+		// Out of memory for a page: an atomic write must still go
+		// in one piece, so take it from the stack in one go.
+		bounce_done(&bb);
+		return -ENOMEM;
+	}
+	while (done < n) {
+		size_t chunk = n - done < bb.size ? n - done : bb.size;
+		size_t put = 0;
+
+		if (iobuf_get(b, done, bb.buf, chunk) < 0) {
+			rc = -EFAULT;
+			break;
+		}
+		// Feed this chunk into the ring, waiting for room as needed.
+		uint64_t flags = spin_lock_irqsave(&p->lock);
+		while (put < chunk) {
+			size_t room = PIPE_SIZE - p->count;
+			size_t need = atomic ? chunk : 1;
+
+			if (p->readers == 0) {
+				rc = -EPIPE;
+				break;
+			}
+			if (room >= need) {
+				size_t m = chunk - put < room ? chunk - put : room;
+				ring_put(p, bb.buf + put, m);
+				put += m;
+				wq_wake_all(&p->read_wq);
+				poll_notify();
+				continue;
+			}
+			if (f->flags & O_NONBLOCK) {
+				rc = -EAGAIN;
+				break;
+			}
+			rc = wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true);
+			if (rc) {
+				rc = -ERESTARTSYS;
+				break;
+			}
+		}
+		spin_unlock_irqrestore(&p->lock, flags);
+		done += put;
+		if (rc)
+			break;
+	}
+	bounce_done(&bb);
+	if (rc == -EPIPE)
+		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	return done ? (long)done : rc;
+}
+
+int pipe_poll(struct file *f)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	int mask = 0;
+
+	if (f->pipe_writer) {
+		if (PIPE_SIZE - p->count >= PIPE_BUF)
+			mask |= POLLOUT | POLLWRNORM;
+		if (p->readers == 0)
+			mask |= POLLERR;
+	} else {
+		if (p->count)
+			mask |= POLLIN | POLLRDNORM;
+		if (p->writers == 0)
+			mask |= POLLHUP;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	return mask;
+}
+
+size_t pipe_bytes_ready(struct file *f)
+{
+	return __atomic_load_n(&f->pipe->count, __ATOMIC_RELAXED);
+}
+
+void pipe_release(struct file *f)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	bool last;
+
+	if (f->pipe_writer) {
+		p->writers--;
+		wq_wake_all(&p->read_wq);	// readers see EOF
+	} else {
+		p->readers--;
+		wq_wake_all(&p->write_wq);	// writers see EPIPE
+	}
+	last = p->readers == 0 && p->writers == 0;
+	spin_unlock_irqrestore(&p->lock, flags);
+	poll_notify();
+	if (last)
+		pipe_free(p);
+}

@@ -1,0 +1,542 @@
+// The in-memory file tree: vnodes, directory entries and page-backed file
+// data.  See fs/vnode.h for the locking and lifetime rules.
+
+#include <fs/vnode.h>
+#include <fs/vfs.h>
+#include <fs/fcntl.h>
+#include <kernel/uaccess.h>
+#include <kernel/time.h>
+#include <lib/string.h>
+#include <mm/frame.h>
+#include <mm/kmalloc.h>
+#include <mm/phys.h>
+#include <uapi/errno.h>
+
+struct spinlock vfs_tree_lock = SPINLOCK_INIT("vfs tree");
+static uint64_t next_ino = 1;
+
+uint64_t fs_now_ns(void)
+{
+	return FS_BOOT_EPOCH_SEC * 1000000000ULL + clock_monotonic_ns();
+}
+
+// ---- iobuf ----
+
+int iobuf_put(struct iobuf *b, size_t at, const void *src, size_t n)
+{
+	if (b->user)
+		return copy_to_user(b->uaddr + at, src, n);
+	memcpy(b->kaddr + at, src, n);
+	return 0;
+}
+
+int iobuf_get(struct iobuf *b, size_t at, void *dst, size_t n)
+{
+	if (b->user)
+		return copy_from_user(dst, b->uaddr + at, n);
+	memcpy(dst, b->kaddr + at, n);
+	return 0;
+}
+
+int iobuf_zero(struct iobuf *b, size_t at, size_t n)
+{
+	if (b->user)
+		return clear_user(b->uaddr + at, n);
+	memset(b->kaddr + at, 0, n);
+	return 0;
+}
+
+// ---- vnodes ----
+
+static uint32_t type_bits(enum vnode_type type)
+{
+	switch (type) {
+	case VNODE_DIR:
+		return S_IFDIR;
+	case VNODE_SYMLINK:
+		return S_IFLNK;
+	case VNODE_CHR:
+		return S_IFCHR;
+	default:
+		return S_IFREG;
+	}
+}
+
+struct vnode *vnode_alloc(enum vnode_type type, uint32_t perm)
+{
+	struct vnode *vn = kzalloc(sizeof(*vn));
+	uint64_t now = fs_now_ns();
+
+	if (!vn)
+		return NULL;
+	vn->type = type;
+	vn->mode = type_bits(type) | (perm & 07777);
+	vn->ino = __atomic_fetch_add(&next_ino, 1, __ATOMIC_RELAXED);
+	vn->refcount = 1;
+	vn->next_seq = 2;	// positions 0 and 1 are "." and ".."
+	spin_init(&vn->lock, "vnode");
+	vn->atime_ns = vn->mtime_ns = vn->ctime_ns = now;
+	return vn;
+}
+
+static void free_pages_from(struct vnode *vn, uint64_t first)
+{
+	for (uint64_t i = first; i < vn->npages; i++) {
+		if (vn->pages[i]) {
+			frame_unref(virt_to_phys(vn->pages[i]));
+			vn->pages[i] = NULL;
+		}
+	}
+}
+
+static void vnode_free(struct vnode *vn)
+{
+	free_pages_from(vn, 0);
+	kfree(vn->pages);
+	kfree(vn->target);
+	kfree(vn->name);
+	kfree(vn);
+}
+
+void vnode_get(struct vnode *vn)
+{
+	uint64_t flags = spin_lock_irqsave(&vfs_tree_lock);
+	vn->refcount++;
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+}
+
+// Frees 'vn' if nothing holds it any more; the tree lock is held and
+// released here.
+static void release_locked(struct vnode *vn, uint64_t flags)
+{
+	bool dead = vn->refcount == 0 && vn->nlink == 0;
+
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	if (dead)
+		vnode_free(vn);
+}
+
+void vnode_put(struct vnode *vn)
+{
+	if (!vn)
+		return;
+	uint64_t flags = spin_lock_irqsave(&vfs_tree_lock);
+	vn->refcount--;
+	release_locked(vn, flags);
+}
+
+// ---- directories (vfs_tree_lock held) ----
+
+struct dirent_node *dir_find(struct vnode *dir, const char *name, size_t len)
+{
+	for (struct dirent_node *d = dir->entries; d; d = d->next)
+		if (d->namelen == len && memcmp(d->name, name, len) == 0)
+			return d;
+	return NULL;
+}
+
+void vnode_set_name(struct vnode *vn, struct vnode *dir, const char *name, size_t len)
+{
+	char *copy = kmalloc(len + 1);
+
+	// Without memory for the name the vnode keeps its old one, which
+	// only makes getcwd less accurate.
+	if (!copy)
+		return;
+	memcpy(copy, name, len);
+	copy[len] = 0;
+	kfree(vn->name);
+	vn->name = copy;
+	vn->parent = dir;
+}
+
+struct dirent_node *dirent_new(struct vnode *vn, const char *name, size_t len)
+{
+	struct dirent_node *d = kmalloc(sizeof(*d) + len + 1);
+
+	if (!d)
+		return NULL;
+	d->next = NULL;
+	d->vn = vn;
+	d->seq = 0;
+	d->namelen = (uint16_t)len;
+	memcpy(d->name, name, len);
+	d->name[len] = 0;
+	return d;
+}
+
+void dir_attach(struct vnode *dir, struct dirent_node *d)
+{
+	d->next = NULL;
+	d->seq = dir->next_seq++;
+	if (dir->entries_tail)
+		dir->entries_tail->next = d;
+	else
+		dir->entries = d;
+	dir->entries_tail = d;
+	dir->nentries++;
+	dir->mtime_ns = dir->ctime_ns = fs_now_ns();
+}
+
+void dir_detach(struct vnode *dir, struct dirent_node *d)
+{
+	struct dirent_node *prev = NULL;
+
+	for (struct dirent_node *p = dir->entries; p && p != d; p = p->next)
+		prev = p;
+	if (prev)
+		prev->next = d->next;
+	else
+		dir->entries = d->next;
+	if (dir->entries_tail == d)
+		dir->entries_tail = prev;
+	dir->nentries--;
+	dir->mtime_ns = dir->ctime_ns = fs_now_ns();
+}
+
+int dir_add(struct vnode *dir, const char *name, size_t len, struct vnode *vn)
+{
+	struct dirent_node *d = dirent_new(vn, name, len);
+
+	if (!d)
+		return -ENOMEM;
+	dir_attach(dir, d);
+	vn->nlink++;
+	if (vn->type == VNODE_DIR) {
+		dir->nlink++;	// the new directory's ".."
+		vn->nlink++;	// its "."
+	}
+	if (!vn->parent || vn->type == VNODE_DIR)
+		vnode_set_name(vn, dir, name, len);
+	return 0;
+}
+
+// Takes the entry out of 'dir' and frees it; the caller decides what
+// becomes of the vnode (its nlink has been dropped).
+void dir_remove(struct vnode *dir, struct dirent_node *d)
+{
+	struct vnode *vn = d->vn;
+
+	dir_detach(dir, d);
+	vn->nlink--;
+	if (vn->type == VNODE_DIR) {
+		dir->nlink--;
+		vn->nlink = 0;	// its "." goes with it
+	}
+	if (vn->parent == dir && vn->name && d->namelen == strlen(vn->name) &&
+	    memcmp(vn->name, d->name, d->namelen) == 0)
+		vn->parent = NULL;
+	vn->ctime_ns = fs_now_ns();
+	kfree(d);
+}
+
+bool dir_is_empty(struct vnode *dir)
+{
+	return dir->entries == NULL;
+}
+
+unsigned vnode_dtype(const struct vnode *vn)
+{
+	switch (vn->type) {
+	case VNODE_DIR:
+		return DT_DIR;
+	case VNODE_SYMLINK:
+		return DT_LNK;
+	case VNODE_CHR:
+		return DT_CHR;
+	default:
+		return DT_REG;
+	}
+}
+
+int vfs_readdir(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg)
+{
+	uint64_t flags;
+
+	if (dir->type != VNODE_DIR)
+		return -ENOTDIR;
+	flags = spin_lock_irqsave(&vfs_tree_lock);
+	if (*pos == 0) {
+		if (!emit(arg, ".", 1, dir->ino, DT_DIR, 1))
+			goto out;
+		*pos = 1;
+	}
+	if (*pos == 1) {
+		uint64_t ino = dir->parent ? dir->parent->ino : dir->ino;
+		if (!emit(arg, "..", 2, ino, DT_DIR, 2))
+			goto out;
+		*pos = 2;
+	}
+	for (struct dirent_node *d = dir->entries; d; d = d->next) {
+		if (d->seq < *pos)
+			continue;
+		if (!emit(arg, d->name, d->namelen, d->vn->ino, vnode_dtype(d->vn), d->seq + 1))
+			break;
+		*pos = d->seq + 1;
+	}
+out:
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	return 0;
+}
+
+// ---- paths ----
+
+int vnode_path(struct vnode *vn, char *buf, size_t size)
+{
+	struct vnode *root = vfs_root();
+	uint64_t flags;
+	size_t pos;
+	int rc = 0;
+
+	if (size < 2)
+		return -ERANGE;
+	pos = size - 1;
+	buf[pos] = 0;
+	flags = spin_lock_irqsave(&vfs_tree_lock);
+	for (struct vnode *v = vn; v != root; v = v->parent) {
+		size_t len;
+
+		if (!v->parent || !v->name || v->nlink == 0) {
+			rc = -ENOENT;
+			break;
+		}
+		len = strlen(v->name);
+		if (len + 1 > pos) {
+			rc = -ERANGE;
+			break;
+		}
+		pos -= len;
+		memcpy(buf + pos, v->name, len);
+		buf[--pos] = '/';
+	}
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	if (rc)
+		return rc;
+	if (pos == size - 1)
+		buf[--pos] = '/';	// the root itself
+	memmove(buf, buf + pos, size - pos);
+	return (int)(size - 1 - pos);
+}
+
+// ---- file data ----
+
+// Makes room for page 'index' in the page array (vn->lock held).
+static int grow_page_array(struct vnode *vn, uint64_t index)
+{
+	uint64_t want = vn->npages ? vn->npages : 8;
+	void **pages;
+
+	if (index < vn->npages)
+		return 0;
+	while (want <= index)
+		want *= 2;
+	pages = kzalloc(want * sizeof(void *));
+	if (!pages)
+		return -ENOSPC;
+	if (vn->npages)
+		memcpy(pages, vn->pages, vn->npages * sizeof(void *));
+	kfree(vn->pages);
+	vn->pages = pages;
+	vn->npages = want;
+	return 0;
+}
+
+// The page at 'index', allocated (zeroed) if missing, with a frame
+// reference for the caller (vn->lock held).
+static void *pin_page(struct vnode *vn, uint64_t index, bool alloc)
+{
+	void *page = index < vn->npages ? vn->pages[index] : NULL;
+
+	if (!page && alloc) {
+		uint64_t pa;
+
+		if (grow_page_array(vn, index) < 0)
+			return NULL;
+		pa = frame_alloc_zeroed(0);
+		if (!pa)
+			return NULL;
+		page = phys_to_virt(pa);
+		vn->pages[index] = page;
+	}
+	if (page)
+		frame_ref(virt_to_phys(page));
+	return page;
+}
+
+long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n)
+{
+	size_t done = 0;
+	uint64_t flags;
+
+	if (vn->type == VNODE_DIR)
+		return -EISDIR;
+	if (vn->type != VNODE_REG)
+		return -EINVAL;
+	while (done < n) {
+		uint64_t pos = off + done;
+		size_t pgoff = pos & (PAGE_SIZE - 1);
+		size_t chunk = PAGE_SIZE - pgoff;
+		void *page;
+		int rc;
+
+		flags = spin_lock_irqsave(&vn->lock);
+		if (pos >= vn->size) {
+			spin_unlock_irqrestore(&vn->lock, flags);
+			break;
+		}
+		if (chunk > n - done)
+			chunk = n - done;
+		if (chunk > vn->size - pos)
+			chunk = vn->size - pos;
+		page = pin_page(vn, pos >> PAGE_SHIFT, false);
+		spin_unlock_irqrestore(&vn->lock, flags);
+
+		if (page) {
+			rc = iobuf_put(b, done, (char *)page + pgoff, chunk);
+			frame_unref(virt_to_phys(page));
+		} else {
+			rc = iobuf_zero(b, done, chunk);	// a hole
+		}
+		if (rc < 0)
+			return done ? (long)done : rc;
+		done += chunk;
+	}
+	flags = spin_lock_irqsave(&vn->lock);
+	vn->atime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vn->lock, flags);
+	return done;
+}
+
+long vnode_read(struct vnode *vn, uint64_t off, void *kbuf, size_t n)
+{
+	struct iobuf b = iobuf_kernel(kbuf);
+
+	if (vn->ops && vn->ops->read)
+		return vn->ops->read(vn, NULL, off, &b, n);
+	return vnode_read_io(vn, off, &b, n);
+}
+
+long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b,
+		    size_t n, uint64_t *end)
+{
+	size_t done = 0;
+	uint64_t flags;
+	long err = 0;
+
+	if (vn->type == VNODE_DIR)
+		return -EISDIR;
+	if (vn->type != VNODE_REG)
+		return -EINVAL;
+	if (append) {
+		flags = spin_lock_irqsave(&vn->lock);
+		off = vn->size;
+		spin_unlock_irqrestore(&vn->lock, flags);
+	}
+	if (off >= VNODE_MAX_FILE_SIZE)
+		return n ? -EFBIG : 0;
+	if (n > VNODE_MAX_FILE_SIZE - off)
+		n = VNODE_MAX_FILE_SIZE - off;
+	while (done < n) {
+		uint64_t pos = off + done;
+		size_t pgoff = pos & (PAGE_SIZE - 1);
+		size_t chunk = PAGE_SIZE - pgoff;
+		void *page;
+
+		if (chunk > n - done)
+			chunk = n - done;
+		flags = spin_lock_irqsave(&vn->lock);
+		page = pin_page(vn, pos >> PAGE_SHIFT, true);
+		spin_unlock_irqrestore(&vn->lock, flags);
+		if (!page) {
+			err = -ENOSPC;
+			break;
+		}
+		err = iobuf_get(b, done, (char *)page + pgoff, chunk);
+		frame_unref(virt_to_phys(page));
+		if (err < 0)
+			break;
+		done += chunk;
+		flags = spin_lock_irqsave(&vn->lock);
+		if (pos + chunk > vn->size)
+			vn->size = pos + chunk;
+		vn->mtime_ns = vn->ctime_ns = fs_now_ns();
+		spin_unlock_irqrestore(&vn->lock, flags);
+	}
+	if (end)
+		*end = off + done;
+	if (done == 0 && err < 0)
+		return err;
+	return done;
+}
+
+long vnode_write(struct vnode *vn, uint64_t off, const void *kbuf, size_t n)
+{
+	struct iobuf b = iobuf_kernel((void *)kbuf);
+
+	return vnode_write_io(vn, off, false, &b, n, NULL);
+}
+
+int vnode_truncate(struct vnode *vn, uint64_t size)
+{
+	uint64_t flags;
+
+	if (vn->type == VNODE_DIR)
+		return -EISDIR;
+	if (vn->type != VNODE_REG)
+		return -EINVAL;
+	if (size > VNODE_MAX_FILE_SIZE)
+		return -EFBIG;
+	if (vn->ops)
+		return 0;	// synthetic files have no data to cut
+	flags = spin_lock_irqsave(&vn->lock);
+	// Whatever lies past the smaller of the two sizes must read as zero
+	// once the file is that long: drop whole pages, clear the partial
+	// one.  (Even when growing: a failed write may have left bytes
+	// beyond the old end.)
+	uint64_t edge = size < vn->size ? size : vn->size;
+	uint64_t keep = (edge + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	size_t tail = edge & (PAGE_SIZE - 1);
+
+	free_pages_from(vn, keep);
+	if (tail && keep - 1 < vn->npages && vn->pages[keep - 1])
+		memset((char *)vn->pages[keep - 1] + tail, 0, PAGE_SIZE - tail);
+	vn->size = size;
+	vn->mtime_ns = vn->ctime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vn->lock, flags);
+	return 0;
+}
+
+int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa)
+{
+	uint64_t flags;
+	void *page;
+
+	if (vn->type != VNODE_REG || vn->ops)
+		return -ENODEV;
+	flags = spin_lock_irqsave(&vn->lock);
+	if (index >= (vn->size + PAGE_SIZE - 1) >> PAGE_SHIFT) {
+		spin_unlock_irqrestore(&vn->lock, flags);
+		return -ENXIO;
+	}
+	page = pin_page(vn, index, true);
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (!page)
+		return -ENOMEM;
+	*pa = virt_to_phys(page);
+	return 0;
+}
+
+long vnode_readlink(struct vnode *vn, char *buf, size_t size)
+{
+	size_t len;
+
+	if (vn->type != VNODE_SYMLINK)
+		return -EINVAL;
+	if (vn->ops && vn->ops->target)
+		return vn->ops->target(vn, buf, size);
+	len = vn->size;
+	if (len > size)
+		len = size;
+	memcpy(buf, vn->target, len);
+	return len;
+}

@@ -1,0 +1,103 @@
+// Helpers of the file system calls (see fs/fs_syscall.h).
+
+#include <fs/fs_syscall.h>
+#include <fs/fcntl.h>
+#include <kernel/process.h>
+#include <kernel/uaccess.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+// One mask for the whole system: struct process has no field for it.
+uint32_t fs_umask = 022;
+
+long user_path(uint64_t upath, char **out)
+{
+	char *buf = kmalloc(PATH_MAX);
+	long len;
+
+	if (!buf)
+		return -ENOMEM;
+	len = strncpy_from_user(buf, upath, PATH_MAX);
+	if (len < 0) {
+		kfree(buf);
+		return len;
+	}
+	*out = buf;
+	return len;
+}
+
+struct file *fget(int fd)
+{
+	return fd_get(current_fdtable(), fd);
+}
+
+int at_start(int dirfd, const char *path, struct vnode **start)
+{
+	struct file *f;
+
+	*start = NULL;
+	if (path[0] == '/' || dirfd == AT_FDCWD)
+		return 0;
+	f = fget(dirfd);
+	if (!f)
+		return -EBADF;
+	if (!f->vn || (f->vn->type != VNODE_DIR && path[0])) {
+		file_put(f);
+		return -ENOTDIR;
+	}
+	vnode_get(f->vn);
+	*start = f->vn;
+	file_put(f);
+	return 0;
+}
+
+int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out)
+{
+	struct vnode *start;
+	char *path;
+	long rc = user_path(upath, &path);
+
+	if (rc < 0)
+		return (int)rc;
+	// AT_EMPTY_PATH on a non-directory descriptor: the file itself.
+	if (path[0] == 0 && (flags & LOOKUP_EMPTY_OK) && dirfd != AT_FDCWD) {
+		struct file *f = fget(dirfd);
+
+		kfree(path);
+		if (!f)
+			return -EBADF;
+		if (!f->vn) {
+			file_put(f);
+			return -ENOENT;		// pipes have no vnode to stat here
+		}
+		vnode_get(f->vn);
+		*out = f->vn;
+		file_put(f);
+		return 0;
+	}
+	rc = at_start(dirfd, path, &start);
+	if (rc == 0) {
+		rc = vfs_lookup_at(start, path, flags, out);
+		vnode_put(start);
+	}
+	kfree(path);
+	return (int)rc;
+}
+
+void vfs_set_cwd(struct vnode *vn)
+{
+	struct process *p = current_process();
+	struct vnode *old;
+	uint64_t flags;
+
+	if (!p) {
+		vnode_put(vn);
+		return;
+	}
+	// Lookups read the cwd under the tree lock.
+	flags = spin_lock_irqsave(&vfs_tree_lock);
+	old = p->cwd;
+	p->cwd = vn;
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	vnode_put(old);
+}

@@ -1,0 +1,522 @@
+// open, close, read, write and their positioned and vectored forms, lseek,
+// truncation, sendfile and the sync family.
+
+#include <fs/fs_syscall.h>
+#include <fs/fcntl.h>
+#include <fs/pipe.h>
+#include <kernel/syscall.h>
+#include <kernel/uaccess.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+#define MAX_RW_COUNT	0x7ffff000UL	// Linux's cap on one transfer
+#define IOV_MAX		1024
+#define PAGE_CHUNK	4096
+
+struct user_iovec {
+	uint64_t base;
+	uint64_t len;
+};
+
+// ---- read and write ----
+
+static long do_read(int fd, uint64_t ubuf, size_t n, bool positioned, int64_t off)
+{
+	struct file *f = fget(fd);
+	struct iobuf b = iobuf_user(ubuf);
+	long rc;
+
+	if (!f)
+		return -EBADF;
+	if (n > MAX_RW_COUNT)
+		n = MAX_RW_COUNT;
+	if (positioned && off < 0)
+		rc = f->pipe ? -ESPIPE : -EINVAL;
+	else if (!file_readable(f))
+		rc = -EBADF;
+	else if (!user_range_ok(ubuf, n))
+		rc = -EFAULT;
+	else if (positioned)
+		rc = file_pread(f, &b, n, (uint64_t)off);
+	else
+		rc = file_read(f, &b, n);
+	file_put(f);
+	return rc;
+}
+
+static long do_write(int fd, uint64_t ubuf, size_t n, bool positioned, int64_t off)
+{
+	struct file *f = fget(fd);
+	struct iobuf b = iobuf_user(ubuf);
+	long rc;
+
+	if (!f)
+		return -EBADF;
+	if (n > MAX_RW_COUNT)
+		n = MAX_RW_COUNT;
+	if (positioned && off < 0)
+		rc = f->pipe ? -ESPIPE : -EINVAL;
+	else if (!file_writable(f))
+		rc = -EBADF;
+	else if (!user_range_ok(ubuf, n))
+		rc = -EFAULT;
+	else if (positioned)
+		rc = file_pwrite(f, &b, n, (uint64_t)off);
+	else
+		rc = file_write(f, &b, n);
+	file_put(f);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_read, read)
+{
+	return do_read((int)args->a[0], args->a[1], args->a[2], false, 0);
+}
+
+SYSCALL_DEFINE(SYS_write, write)
+{
+	return do_write((int)args->a[0], args->a[1], args->a[2], false, 0);
+}
+
+SYSCALL_DEFINE(SYS_pread64, pread64)
+{
+	return do_read((int)args->a[0], args->a[1], args->a[2], true, (int64_t)args->a[3]);
+}
+
+SYSCALL_DEFINE(SYS_pwrite64, pwrite64)
+{
+	return do_write((int)args->a[0], args->a[1], args->a[2], true, (int64_t)args->a[3]);
+}
+
+// The iovec array of readv/writev, checked: -EINVAL for a bad count or a
+// total that does not fit in ssize_t, -EFAULT for bad memory.
+static long get_iovecs(uint64_t uiov, int64_t count, struct user_iovec **out)
+{
+	struct user_iovec *iov;
+	uint64_t total = 0;
+
+	if (count < 0 || count > IOV_MAX)
+		return -EINVAL;
+	iov = kmalloc((count ? count : 1) * sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	if (copy_from_user(iov, uiov, count * sizeof(*iov)) < 0) {
+		kfree(iov);
+		return -EFAULT;
+	}
+	for (int64_t i = 0; i < count; i++) {
+		if (iov[i].len > (uint64_t)INT64_MAX || total + iov[i].len > (uint64_t)INT64_MAX) {
+			kfree(iov);
+			return -EINVAL;
+		}
+		total += iov[i].len;
+	}
+	*out = iov;
+	return 0;
+}
+
+static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool positioned,
+		      int64_t off)
+{
+	struct user_iovec *iov;
+	struct file *f;
+	long rc, done = 0;
+
+	if (positioned && off < 0)
+		return -EINVAL;
+	f = fget(fd);
+	if (!f)
+		return -EBADF;
+	if (write ? !file_writable(f) : !file_readable(f)) {
+		file_put(f);
+		return -EBADF;
+	}
+	rc = get_iovecs(uiov, count, &iov);
+	if (rc < 0) {
+		file_put(f);
+		return rc;
+	}
+	for (int64_t i = 0; i < count; i++) {
+		struct iobuf b = iobuf_user(iov[i].base);
+		size_t n = iov[i].len;
+
+		if (n == 0)
+			continue;
+		if (!user_range_ok(iov[i].base, n))
+			rc = -EFAULT;
+		else if (positioned)
+			rc = write ? file_pwrite(f, &b, n, off + done) : file_pread(f, &b, n, off + done);
+		else
+			rc = write ? file_write(f, &b, n) : file_read(f, &b, n);
+		if (rc < 0)
+			break;
+		done += rc;
+		if ((size_t)rc < n)
+			break;		// short transfer: stop here, as Linux does
+		rc = 0;
+	}
+	kfree(iov);
+	file_put(f);
+	return done ? done : rc;
+}
+
+SYSCALL_DEFINE(SYS_readv, readv)
+{
+	return do_vector((int)args->a[0], args->a[1], (int64_t)args->a[2], false, false, 0);
+}
+
+SYSCALL_DEFINE(SYS_writev, writev)
+{
+	return do_vector((int)args->a[0], args->a[1], (int64_t)args->a[2], true, false, 0);
+}
+
+SYSCALL_DEFINE(SYS_preadv, preadv)
+{
+	return do_vector((int)args->a[0], args->a[1], (int64_t)args->a[2], false, true,
+			 (int64_t)args->a[3]);
+}
+
+SYSCALL_DEFINE(SYS_pwritev, pwritev)
+{
+	return do_vector((int)args->a[0], args->a[1], (int64_t)args->a[2], true, true,
+			 (int64_t)args->a[3]);
+}
+
+// ---- open and close ----
+
+static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
+{
+	bool excl = (flags & O_CREAT) && (flags & O_EXCL);
+	int lflags = (flags & O_NOFOLLOW) || excl ? 0 : LOOKUP_FOLLOW;
+	struct vnode *start = NULL, *vn = NULL;
+	struct file *f;
+	char *path;
+	long rc;
+
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return -EOPNOTSUPP;
+	rc = user_path(upath, &path);
+	if (rc < 0)
+		return rc;
+	rc = at_start(dirfd, path, &start);
+	if (rc < 0)
+		goto out;
+	rc = vfs_lookup_at(start, path, lflags, &vn);
+	if (rc == 0 && excl) {
+		vnode_put(vn);
+		rc = -EEXIST;
+		goto out;
+	}
+	if (rc == -ENOENT && (flags & O_CREAT)) {
+		char name[NAME_MAX + 1];
+		struct vnode *dir;
+		bool trailing, created;
+
+		rc = vfs_lookup_parent(start, path, &dir, name, &trailing);
+		if (rc < 0)
+			goto out;
+		if (trailing || name[0] == 0)
+			rc = -EISDIR;
+		else
+			rc = vfs_create_or_open(dir, name, mode & ~fs_umask & 07777, excl, &vn,
+						&created);
+		vnode_put(dir);
+		if (rc < 0)
+			goto out;
+		if (vn->type == VNODE_SYMLINK) {
+			// A dangling symlink: Linux would create its target.
+			vnode_put(vn);
+			rc = -ENOENT;
+			goto out;
+		}
+	}
+	if (rc < 0)
+		goto out;
+
+	rc = 0;
+	if (vn->type == VNODE_SYMLINK && !(flags & O_PATH))
+		rc = -ELOOP;			// O_NOFOLLOW met a symlink
+	else if ((flags & O_DIRECTORY) && vn->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (vn->type == VNODE_DIR && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_CREAT)))
+		rc = -EISDIR;
+	else if ((flags & O_TRUNC) && !(flags & O_PATH) && vn->type == VNODE_REG)
+		rc = vnode_truncate(vn, 0);
+	if (rc < 0) {
+		vnode_put(vn);
+		goto out;
+	}
+	f = file_new_vnode(vn, flags);
+	if (!f) {
+		vnode_put(vn);
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
+	file_put(f);
+out:
+	vnode_put(start);
+	kfree(path);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_open, open)
+{
+	return do_open(AT_FDCWD, args->a[0], (uint32_t)args->a[1], (uint32_t)args->a[2]);
+}
+
+SYSCALL_DEFINE(SYS_openat, openat)
+{
+	return do_open((int)args->a[0], args->a[1], (uint32_t)args->a[2], (uint32_t)args->a[3]);
+}
+
+SYSCALL_DEFINE(SYS_creat, creat)
+{
+	return do_open(AT_FDCWD, args->a[0], O_CREAT | O_WRONLY | O_TRUNC, (uint32_t)args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_close, close)
+{
+	return fd_close(current_fdtable(), (int)args->a[0]);
+}
+
+// ---- offsets ----
+
+SYSCALL_DEFINE(SYS_lseek, lseek)
+{
+	struct file *f = fget((int)args->a[0]);
+	int64_t off = (int64_t)args->a[1];
+	int whence = (int)args->a[2];
+	int64_t base, result;
+	uint64_t flags;
+	long rc;
+
+	if (!f)
+		return -EBADF;
+	if (f->pipe || (f->vn->ops && f->vn->ops->stream)) {
+		file_put(f);
+		return -ESPIPE;
+	}
+	if (f->vn->type == VNODE_CHR) {
+		file_put(f);
+		return 0;		// devices have no position
+	}
+	flags = spin_lock_irqsave(&f->vn->lock);
+	int64_t size = (int64_t)f->vn->size;
+	spin_unlock_irqrestore(&f->vn->lock, flags);
+	flags = spin_lock_irqsave(&f->lock);
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = (int64_t)f->off;
+		break;
+	case SEEK_END:
+		base = size;
+		break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		// All of a file counts as data; its end is the only hole.
+		base = 0;
+		if (off < 0 || off >= size) {
+			spin_unlock_irqrestore(&f->lock, flags);
+			file_put(f);
+			return off < 0 ? -EINVAL : -ENXIO;
+		}
+		if (whence == SEEK_HOLE)
+			off = size;
+		break;
+	default:
+		spin_unlock_irqrestore(&f->lock, flags);
+		file_put(f);
+		return -EINVAL;
+	}
+	if (__builtin_add_overflow(base, off, &result) || result < 0) {
+		rc = -EINVAL;
+	} else {
+		f->off = (uint64_t)result;
+		rc = result;
+	}
+	spin_unlock_irqrestore(&f->lock, flags);
+	file_put(f);
+	return rc;
+}
+
+// ---- sizes ----
+
+SYSCALL_DEFINE(SYS_truncate, truncate)
+{
+	int64_t len = (int64_t)args->a[1];
+	struct vnode *vn;
+	int rc;
+
+	rc = lookup_user_at(AT_FDCWD, args->a[0], LOOKUP_FOLLOW, &vn);
+	if (rc < 0)
+		return rc;
+	if (len < 0)
+		rc = -EINVAL;
+	else
+		rc = vnode_truncate(vn, (uint64_t)len);
+	vnode_put(vn);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_ftruncate, ftruncate)
+{
+	struct file *f = fget((int)args->a[0]);
+	int64_t len = (int64_t)args->a[1];
+	int rc;
+
+	if (!f)
+		return -EBADF;
+	if (len < 0 || f->pipe || !file_writable(f) || f->vn->type != VNODE_REG)
+		rc = -EINVAL;
+	else
+		rc = vnode_truncate(f->vn, (uint64_t)len);
+	file_put(f);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_fallocate, fallocate)
+{
+	struct file *f = fget((int)args->a[0]);
+	int mode = (int)args->a[1];
+	int64_t off = (int64_t)args->a[2], len = (int64_t)args->a[3];
+	int rc = 0;
+
+	if (!f)
+		return -EBADF;
+	if (mode != 0)
+		rc = -EOPNOTSUPP;
+	else if (off < 0 || len <= 0)
+		rc = -EINVAL;
+	else if (f->pipe)
+		rc = -ESPIPE;
+	else if (!file_writable(f))
+		rc = -EBADF;
+	else if (f->vn->type != VNODE_REG)
+		rc = -ENODEV;
+	else if ((uint64_t)(off + len) > f->vn->size)
+		rc = vnode_truncate(f->vn, (uint64_t)(off + len));
+	file_put(f);
+	return rc;
+}
+
+// ---- sendfile ----
+
+SYSCALL_DEFINE(SYS_sendfile, sendfile)
+{
+	struct file *out = fget((int)args->a[0]);
+	struct file *in = fget((int)args->a[1]);
+	uint64_t uoff = args->a[2], off = 0;
+	size_t count = args->a[3], done = 0;
+	char *buf = NULL;
+	long rc = 0;
+
+	if (!out || !in) {
+		rc = -EBADF;
+		goto out;
+	}
+	if (!file_readable(in) || !file_writable(out)) {
+		rc = -EBADF;
+		goto out;
+	}
+	if (uoff && get_user_u64(&off, uoff) < 0) {
+		rc = -EFAULT;
+		goto out;
+	}
+	if (uoff && (int64_t)off < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (uoff && in->pipe) {
+		rc = -ESPIPE;
+		goto out;
+	}
+	buf = kmalloc(PAGE_CHUNK);
+	if (!buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	while (done < count) {
+		size_t want = count - done < PAGE_CHUNK ? count - done : PAGE_CHUNK;
+		struct iobuf kb = iobuf_kernel(buf);
+		long got, put;
+
+		got = uoff ? file_pread(in, &kb, want, off + done) : file_read(in, &kb, want);
+		if (got <= 0) {
+			rc = got;
+			break;
+		}
+		kb = iobuf_kernel(buf);
+		put = file_write(out, &kb, (size_t)got);
+		if (put < 0) {
+			rc = put;
+			break;
+		}
+		done += (size_t)put;
+		if (put < got || (size_t)got < want)
+			break;
+	}
+	if (uoff && done && put_user_u64(uoff, off + done) < 0)
+		rc = -EFAULT;
+out:
+	kfree(buf);
+	if (out)
+		file_put(out);
+	if (in)
+		file_put(in);
+	return done && rc != -EFAULT ? (long)done : rc;
+}
+
+// ---- nothing to flush: everything lives in memory ----
+
+static long fd_must_exist(int fd)
+{
+	struct file *f = fget(fd);
+
+	if (!f)
+		return -EBADF;
+	file_put(f);
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_fsync, fsync)
+{
+	return fd_must_exist((int)args->a[0]);
+}
+
+SYSCALL_DEFINE(SYS_fdatasync, fdatasync)
+{
+	return fd_must_exist((int)args->a[0]);
+}
+
+SYSCALL_DEFINE(SYS_syncfs, syncfs)
+{
+	return fd_must_exist((int)args->a[0]);
+}
+
+SYSCALL_DEFINE(SYS_sync, sync)
+{
+	(void)args;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_fadvise64, fadvise64)
+{
+	struct file *f = fget((int)args->a[0]);
+	int advice = (int)args->a[3];
+	long rc = 0;
+
+	if (!f)
+		return -EBADF;
+	if (f->pipe)
+		rc = -ESPIPE;
+	else if (advice < 0 || advice > 5)
+		rc = -EINVAL;
+	file_put(f);
+	return rc;
+}
