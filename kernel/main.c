@@ -11,6 +11,7 @@
 #include <kernel/ktest.h>
 #include <kernel/proc.h>
 #include <kernel/sched.h>
+#include <kernel/syscall.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <lib/string.h>
@@ -38,7 +39,9 @@ void kernel_main(void)
 		ncpus == 1 ? "" : "s", arch_clock_description());
 	arch_start_secondary_cpus();
 	kprintf("smp: %d of %d CPUs online\n", ncpus_online, ncpus);
+	syscall_table_init();
 	ktest_run_selected();
 	start_init();
-	panic("start_init returned");
+	// The boot flow is done: this thread's CPU goes back to the scheduler.
+	sched_exit_current();
 }

@@ -10,6 +10,9 @@
 #include <kernel/thread.h>
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
+#include <kernel/trap.h>
+#include <arch/trapframe.h>
+#include <lib/string.h>
 
 void switch_stack(uint64_t *from_rsp, uint64_t to_rsp);
 void thread_trampoline(void);
@@ -20,7 +23,9 @@ void cpu_set_kernel_stack(uint64_t top);
 // thread_start(fn, arg).
 void arch_thread_init(struct thread *t, void (*fn)(void *), void *arg)
 {
-	uint64_t *sp = (uint64_t *)((char *)t->kstack + KSTACK_SIZE);
+	// Below the slot of the user register frame at the top of the stack
+	// (thread_user_frame), which a new user thread already holds.
+	uint64_t *sp = (uint64_t *)((char *)t->kstack + KSTACK_SIZE - sizeof(struct trap_frame));
 
 	// After the final 'ret', rsp is 16-byte aligned, as a call needs.
 	*--sp = (uint64_t)thread_trampoline;	// return address
@@ -53,4 +58,42 @@ void arch_context_switch(struct thread *prev, struct thread *next)
 			wrmsr(MSR_KERNEL_GS_BASE, next->arch.gs_base);
 	}
 	switch_stack(&prev->kernel_rsp, next->kernel_rsp);
+}
+
+// Every user thread's register frame sits at the top of its kernel stack:
+// where SYSCALL entry and interrupts from user mode put it.
+struct trap_frame *thread_user_frame(struct thread *t)
+{
+	return (struct trap_frame *)(thread_kstack_top(t) - sizeof(struct trap_frame));
+}
+
+__attribute__((noreturn)) void arch_enter_user(struct trap_frame *f);
+
+static void user_thread_entry(void *arg)
+{
+	struct trap_frame *f = thread_user_frame(current_thread());
+
+	(void)arg;
+	exit_to_user(f);
+	arch_enter_user(f);
+}
+
+void arch_thread_init_user(struct thread *t)
+{
+	arch_thread_init(t, user_thread_entry, 0);
+}
+
+void arch_frame_init_user(struct trap_frame *f, uint64_t ip, uint64_t sp)
+{
+	memset(f, 0, sizeof(*f));
+	f->rip = ip;
+	f->rsp = sp;
+	f->cs = SEL_USER_CS;
+	f->ss = SEL_USER_DS;
+	f->rflags = RFLAGS_IF | 0x2;
+}
+
+void arch_frame_set_return(struct trap_frame *f, long value)
+{
+	f->rax = (uint64_t)value;
 }

@@ -151,3 +151,11 @@ syscall_entry:
 	movq	16 + 24(%rsp), %rsp		// user RSP from the frame
 	swapgs
 	sysretq
+
+// void arch_enter_user(struct trap_frame *f): leave for user space with
+// the registers in f (a new thread's first return, or after exec).
+// Interrupts must be off.
+	.globl arch_enter_user
+arch_enter_user:
+	movq	%rdi, %rsp
+	jmp	interrupt_return

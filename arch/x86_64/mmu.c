@@ -248,3 +248,69 @@ void tlb_flush_all(void)
 		write_cr3(read_cr3());
 	}
 }
+
+uint64_t pt_root_new(void)
+{
+	uint64_t root = frame_alloc_zeroed(0);
+
+	if (!root)
+		return 0;
+	uint64_t *dst = table_at(root), *src = table_at(kernel_pml4_pa);
+	for (int i = 256; i < 512; i++)
+		dst[i] = src[i];
+	return root;
+}
+
+static void free_table(uint64_t pa, int level)
+{
+	uint64_t *t = table_at(pa);
+
+	if (level > 1) {
+		for (int i = 0; i < 512; i++)
+			if (t[i] & PTE_P)
+				free_table(t[i] & PTE_ADDR_MASK, level - 1);
+	}
+	frame_free(pa & PTE_ADDR_MASK, 0);
+}
+
+void pt_root_free(uint64_t root)
+{
+	uint64_t *t = table_at(root);
+
+	for (int i = 0; i < 256; i++)
+		if (t[i] & PTE_P)
+			free_table(t[i] & PTE_ADDR_MASK, 3);
+	frame_free(root, 0);
+}
+
+uint64_t *pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
+{
+	uint64_t v = *va;
+
+	while (v < end) {
+		uint64_t *table = table_at(root);
+		int level = 4;
+		for (; level > 1; level--) {
+			uint64_t e = table[(v >> (12 + 9 * (level - 1))) & 511];
+			if (!(e & PTE_P))
+				break;
+			table = table_at(e);
+		}
+		if (level > 1) {
+			// No table below this level: skip the whole span it covers.
+			uint64_t span = 1UL << (12 + 9 * (level - 1));
+			uint64_t next = (v + span) & ~(span - 1);
+			if (next <= v)
+				return 0;
+			v = next;
+			continue;
+		}
+		uint64_t *e = &table[(v >> 12) & 511];
+		if (*e & (PTE_P | (1UL << 11))) {
+			*va = v;
+			return e;
+		}
+		v += PAGE_SIZE;
+	}
+	return 0;
+}

@@ -21,6 +21,7 @@
 
 uint64_t xstate_features;
 size_t xstate_size;
+uint32_t xstate_mxcsr_mask = 0xffbf;	// bits MXCSR may hold (FXSAVE tells)
 
 // Which thread's state the registers of each CPU hold (may be stale).
 static struct thread *owner[MAX_CPUS];
@@ -52,11 +53,23 @@ static void xrstor_from(struct xstate *x)
 		__asm__ volatile("fxrstor64 (%0)" : : "r"(x->area) : "memory");
 }
 
+static void find_mxcsr_mask(void)
+{
+	static uint8_t area[512] __attribute__((aligned(64)));
+	uint32_t mask;
+
+	__asm__ volatile("fxsave64 %0" : "=m"(area));
+	memcpy(&mask, area + 28, 4);
+	if (mask)
+		xstate_mxcsr_mask = mask;
+}
+
 void xstate_init(void)
 {
 	if (!cpu_has.xsave) {
 		xstate_features = XFEATURE_X87 | XFEATURE_SSE;
 		xstate_size = 512;
+		find_mxcsr_mask();
 		return;
 	}
 	struct cpuid_regs r = cpuid(0xd, 0);
@@ -66,6 +79,7 @@ void xstate_init(void)
 	xstate_features = supported & want;
 	xstate_init_cpu();
 	xstate_size = cpuid(0xd, 0).ebx;	// size for the XCR0 just set
+	find_mxcsr_mask();
 }
 
 void xstate_init_cpu(void)
@@ -74,20 +88,34 @@ void xstate_init_cpu(void)
 		xsetbv(0, xstate_features);
 }
 
+// Initial state: XSTATE_BV = 0 in the header means "all in init state"
+// for XRSTOR; FXRSTOR needs valid control words.
+static void area_init(struct xstate *x)
+{
+	uint16_t fcw = 0x37f;
+	uint32_t mxcsr = 0x1f80;
+
+	memset(x->area, 0, xstate_size);
+	memcpy(x->area + 0, &fcw, 2);
+	memcpy(x->area + 24, &mxcsr, 4);
+}
+
 static struct xstate *area_alloc(void)
 {
 	// kmalloc's classes are aligned to their size, so any area of at
 	// least 64 bytes is 64-byte aligned, as XSAVE needs.
-	struct xstate *x = kzalloc(xstate_size);
-	if (!x)
-		return 0;
-	// Initial state: XSTATE_BV = 0 in the header means "all in init
-	// state" for XRSTOR; FXRSTOR needs valid control words.
-	uint16_t fcw = 0x37f;
-	uint32_t mxcsr = 0x1f80;
-	memcpy(x->area + 0, &fcw, 2);
-	memcpy(x->area + 24, &mxcsr, 4);
+	struct xstate *x = kmalloc(xstate_size);
+	if (x)
+		area_init(x);
 	return x;
+}
+
+// A fresh state (signal handlers, exec): the registers are reloaded from
+// the initial area on the way to user space.
+void xstate_reset_to_init(struct thread *t)
+{
+	area_init(t->arch.xstate);
+	xstate_invalidate(t);
 }
 
 int xstate_thread_init(struct thread *t)

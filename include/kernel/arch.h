@@ -19,6 +19,7 @@ void arch_backtrace(const struct trap_frame *frame);
 
 // Time: nanoseconds since boot, monotonic and consistent across CPUs.
 uint64_t clock_monotonic_ns(void);
+uint64_t arch_rtc_seconds(void);	// wall clock at boot, seconds since 1970
 
 // Inter-processor interrupts (counted in struct cpu_stats).
 enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_TEST };

@@ -48,6 +48,7 @@ struct cpu {
 	struct thread *idle;
 	int preempt_count;		// >0: no preemption (interrupt or lock held)
 	volatile bool need_resched;
+	struct mm *active_mm;		// address space in CR3 (may be lazy)
 	struct thread *switch_prev;	// thread switched away from, until it is off the CPU
 	struct thread *migrate_pending;	// ... and must move to another CPU
 

@@ -23,5 +23,7 @@ struct mm {
 
 // Switches this CPU to 'mm' (arch: CR3, PCID).
 void mm_activate(struct mm *mm);
+// Makes every CPU forget mm (before its page tables are freed).
+void arch_mm_drop_everywhere(struct mm *mm);
 
 #endif

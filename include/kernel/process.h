@@ -47,6 +47,7 @@ struct process {
 	struct vnode *cwd;
 	struct sighand *sighand;
 	uint64_t sig_pending;		// process-directed pending signals
+	struct ksiginfo sig_info[NSIG + 1];
 	char exe_path[EXE_PATH_MAX];	// /proc/self/exe
 
 	bool exiting;			// exit_group in progress

@@ -33,6 +33,12 @@ int cross_call(int cpu, void (*fn)(void *), void *arg, bool wait);
 // Runs fn(arg) on every CPU in 'mask' (this one included if set).
 void cross_call_mask(cpumask_t mask, void (*fn)(void *), void *arg, bool wait);
 
+// The same, announced with a given IPI kind (so counters tell TLB
+// shootdowns from other calls).
+enum ipi_kind;
+void cross_call_mask_ipi(cpumask_t mask, void (*fn)(void *), void *arg, bool wait,
+			 enum ipi_kind kind);
+
 void cross_call_interrupt(void);
 
 // Arch: starts the other CPUs; each ends in smp_cpu_online().

@@ -30,6 +30,10 @@ struct syscall_entry {
 	syscall_fn fn;
 };
 
+void syscall_table_init(void);
+const char *syscall_name(uint64_t nr);
+extern uint64_t syscalls_unknown;
+
 #define SYSCALL_DEFINE(nr_, name_)					\
 	static long sys_##name_(struct syscall_args *args);		\
 	static const struct syscall_entry syscall_entry_##name_		\

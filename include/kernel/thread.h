@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <kernel/smp.h>
 #include <arch/thread_arch.h>
+#include <uapi/signal.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -45,7 +46,18 @@ struct thread {
 	struct process *proc;		// NULL for kernel threads
 	struct mm *mm;			// address space, NULL for kernel threads
 	struct thread_arch arch;	// FS/GS base, extended state, ...
-	void *user;			// per-thread data of the process layer
+
+	// Process layer (kernel/proc/).
+	struct thread *proc_next;	// next thread of the same process
+	uint64_t sig_blocked;		// blocked signals (bit sig-1)
+	uint64_t sig_pending;		// thread-directed pending signals
+	struct ksiginfo sig_info[NSIG + 1];	// what each pending signal carries
+	uint64_t sig_saved_mask;	// restored after a handler (sigsuspend, ppoll)
+	bool sig_restore_mask;
+	struct user_stack_t altstack;	// sigaltstack
+	uint64_t clear_child_tid;	// CLONE_CHILD_CLEARTID / set_tid_address
+	uint64_t robust_list;
+	bool exiting;
 };
 
 // Creates a kernel thread that runs fn(arg) on 'cpu' (-1: this CPU).
@@ -66,7 +78,6 @@ static inline struct thread *current_thread(void)
 
 // Entry of every new thread: finishes the switch, runs fn(arg), exits.
 void thread_start(void (*fn)(void *), void *arg);
-int tid_alloc(void);
 void thread_arch_free(struct thread *t);	// arch: extended state etc.
 
 #endif

@@ -43,6 +43,10 @@
 #define ENOTSUP		95
 #define EOPNOTSUPP	95
 #define ETIMEDOUT	110
-#define ERESTARTSYS	512	// internal: restart the syscall if SA_RESTART
+// Internal: never seen by user space.  A syscall interrupted by a signal
+// returns one of these; signal delivery turns it into a restart or EINTR.
+#define ERESTARTSYS	512	// restart if no handler or SA_RESTART, else EINTR
+#define ERESTARTNOINTR	513	// always restart
+#define ERESTARTNOHAND	514	// restart if no handler runs, else EINTR
 
 #endif

@@ -9,13 +9,6 @@
 #include <arch/irq.h>
 #include <lib/string.h>
 
-static int next_tid = 1;
-
-int tid_alloc(void)
-{
-	return __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
-}
-
 struct thread *thread_alloc(const char *name)
 {
 	struct thread *t = kzalloc(sizeof(*t));
@@ -27,7 +20,7 @@ struct thread *thread_alloc(const char *name)
 		kfree(t);
 		return 0;
 	}
-	t->tid = tid_alloc();
+	t->tid = 0;		// user threads get one from the process layer
 	strlcpy(t->name, name, sizeof(t->name));
 	t->state = THREAD_BLOCKED;
 	t->cpu = -1;

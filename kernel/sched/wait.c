@@ -97,8 +97,12 @@ int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, boo
 	// woke us; one before it made us return.  Either way nothing is lost.
 	t->preempted = false;
 	schedule();
+	// Interrupts back as the caller had them before spinning on its lock:
+	// its holder may be waiting for this CPU to answer an IPI.
+	irq_restore(flags);
 	if (lock)
 		spin_lock(lock);
+	flags = irq_save();
 	// A waker takes us off the queue: then we were woken, whatever else
 	// happened at the same time (a late timeout must not lose a wake-up).
 	bool woken = wq && t->waiting_on != wq;

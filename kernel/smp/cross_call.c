@@ -18,13 +18,13 @@ cpumask_t cpumask_online(void)
 	return m;
 }
 
-static void enqueue(struct cpu *target, struct cross_call *call)
+static void enqueue(struct cpu *target, struct cross_call *call, enum ipi_kind kind)
 {
 	uint64_t flags = spin_lock_irqsave(&target->call_lock);
 	call->next = target->call_head;
 	target->call_head = call;
 	spin_unlock_irqrestore(&target->call_lock, flags);
-	arch_send_ipi(target->id, IPI_CALL);
+	arch_send_ipi(target->id, kind);
 }
 
 void cross_call_interrupt(void)
@@ -68,7 +68,7 @@ int cross_call(int cpu, void (*fn)(void *), void *arg, bool wait)
 	}
 	if (wait) {
 		struct cross_call call = { fn, arg, 0, false, false };
-		enqueue(&cpus[cpu], &call);
+		enqueue(&cpus[cpu], &call, IPI_CALL);
 		wait_done(&call);
 		return 0;
 	}
@@ -76,11 +76,17 @@ int cross_call(int cpu, void (*fn)(void *), void *arg, bool wait)
 	if (!call)
 		return -1;
 	*call = (struct cross_call){ fn, arg, 0, false, true };
-	enqueue(&cpus[cpu], call);
+	enqueue(&cpus[cpu], call, IPI_CALL);
 	return 0;
 }
 
 void cross_call_mask(cpumask_t mask, void (*fn)(void *), void *arg, bool wait)
+{
+	cross_call_mask_ipi(mask, fn, arg, wait, IPI_CALL);
+}
+
+void cross_call_mask_ipi(cpumask_t mask, void (*fn)(void *), void *arg, bool wait,
+			 enum ipi_kind kind)
 {
 	struct cross_call calls[MAX_CPUS];
 	int me = this_cpu()->id;
@@ -91,9 +97,13 @@ void cross_call_mask(cpumask_t mask, void (*fn)(void *), void *arg, bool wait)
 			continue;
 		if (wait) {
 			calls[i] = (struct cross_call){ fn, arg, 0, false, false };
-			enqueue(&cpus[i], &calls[i]);
+			enqueue(&cpus[i], &calls[i], kind);
 		} else {
-			cross_call(i, fn, arg, false);
+			struct cross_call *call = kmalloc(sizeof(*call));
+			if (!call)
+				continue;
+			*call = (struct cross_call){ fn, arg, 0, false, true };
+			enqueue(&cpus[i], call, kind);
 		}
 	}
 	if (mask & cpumask_of(me)) {

@@ -28,6 +28,7 @@ struct xstate {
 
 extern uint64_t xstate_features;	// XCR0
 extern size_t xstate_size;		// bytes of the XSAVE area for XCR0
+extern uint32_t xstate_mxcsr_mask;
 
 void xstate_init(void);			// boot CPU: choose XCR0, size the area
 void xstate_init_cpu(void);		// every CPU: program XCR0
@@ -41,5 +42,6 @@ void xstate_switch_out(struct thread *prev);	// context switch, leaving thread
 void xstate_before_user(struct thread *t);	// last step before user mode
 void xstate_save_live(struct thread *t);	// make t's saved area current
 void xstate_invalidate(struct thread *t);	// saved area was changed: reload
+void xstate_reset_to_init(struct thread *t);
 
 #endif

@@ -1,0 +1,22 @@
+// Running programs.
+#ifndef KERNEL_EXEC_H
+#define KERNEL_EXEC_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct trap_frame;
+struct thread;
+
+// exec on behalf of the kernel (starting init).
+int exec_from_kernel(const char *path, const char *const *argv, int argc,
+		     const char *const *envp, int envc, struct trap_frame *f);
+
+// Arch hooks for exec.
+uint64_t arch_hwcap(void);
+uint64_t arch_hwcap2(void);
+uint64_t arch_min_sigstack(void);
+void arch_random_bytes(uint8_t *buf, size_t n);
+void arch_exec_reset_thread(struct thread *t);	// fresh extended state etc.
+
+#endif

@@ -1,0 +1,48 @@
+// Process-layer internals shared by kernel/proc/*.c.
+#ifndef KERNEL_PROC_INTERNAL_H
+#define KERNEL_PROC_INTERNAL_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <kernel/spinlock.h>
+
+#define PID_MAX 4096
+
+struct process;
+struct thread;
+struct trap_frame;
+
+extern struct spinlock proc_tree_lock;
+
+struct process *process_alloc(void);
+void process_free_locked(struct process *p);
+void process_link_child_locked(struct process *parent, struct process *child);
+void process_unlink_child_locked(struct process *child);
+void process_for_each_locked(void (*fn)(struct process *, void *), void *arg);
+struct thread *thread_find(int tid);
+int tid_alloc_for(struct thread *t, struct process *p);
+void tid_free(int tid);
+bool tid_in_use_locked(int tid);
+
+// Creating user threads (clone.c) and ending them (exit.c).
+struct thread *user_thread_alloc(struct process *p, const char *name);
+void user_thread_start(struct thread *t);
+__attribute__((noreturn)) void thread_exit_user(int wait_status, bool group);
+
+long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
+	      struct trap_frame *f);
+void process_discard(struct process *p);	// undo new_process before it ran
+void vfork_wait(struct process *child);
+void vfork_release(struct process *p);		// the child exec'd or exited
+struct sighand;
+void sighand_put(struct sighand *sh);
+void process_kill_others(struct process *p, int wait_status);
+void mm_deactivate_current(void);		// arch: leave the user address space
+
+// Arch: the user register frame of a thread, and returning to user mode.
+struct trap_frame *thread_user_frame(struct thread *t);
+void arch_thread_init_user(struct thread *t);
+void arch_frame_init_user(struct trap_frame *f, uint64_t ip, uint64_t sp);
+void arch_frame_set_return(struct trap_frame *f, long value);
+
+#endif

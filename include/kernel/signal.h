@@ -1,0 +1,30 @@
+// Signal delivery, between the process layer and the arch's frames.
+#ifndef KERNEL_SIGNAL_H
+#define KERNEL_SIGNAL_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <uapi/signal.h>
+
+struct process;
+
+struct trap_frame;
+
+// On the way to user space with a signal pending: run a handler (by
+// building its frame), ignore, or die.
+void signal_deliver(struct trap_frame *f);
+// A syscall interrupted with -ERESTART*: restart it or make it -EINTR.
+void syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags);
+// "NAME[PID]: segfault at ADDR ip IP sp SP" for a fault that kills.
+void log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info);
+void signal_set_temporary_mask(uint64_t mask);
+void signal_exec_reset(struct process *p);
+bool signal_has_handler(int sig);
+
+// Arch: the handler's frame on the user stack, and rt_sigreturn.
+int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigaction *ka,
+			    const struct ksiginfo *info, uint64_t old_mask);
+long arch_signal_frame_return(struct trap_frame *f);
+uint64_t arch_frame_sp(const struct trap_frame *f);
+
+#endif

@@ -1,0 +1,226 @@
+// Creating processes and threads: fork, vfork, clone, clone3.
+
+#include <kernel/process.h>
+#include <kernel/proc_internal.h>
+#include <kernel/thread.h>
+#include <kernel/sched.h>
+#include <kernel/syscall.h>
+#include <kernel/uaccess.h>
+#include <kernel/vm.h>
+#include <kernel/panic.h>
+#include <mm/kmalloc.h>
+#include <fs/file.h>
+#include <fs/vfs.h>
+#include <lib/string.h>
+#include <uapi/errno.h>
+#include <uapi/sched.h>
+#include <arch/xstate.h>
+#include <arch/trapframe.h>
+
+struct thread *user_thread_alloc(struct process *p, const char *name)
+{
+	struct thread *t = thread_alloc(name);
+
+	if (!t)
+		return 0;
+	if (xstate_thread_init(t) < 0 || tid_alloc_for(t, p) < 0) {
+		thread_free(t);
+		return 0;
+	}
+	t->proc = p;
+	t->mm = p->mm;
+	return t;
+}
+
+// Links a new thread into its process and makes it runnable.
+void user_thread_start(struct thread *t)
+{
+	struct process *p = t->proc;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	t->proc_next = p->threads;
+	p->threads = t;
+	p->nthreads++;
+	spin_unlock_irqrestore(&p->lock, flags);
+	arch_thread_init_user(t);
+	sched_start(t);
+}
+
+static struct sighand *sighand_copy(struct sighand *src)
+{
+	struct sighand *sh = kzalloc(sizeof(*sh));
+
+	if (!sh)
+		return 0;
+	spin_init(&sh->lock, "sighand");
+	sh->refcount = 1;
+	if (src)
+		memcpy(sh->action, src->action, sizeof(sh->action));
+	return sh;
+}
+
+void sighand_put(struct sighand *sh)
+{
+	if (sh && __atomic_sub_fetch(&sh->refcount, 1, __ATOMIC_SEQ_CST) == 0)
+		kfree(sh);
+}
+
+static int check_flags(uint64_t flags)
+{
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -EINVAL;
+	// Namespaces and pidfds are not supported.
+	if (flags & (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
+		     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD))
+		return -EINVAL;
+	return 0;
+}
+
+// A new process: copies (or shares, as flags say) the parent's address
+// space, files and signal handlers.
+static struct process *new_process(struct process *parent, uint64_t flags)
+{
+	struct process *p = process_alloc();
+
+	if (!p)
+		return 0;
+	p->pgid = parent->pgid;
+	p->sid = parent->sid;
+	p->exit_signal = flags & CSIGNAL;
+	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
+	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
+	if (flags & CLONE_VM) {
+		mm_get(parent->mm);
+		p->mm = parent->mm;
+	} else {
+		p->mm = mm_copy(parent->mm);
+	}
+	p->fdt = (flags & CLONE_FILES) ? (fdtable_get(parent->fdt), parent->fdt)
+				       : fdtable_copy(parent->fdt);
+	p->sighand = sighand_copy(parent->sighand);
+	if (parent->cwd) {
+		vnode_get(parent->cwd);
+		p->cwd = parent->cwd;
+	}
+	if (!p->mm || !p->fdt || !p->sighand) {
+		if (p->mm)
+			mm_put(p->mm);
+		if (p->fdt)
+			fdtable_put(p->fdt);
+		sighand_put(p->sighand);
+		if (p->cwd)
+			vnode_put(p->cwd);
+		kfree(p);
+		return 0;
+	}
+	return p;
+}
+
+static void copy_thread_state(struct thread *child, struct thread *parent,
+			      struct trap_frame *pf, uint64_t flags, uint64_t newsp, uint64_t tls)
+{
+	struct trap_frame *cf = thread_user_frame(child);
+
+	*cf = *pf;
+	arch_frame_set_return(cf, 0);
+	if (newsp)
+		cf->rsp = newsp;
+	child->arch.fs_base = (flags & CLONE_SETTLS) ? tls : parent->arch.fs_base;
+	child->arch.gs_base = parent->arch.gs_base;
+	xstate_thread_copy(child, parent);
+	child->sig_blocked = parent->sig_blocked;
+	if (!(flags & CLONE_VM))
+		child->altstack = parent->altstack;
+	else
+		child->altstack.ss_flags = SS_DISABLE;
+	child->affinity = parent->affinity;
+	child->cpu = parent->cpu;
+}
+
+long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
+	      struct trap_frame *f)
+{
+	struct thread *me = current_thread();
+	struct process *parent = me->proc;
+	struct process *p;
+	int err = check_flags(flags);
+
+	if (err)
+		return err;
+	if (flags & CLONE_THREAD) {
+		p = parent;
+	} else {
+		p = new_process(parent, flags);
+		if (!p)
+			return -ENOMEM;
+	}
+	struct thread *t = user_thread_alloc(p, me->name);
+	if (!t) {
+		if (p != parent)
+			process_discard(p);
+		return -ENOMEM;
+	}
+	copy_thread_state(t, me, f, flags, newsp, tls);
+	if (flags & CLONE_CHILD_CLEARTID)
+		t->clear_child_tid = ctid;
+	if (flags & CLONE_PARENT_SETTID)
+		put_user_u32(ptid, t->tid);		// Linux ignores a bad pointer here
+	if (flags & CLONE_CHILD_SETTID) {
+		// Written in the child's address space (the same for threads).
+		uint32_t tid = t->tid;
+		vm_write(t->mm, ctid, &tid, sizeof(tid));
+	}
+	int tid = t->tid;
+	if (p != parent) {
+		uint64_t lf = spin_lock_irqsave(&proc_tree_lock);
+		struct process *new_parent = (flags & CLONE_PARENT) && parent->parent ? parent->parent : parent;
+		process_link_child_locked(new_parent, p);
+		if (flags & CLONE_VFORK)
+			p->vfork_parent = parent;
+		spin_unlock_irqrestore(&proc_tree_lock, lf);
+	}
+	user_thread_start(t);
+	if (flags & CLONE_VFORK)
+		vfork_wait(p);
+	return tid;
+}
+
+SYSCALL_DEFINE(SYS_fork, fork)
+{
+	return do_clone(SIGCHLD, 0, 0, 0, 0, args->frame);
+}
+
+SYSCALL_DEFINE(SYS_vfork, vfork)
+{
+	return do_clone(CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0, args->frame);
+}
+
+// clone(flags, newsp, parent_tid, child_tid, tls) on x86-64.
+SYSCALL_DEFINE(SYS_clone, clone)
+{
+	return do_clone(args->a[0], args->a[1], args->a[2], args->a[3], args->a[4], args->frame);
+}
+
+struct clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+SYSCALL_DEFINE(SYS_clone3, clone3)
+{
+	struct clone_args ca;
+	uint64_t size = args->a[1];
+
+	memset(&ca, 0, sizeof(ca));
+	if (size < 64 || size > 4096)
+		return -EINVAL;
+	if (copy_from_user(&ca, args->a[0], size < sizeof(ca) ? size : sizeof(ca)) < 0)
+		return -EFAULT;
+	if ((ca.flags & CSIGNAL) || ca.exit_signal > NSIG || ca.set_tid || ca.set_tid_size)
+		return -EINVAL;
+	uint64_t sp = ca.stack ? ca.stack + ca.stack_size : 0;
+	return do_clone(ca.flags | ca.exit_signal, sp, ca.parent_tid, ca.child_tid, ca.tls,
+			args->frame);
+}

@@ -1,0 +1,333 @@
+// Ending threads and processes, and waiting for children.
+
+#include <kernel/process.h>
+#include <kernel/proc_internal.h>
+#include <kernel/thread.h>
+#include <kernel/sched.h>
+#include <kernel/syscall.h>
+#include <kernel/uaccess.h>
+#include <kernel/futex.h>
+#include <kernel/vm.h>
+#include <kernel/console.h>
+#include <kernel/power.h>
+#include <kernel/panic.h>
+#include <mm/kmalloc.h>
+#include <fs/file.h>
+#include <fs/vfs.h>
+#include <uapi/errno.h>
+#include <uapi/sched.h>
+
+static bool wstatus_signaled(int st)	{ return (st & 0x7f) != 0; }
+
+// The parent does not want zombies: SIGCHLD ignored or SA_NOCLDWAIT.
+static bool parent_autoreaps(struct process *parent)
+{
+	struct k_sigaction *a = &parent->sighand->action[SIGCHLD];
+	return a->handler == SIG_IGN || (a->flags & SA_NOCLDWAIT);
+}
+
+// Gives every child of p to init.  proc_tree_lock held.
+static void reparent_children_locked(struct process *p)
+{
+	struct process *init = process_find(1);
+
+	while (p->children) {
+		struct process *c = p->children;
+		p->children = c->sibling;
+		c->sibling = 0;
+		if (!init || init == p) {
+			c->parent = 0;
+			continue;
+		}
+		process_link_child_locked(init, c);
+		if (c->zombie)
+			wq_wake_all(&init->child_wait);
+	}
+}
+
+void vfork_release(struct process *p)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	struct process *parent = p->vfork_parent;
+
+	p->vfork_parent = 0;
+	p->vfork_done = true;
+	if (parent)
+		wq_wake_all(&parent->child_wait);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+void vfork_wait(struct process *child)
+{
+	struct process *me = current_process();
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+
+	// Not interruptible: the child borrows our memory until it is done.
+	while (!child->vfork_done)
+		wq_wait(&me->child_wait, &proc_tree_lock, WAIT_FOREVER, false);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+// Frees a process that never ran (clone failed half-way).
+void process_discard(struct process *p)
+{
+	mm_put(p->mm);
+	fdtable_put(p->fdt);
+	sighand_put(p->sighand);
+	if (p->cwd)
+		vnode_put(p->cwd);
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	process_free_locked(p);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+static __attribute__((noreturn)) void init_died(int status)
+{
+	if (wstatus_signaled(status)) {
+		kprintf("switchyard: init killed by signal %d\n", status & 0x7f);
+		machine_exit(128 + (status & 0x7f));
+	}
+	kprintf("switchyard: init exited with status %d\n", (status >> 8) & 0xff);
+	machine_exit((status >> 8) & 0xff);
+}
+
+// The last thread of p is gone: release its resources, become a zombie
+// and tell the parent.
+static void process_finish(struct process *p)
+{
+	struct mm *mm = p->mm;
+
+	fdtable_put(p->fdt);
+	p->fdt = 0;
+	if (p->cwd)
+		vnode_put(p->cwd);
+	p->cwd = 0;
+	// The signal handlers stay until the zombie is reaped: the parent may
+	// look at them (autoreap) and late signals may still name p.
+	if (p->vfork_parent)
+		vfork_release(p);
+	// Off this address space before dropping it.
+	mm_deactivate_current();
+	p->mm = 0;
+	mm_put(mm);
+
+	if (p->pid == 1)
+		init_died(p->exit_status);
+
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	reparent_children_locked(p);
+	struct process *parent = p->parent;
+	if (parent && parent_autoreaps(parent)) {
+		process_unlink_child_locked(p);
+		process_free_locked(p);
+		spin_unlock_irqrestore(&proc_tree_lock, flags);
+		return;
+	}
+	p->zombie = true;
+	if (parent) {
+		if (p->exit_signal) {
+			struct ksiginfo info = {
+				.signo = p->exit_signal, .pid = p->pid,
+				.code = wstatus_signaled(p->exit_status) ? CLD_KILLED : CLD_EXITED,
+				.status = wstatus_signaled(p->exit_status) ? (p->exit_status & 0x7f)
+									  : (p->exit_status >> 8) & 0xff,
+			};
+			signal_send_process(parent, p->exit_signal, &info);
+		}
+		wq_wake_all(&parent->child_wait);
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+// Ends the current thread; the process ends with it if it was the last.
+void thread_exit_user(int wait_status, bool group)
+{
+	struct thread *t = current_thread();
+	struct process *p = t->proc;
+
+	if (group)
+		process_kill_others(p, wait_status);
+	// CLONE_CHILD_CLEARTID: tell a joiner we are gone.
+	if (t->clear_child_tid && p->nthreads > 1) {
+		put_user_u32(t->clear_child_tid, 0);
+		futex_wake_current(t->clear_child_tid, 1);
+	}
+
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	for (struct thread **pp = &p->threads; *pp; pp = &(*pp)->proc_next) {
+		if (*pp == t) {
+			*pp = t->proc_next;
+			break;
+		}
+	}
+	bool last = --p->nthreads == 0;
+	if (!p->exiting && last)
+		p->exit_status = wait_status;
+	spin_unlock_irqrestore(&p->lock, flags);
+	tid_free(t->tid);
+	if (last)
+		process_finish(p);
+	t->proc = 0;
+	t->mm = 0;
+	sched_exit_current();
+}
+
+// exit_group: every other thread must die too.  They notice p->exiting on
+// their way back to user space; sleeping ones are woken.
+void process_kill_others(struct process *p, int wait_status)
+{
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	if (!p->exiting) {
+		p->exiting = true;
+		p->exit_status = wait_status;
+	}
+	for (struct thread *o = p->threads; o; o = o->proc_next) {
+		if (o == current_thread())
+			continue;
+		o->exiting = true;
+		wake_interruptible(o);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+void process_exit_group(int wait_status)
+{
+	thread_exit_user(wait_status, true);
+}
+
+SYSCALL_DEFINE(SYS_exit, exit)
+{
+	thread_exit_user(((int)args->a[0] & 0xff) << 8, false);
+}
+
+SYSCALL_DEFINE(SYS_exit_group, exit_group)
+{
+	thread_exit_user(((int)args->a[0] & 0xff) << 8, true);
+}
+
+// Does child c match wait4's pid argument for parent p?
+static bool wait_matches(struct process *p, struct process *c, int pid)
+{
+	if (pid > 0)
+		return c->pid == pid;
+	if (pid == 0)
+		return c->pgid == p->pgid;
+	if (pid < -1)
+		return c->pgid == -pid;
+	return true;
+}
+
+struct wait_result {
+	int pid;
+	int status;
+	int code;	// CLD_*
+};
+
+// Finds a zombie child matching 'pid'; reaps it unless 'keep'.  Returns
+// its pid, 0 if matching children exist but none is a zombie, -ECHILD.
+static int reap_locked(struct process *p, int pid, bool keep, struct wait_result *r)
+{
+	bool any = false;
+
+	for (struct process *c = p->children; c; c = c->sibling) {
+		if (!wait_matches(p, c, pid))
+			continue;
+		any = true;
+		if (!c->zombie)
+			continue;
+		r->pid = c->pid;
+		r->status = c->exit_status;
+		r->code = wstatus_signaled(c->exit_status) ? CLD_KILLED : CLD_EXITED;
+		if (!keep) {
+			process_unlink_child_locked(c);
+			process_free_locked(c);
+		}
+		return r->pid;
+	}
+	return any ? 0 : -ECHILD;
+}
+
+static int do_wait(int pid, int options, struct wait_result *r)
+{
+	struct process *p = current_process();
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	int ret;
+
+	for (;;) {
+		ret = reap_locked(p, pid, options & WNOWAIT, r);
+		if (ret != 0 || (options & WNOHANG))
+			break;
+		int err = wq_wait(&p->child_wait, &proc_tree_lock, WAIT_FOREVER, true);
+		if (err) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return ret;
+}
+
+SYSCALL_DEFINE(SYS_wait4, wait4)
+{
+	int pid = (int)args->a[0];
+	uint64_t ustatus = args->a[1];
+	int options = (int)args->a[2];
+	struct wait_result r;
+
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
+		return -EINVAL;
+	if (pid == -2147483647 - 1)
+		return -ESRCH;
+	int ret = do_wait(pid, options, &r);
+	if (ret > 0 && ustatus && put_user_u32(ustatus, (uint32_t)r.status) < 0)
+		return -EFAULT;
+	if (ret > 0 && args->a[3]) {
+		uint8_t zero[144] = { 0 };	// struct rusage: no accounting
+		if (copy_to_user(args->a[3], zero, sizeof(zero)) < 0)
+			return -EFAULT;
+	}
+	return ret;
+}
+
+SYSCALL_DEFINE(SYS_waitid, waitid)
+{
+	int idtype = (int)args->a[0];
+	int id = (int)args->a[1];
+	uint64_t uinfo = args->a[2];
+	int options = (int)args->a[3];
+	struct wait_result r;
+	int pid;
+
+	if (!(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
+	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL | __WCLONE)))
+		return -EINVAL;
+	switch (idtype) {
+	case P_ALL: pid = -1; break;
+	case P_PID: if (id <= 0) return -EINVAL; pid = id; break;
+	case P_PGID: if (id < 0) return -EINVAL; pid = id ? -id : 0; break;
+	default: return -EINVAL;
+	}
+	if (!(options & WEXITED)) {
+		// Only stop/continue events asked for: we have none.
+		if (options & WNOHANG)
+			return 0;
+		return -ECHILD;
+	}
+	int ret = do_wait(pid, options, &r);
+	if (ret < 0)
+		return ret;
+	if (uinfo) {
+		struct user_siginfo si = { 0 };
+		if (ret > 0) {
+			si.si_signo = SIGCHLD;
+			si.si_code = r.code;
+			si.u.kill.pid = r.pid;
+			si.u.kill.uid = 0;
+			si.u.kill.status = r.code == CLD_EXITED ? (r.status >> 8) & 0xff : r.status & 0x7f;
+		}
+		if (copy_to_user(uinfo, &si, sizeof(si)) < 0)
+			return -EFAULT;
+	}
+	return 0;
+}

@@ -1,0 +1,348 @@
+// Futexes.
+//
+// A waiter is keyed by (address space, address) for private futexes and
+// by the physical address of the word for shared ones (so processes that
+// share the page through MAP_SHARED memory meet).  Waiters live in a small
+// hash table under one lock: wake-ups and requeues move waiters between
+// chains, and a single lock makes that obviously safe.  The lock is never
+// taken from interrupts and is held with interrupts enabled, because
+// reading the futex word may fault and fault handling may need other CPUs.
+
+#include <kernel/futex.h>
+#include <kernel/syscall.h>
+#include <kernel/process.h>
+#include <kernel/thread.h>
+#include <kernel/uaccess.h>
+#include <kernel/wait.h>
+#include <kernel/time.h>
+#include <kernel/vm.h>
+#include <uapi/errno.h>
+
+#define FUTEX_WAIT		0
+#define FUTEX_WAKE		1
+#define FUTEX_FD		2
+#define FUTEX_REQUEUE		3
+#define FUTEX_CMP_REQUEUE	4
+#define FUTEX_WAKE_OP		5
+#define FUTEX_WAIT_BITSET	9
+#define FUTEX_WAKE_BITSET	10
+#define FUTEX_PRIVATE_FLAG	128
+#define FUTEX_CLOCK_REALTIME	256
+#define FUTEX_BITSET_MATCH_ANY	0xffffffffu
+
+#define NBUCKETS 64
+
+struct futex_key {
+	uint64_t space;		// mm pointer (private) or 0 (shared)
+	uint64_t addr;		// user address (private) or physical address
+};
+
+struct futex_waiter {
+	struct futex_key key;
+	uint32_t bitset;
+	struct thread *thread;
+	struct wait_queue wq;	// just this thread
+	bool woken;
+	struct futex_waiter *next;
+};
+
+static struct spinlock futex_lock = SPINLOCK_INIT("futex");
+static struct futex_waiter *buckets[NBUCKETS];
+
+static unsigned bucket_of(const struct futex_key *k)
+{
+	uint64_t h = (k->addr >> 2) ^ (k->space >> 6);
+	h ^= h >> 17;
+	return (unsigned)(h % NBUCKETS);
+}
+
+static bool key_equal(const struct futex_key *a, const struct futex_key *b)
+{
+	return a->space == b->space && a->addr == b->addr;
+}
+
+static int make_key(uint64_t uaddr, bool private, struct futex_key *k)
+{
+	if (uaddr & 3)
+		return -EINVAL;
+	if (!user_range_ok(uaddr, 4))
+		return -EFAULT;
+	struct mm *mm = current_process()->mm;
+	if (private) {
+		k->space = (uint64_t)mm;
+		k->addr = uaddr;
+		return 0;
+	}
+	uint64_t pa;
+	if (vm_user_phys(mm, uaddr, &pa) < 0)
+		return -EFAULT;
+	k->space = 0;
+	k->addr = pa;
+	return 0;
+}
+
+static void unlink_waiter(struct futex_waiter *w)
+{
+	for (struct futex_waiter **p = &buckets[bucket_of(&w->key)]; *p; p = &(*p)->next) {
+		if (*p == w) {
+			*p = w->next;
+			return;
+		}
+	}
+}
+
+// Wakes up to n waiters on k whose bitset matches; futex_lock held.
+static int wake_locked(const struct futex_key *k, int n, uint32_t bitset)
+{
+	int woken = 0;
+	struct futex_waiter **p = &buckets[bucket_of(k)];
+
+	while (*p && woken < n) {
+		struct futex_waiter *w = *p;
+		if (!key_equal(&w->key, k) || !(w->bitset & bitset)) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		w->woken = true;
+		wq_wake_one(&w->wq);
+		woken++;
+	}
+	return woken;
+}
+
+static long futex_wait(uint64_t uaddr, bool private, uint32_t val, uint64_t deadline, uint32_t bitset)
+{
+	struct futex_waiter w = { .bitset = bitset, .thread = current_thread() };
+	uint32_t cur;
+	int r;
+
+	if (!bitset)
+		return -EINVAL;
+	if ((r = make_key(uaddr, private, &w.key)) < 0)
+		return r;
+	// Fault the word in before taking the lock.
+	if (get_user_u32(&cur, uaddr) < 0)
+		return -EFAULT;
+	spin_lock(&futex_lock);
+	if (get_user_u32(&cur, uaddr) < 0) {
+		spin_unlock(&futex_lock);
+		return -EFAULT;
+	}
+	if (cur != val) {
+		spin_unlock(&futex_lock);
+		return -EAGAIN;
+	}
+	unsigned b = bucket_of(&w.key);
+	w.next = buckets[b];
+	buckets[b] = &w;
+	for (;;) {
+		r = wq_wait(&w.wq, &futex_lock, deadline, true);
+		if (w.woken || r)
+			break;
+	}
+	if (!w.woken)
+		unlink_waiter(&w);
+	spin_unlock(&futex_lock);
+	if (w.woken)
+		return 0;
+	if (r == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	return deadline ? -EINTR : -ERESTARTSYS;
+}
+
+static long futex_wake(uint64_t uaddr, bool private, int n, uint32_t bitset)
+{
+	struct futex_key k;
+	int r;
+
+	if (!bitset)
+		return -EINVAL;
+	if ((r = make_key(uaddr, private, &k)) < 0)
+		return r;
+	spin_lock(&futex_lock);
+	r = wake_locked(&k, n, bitset);
+	spin_unlock(&futex_lock);
+	return r;
+}
+
+int futex_wake_current(uint64_t uaddr, int n)
+{
+	long a = futex_wake(uaddr, true, n, FUTEX_BITSET_MATCH_ANY);
+	long b = futex_wake(uaddr, false, n, FUTEX_BITSET_MATCH_ANY);
+	return (int)((a > 0 ? a : 0) + (b > 0 ? b : 0));
+}
+
+static long futex_requeue(uint64_t uaddr, uint64_t uaddr2, bool private, int nwake, int nmove,
+			  bool cmp, uint32_t val3)
+{
+	struct futex_key k1, k2;
+	int r;
+
+	if (nwake < 0 || nmove < 0)
+		return -EINVAL;
+	if ((r = make_key(uaddr, private, &k1)) < 0 || (r = make_key(uaddr2, private, &k2)) < 0)
+		return r;
+	spin_lock(&futex_lock);
+	if (cmp) {
+		uint32_t cur;
+		if (get_user_u32(&cur, uaddr) < 0) {
+			spin_unlock(&futex_lock);
+			return -EFAULT;
+		}
+		if (cur != val3) {
+			spin_unlock(&futex_lock);
+			return -EAGAIN;
+		}
+	}
+	int done = wake_locked(&k1, nwake, FUTEX_BITSET_MATCH_ANY);
+	int moved = 0;
+	struct futex_waiter **p = &buckets[bucket_of(&k1)];
+	while (*p && moved < nmove) {
+		struct futex_waiter *w = *p;
+		if (!key_equal(&w->key, &k1)) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		w->key = k2;
+		unsigned b = bucket_of(&k2);
+		w->next = buckets[b];
+		buckets[b] = w;
+		moved++;
+	}
+	spin_unlock(&futex_lock);
+	return done + moved;
+}
+
+// FUTEX_WAKE_OP's operation on the second word.
+static bool wake_op_apply(uint32_t encoded, uint32_t old, uint32_t *new_val)
+{
+	int op = (encoded >> 28) & 7;
+	int shift_arg = (encoded >> 31) & 1;
+	int32_t oparg = (int32_t)(encoded << 8) >> 20;
+
+	if (shift_arg)
+		oparg = (oparg < 0 || oparg > 31) ? 0 : 1 << oparg;
+	switch (op & 7) {
+	case 0: *new_val = (uint32_t)oparg; break;		// SET
+	case 1: *new_val = old + (uint32_t)oparg; break;	// ADD
+	case 2: *new_val = old | (uint32_t)oparg; break;	// OR
+	case 3: *new_val = old & ~(uint32_t)oparg; break;	// ANDN
+	case 4: *new_val = old ^ (uint32_t)oparg; break;	// XOR
+	default: return false;
+	}
+	return true;
+}
+
+static bool wake_op_compare(uint32_t encoded, uint32_t old)
+{
+	int cmp = (encoded >> 24) & 15;
+	int32_t cmparg = (int32_t)(encoded << 20) >> 20;
+	int32_t o = (int32_t)old;
+
+	switch (cmp) {
+	case 0: return o == cmparg;
+	case 1: return o != cmparg;
+	case 2: return o < cmparg;
+	case 3: return o <= cmparg;
+	case 4: return o > cmparg;
+	case 5: return o >= cmparg;
+	default: return false;
+	}
+}
+
+static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwake, int nwake2,
+			  uint32_t encoded)
+{
+	struct futex_key k1, k2;
+	int r;
+
+	if ((r = make_key(uaddr, private, &k1)) < 0 || (r = make_key(uaddr2, private, &k2)) < 0)
+		return r;
+	if ((encoded >> 24 & 15) > 5 || ((encoded >> 28) & 7) > 4)
+		return -ENOSYS;
+	spin_lock(&futex_lock);
+	uint32_t old, desired, seen;
+	for (;;) {
+		if (get_user_u32(&old, uaddr2) < 0) {
+			spin_unlock(&futex_lock);
+			return -EFAULT;
+		}
+		wake_op_apply(encoded, old, &desired);
+		if (user_cmpxchg_u32(uaddr2, old, desired, &seen) < 0) {
+			spin_unlock(&futex_lock);
+			return -EFAULT;
+		}
+		if (seen == old)
+			break;
+	}
+	int woken = wake_locked(&k1, nwake, FUTEX_BITSET_MATCH_ANY);
+	if (wake_op_compare(encoded, old))
+		woken += wake_locked(&k2, nwake2, FUTEX_BITSET_MATCH_ANY);
+	spin_unlock(&futex_lock);
+	return woken;
+}
+
+// The deadline of a wait: relative for FUTEX_WAIT, absolute (monotonic or
+// realtime) for FUTEX_WAIT_BITSET.  0 = none.
+static int timeout_deadline(uint64_t utime, bool absolute, bool realtime, uint64_t *deadline)
+{
+	uint64_t ns;
+
+	*deadline = 0;
+	if (!utime)
+		return 0;
+	int r = get_timespec_ns(utime, &ns);
+	if (r < 0)
+		return r;
+	uint64_t now = clock_monotonic_ns();
+	if (!absolute) {
+		*deadline = now + ns + 1;
+	} else if (realtime) {
+		uint64_t rt = clock_realtime_ns();
+		*deadline = ns > rt ? now + (ns - rt) : now;
+	} else {
+		*deadline = ns;
+	}
+	if (*deadline == 0)
+		*deadline = 1;		// already passed, but not "forever"
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_futex, futex)
+{
+	uint64_t uaddr = args->a[0], utime = args->a[3], uaddr2 = args->a[4];
+	int op = (int)args->a[1];
+	uint32_t val = (uint32_t)args->a[2], val3 = (uint32_t)args->a[5];
+	bool private = op & FUTEX_PRIVATE_FLAG;
+	bool realtime = op & FUTEX_CLOCK_REALTIME;
+	int cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+	uint64_t deadline;
+	int r;
+
+	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_WAIT)
+		return -ENOSYS;
+	switch (cmd) {
+	case FUTEX_WAIT:
+		if ((r = timeout_deadline(utime, false, false, &deadline)) < 0)
+			return r;
+		return futex_wait(uaddr, private, val, deadline, FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAIT_BITSET:
+		if ((r = timeout_deadline(utime, true, realtime, &deadline)) < 0)
+			return r;
+		return futex_wait(uaddr, private, val, deadline, val3);
+	case FUTEX_WAKE:
+		return futex_wake(uaddr, private, (int)val, FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAKE_BITSET:
+		return futex_wake(uaddr, private, (int)val, val3);
+	case FUTEX_REQUEUE:
+		return futex_requeue(uaddr, uaddr2, private, (int)val, (int)utime, false, 0);
+	case FUTEX_CMP_REQUEUE:
+		return futex_requeue(uaddr, uaddr2, private, (int)val, (int)utime, true, val3);
+	case FUTEX_WAKE_OP:
+		return futex_wake_op(uaddr, uaddr2, private, (int)val, (int)utime, val3);
+	default:
+		return -ENOSYS;
+	}
+}

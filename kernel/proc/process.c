@@ -1,0 +1,137 @@
+// The process table: allocation of process IDs, lookup, and the
+// parent/child tree.  One lock (proc_tree_lock) guards the tree, the list
+// of all processes, zombie state and every process's child_wait queue:
+// process creation and exit are rare next to everything else, and a
+// single lock keeps the exit/wait/reparent dance easy to reason about.
+
+#include <kernel/process.h>
+#include <kernel/proc_internal.h>
+#include <kernel/thread.h>
+#include <kernel/panic.h>
+#include <kernel/time.h>
+#include <mm/kmalloc.h>
+#include <lib/string.h>
+
+struct spinlock proc_tree_lock = SPINLOCK_INIT("process tree");
+static struct process *all_processes[PID_MAX];
+static int next_pid = 1;
+
+// Allocates the lowest free ID at or after the last one handed out, so
+// IDs are not reused quickly (as Linux does).
+static int pid_alloc_locked(struct process *p)
+{
+	for (int tries = 0; tries < PID_MAX; tries++) {
+		int pid = next_pid;
+		next_pid = next_pid + 1 >= PID_MAX ? 2 : next_pid + 1;
+		if (!all_processes[pid] && !tid_in_use_locked(pid)) {
+			all_processes[pid] = p;
+			return pid;
+		}
+	}
+	return -1;
+}
+
+// Threads other than the main one have IDs from the same space; the
+// table holds their process so lookups by thread ID work.
+static struct thread *tid_owner[PID_MAX];
+
+bool tid_in_use_locked(int tid)
+{
+	return tid_owner[tid] != 0;
+}
+
+int tid_alloc_for(struct thread *t, struct process *p)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	int tid = -1;
+
+	if (!p->pid) {
+		tid = pid_alloc_locked(p);
+		p->pid = tid;
+	} else {
+		for (int tries = 0; tries < PID_MAX && tid < 0; tries++) {
+			int cand = next_pid;
+			next_pid = next_pid + 1 >= PID_MAX ? 2 : next_pid + 1;
+			if (!all_processes[cand] && !tid_owner[cand])
+				tid = cand;
+		}
+	}
+	if (tid > 0) {
+		tid_owner[tid] = t;
+		t->tid = tid;
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return tid;
+}
+
+void tid_free(int tid)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	if (tid > 0 && tid < PID_MAX)
+		tid_owner[tid] = 0;
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+struct process *process_find(int pid)
+{
+	if (pid <= 0 || pid >= PID_MAX)
+		return 0;
+	return all_processes[pid];
+}
+
+struct thread *thread_find(int tid)
+{
+	if (tid <= 0 || tid >= PID_MAX)
+		return 0;
+	return tid_owner[tid];
+}
+
+struct process *process_alloc(void)
+{
+	struct process *p = kzalloc(sizeof(*p));
+
+	if (!p)
+		return 0;
+	spin_init(&p->lock, "process");
+	p->exit_signal = SIGCHLD;
+	p->start_ns = clock_monotonic_ns();
+	return p;
+}
+
+// Frees a reaped zombie.  proc_tree_lock held.
+void process_free_locked(struct process *p)
+{
+	if (p->pid > 0 && p->pid < PID_MAX && all_processes[p->pid] == p)
+		all_processes[p->pid] = 0;
+	sighand_put(p->sighand);
+	kfree(p);
+}
+
+// Links child under parent.  proc_tree_lock held.
+void process_link_child_locked(struct process *parent, struct process *child)
+{
+	child->parent = parent;
+	child->sibling = parent->children;
+	parent->children = child;
+}
+
+void process_unlink_child_locked(struct process *child)
+{
+	struct process *parent = child->parent;
+
+	for (struct process **pp = &parent->children; *pp; pp = &(*pp)->sibling) {
+		if (*pp == child) {
+			*pp = child->sibling;
+			break;
+		}
+	}
+	child->sibling = 0;
+}
+
+// Calls fn on every live process.  proc_tree_lock held.
+void process_for_each_locked(void (*fn)(struct process *, void *), void *arg)
+{
+	for (int i = 1; i < PID_MAX; i++)
+		if (all_processes[i])
+			fn(all_processes[i], arg);
+}

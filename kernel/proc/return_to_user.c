@@ -1,0 +1,38 @@
+// The last steps on every return to user space: reschedule if asked,
+// deliver signals, restart interrupted syscalls, and let the extended-
+// state policy load the thread's registers.
+
+#include <kernel/trap.h>
+#include <kernel/thread.h>
+#include <kernel/sched.h>
+#include <kernel/signal.h>
+#include <kernel/wait.h>
+#include <kernel/cpu.h>
+#include <arch/irq.h>
+#include <arch/xstate.h>
+
+void exit_to_user(struct trap_frame *f)
+{
+	struct thread *t = current_thread();
+
+	for (;;) {
+		irq_disable();
+		if (this_cpu()->need_resched) {
+			irq_enable();
+			sched_preempt();
+			continue;
+		}
+		if (t->proc && thread_signal_pending(t)) {
+			irq_enable();
+			signal_deliver(f);
+			irq_disable();
+			if (!this_cpu()->need_resched)
+				break;
+			continue;
+		}
+		break;
+	}
+	// Interrupted by a signal that needed no handler: run it again.
+	syscall_restart_if_needed(f, false, 0);
+	xstate_before_user(t);
+}

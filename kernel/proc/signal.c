@@ -1,0 +1,459 @@
+// Signals: sending, the pending sets, choosing what to deliver on the way
+// back to user space, default actions, and the signal syscalls.  The
+// arch builds and unwinds the handler frame (arch_signal_frame_*).
+//
+// Locking: a thread's pending/blocked sets and its process's pending set
+// are guarded by the process's sighand lock, which also guards the
+// handler table.
+
+#include <kernel/process.h>
+#include <kernel/proc_internal.h>
+#include <kernel/thread.h>
+#include <kernel/sched.h>
+#include <kernel/syscall.h>
+#include <kernel/uaccess.h>
+#include <kernel/console.h>
+#include <kernel/signal.h>
+#include <kernel/trap.h>
+#include <lib/string.h>
+#include <uapi/errno.h>
+#include <kernel/arch.h>
+#include <arch/irq.h>
+
+#define UNBLOCKABLE (sigmask_of(SIGKILL) | sigmask_of(SIGSTOP))
+
+static bool valid_signal(int sig)
+{
+	return sig >= 1 && sig <= NSIG;
+}
+
+// Default action of each signal: terminate, or ignore (stop/continue are
+// treated as ignore: there is no job control).
+static bool default_ignores(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT ||
+	       sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static bool ignored(struct process *p, int sig)
+{
+	uint64_t h = p->sighand->action[sig].handler;
+	return h == SIG_IGN || (h == SIG_DFL && default_ignores(sig));
+}
+
+// Picks the thread that should take a process-directed signal and wakes it.
+static void signal_wake_one(struct process *p, int sig)
+{
+	struct thread *pick = 0;
+
+	for (struct thread *t = p->threads; t; t = t->proc_next) {
+		if (t->sig_blocked & sigmask_of(sig))
+			continue;
+		pick = t;
+		if (t->interruptible)
+			break;			// a sleeper can take it at once
+	}
+	if (!pick)
+		return;
+	wake_interruptible(pick);
+	if (pick != current_thread() && pick->state == THREAD_RUNNABLE && pick->on_cpu)
+		arch_send_ipi(pick->cpu, IPI_RESCHED);	// running: make it look soon
+}
+
+void signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
+{
+	if (!p->sighand || p->zombie)
+		return;
+	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	if (sig == SIGKILL) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		process_kill_others(p, SIGKILL);
+		// The threads die on their way out; none of them is us unless
+		// we are in p, in which case exit_to_user sees p->exiting.
+		return;
+	}
+	if (ignored(p, sig)) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		return;
+	}
+	if (!(p->sig_pending & sigmask_of(sig))) {
+		p->sig_pending |= sigmask_of(sig);
+		p->sig_info[sig] = info ? *info : (struct ksiginfo){ .signo = sig, .code = SI_KERNEL };
+		p->sig_info[sig].signo = sig;
+	}
+	signal_wake_one(p, sig);
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
+}
+
+void signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
+{
+	struct process *p = t->proc;
+
+	if (!p || !p->sighand)
+		return;
+	if (sig == SIGKILL) {
+		signal_send_process(p, sig, info);
+		return;
+	}
+	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	if (!ignored(p, sig) && !(t->sig_pending & sigmask_of(sig))) {
+		t->sig_pending |= sigmask_of(sig);
+		t->sig_info[sig] = info ? *info : (struct ksiginfo){ .signo = sig, .code = SI_KERNEL };
+		t->sig_info[sig].signo = sig;
+		wake_interruptible(t);
+		if (t != current_thread() && t->on_cpu)
+			arch_send_ipi(t->cpu, IPI_RESCHED);
+	}
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
+}
+
+bool thread_signal_pending(struct thread *t)
+{
+	struct process *p = t->proc;
+
+	if (!p)
+		return false;
+	if (t->exiting || p->exiting)
+		return true;
+	return ((t->sig_pending | p->sig_pending) & ~t->sig_blocked) != 0;
+}
+
+// Kills the process for an unhandled fatal signal.
+static __attribute__((noreturn)) void die_of_signal(int sig)
+{
+	thread_exit_user(sig, true);
+}
+
+// A fault in user mode: delivered now, and fatal if it cannot be handled.
+void signal_force_fault(int sig, int code, uint64_t addr)
+{
+	struct thread *t = current_thread();
+	struct process *p = t->proc;
+	struct ksiginfo info = { .signo = sig, .code = code, .addr = addr };
+	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	struct k_sigaction *a = &p->sighand->action[sig];
+
+	// Blocked or ignored synchronous faults cannot be skipped: reset to
+	// the default action, as Linux does.
+	if ((t->sig_blocked & sigmask_of(sig)) || a->handler == SIG_IGN) {
+		a->handler = SIG_DFL;
+		t->sig_blocked &= ~sigmask_of(sig);
+	}
+	t->sig_pending |= sigmask_of(sig);
+	t->sig_info[sig] = info;
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
+}
+
+bool signal_has_handler(int sig)
+{
+	struct process *p = current_process();
+	uint64_t h = p->sighand->action[sig].handler;
+	return h != SIG_DFL && h != SIG_IGN;
+}
+
+// Takes the next deliverable signal off the pending sets.  sighand lock held.
+static int dequeue(struct thread *t, struct ksiginfo *info)
+{
+	struct process *p = t->proc;
+	uint64_t ready = t->sig_pending & ~t->sig_blocked;
+	bool from_thread = ready != 0;
+
+	if (!ready)
+		ready = p->sig_pending & ~t->sig_blocked;
+	if (!ready)
+		return 0;
+	// Synchronous faults first, then lowest number (Linux's order).
+	int sig = __builtin_ctzll(ready) + 1;
+	uint64_t faults = ready & (sigmask_of(SIGSEGV) | sigmask_of(SIGBUS) | sigmask_of(SIGILL) |
+				   sigmask_of(SIGFPE) | sigmask_of(SIGTRAP));
+	if (faults)
+		sig = __builtin_ctzll(faults) + 1;
+	if (from_thread) {
+		t->sig_pending &= ~sigmask_of(sig);
+		*info = t->sig_info[sig];
+	} else {
+		p->sig_pending &= ~sigmask_of(sig);
+		*info = p->sig_info[sig];
+	}
+	return sig;
+}
+
+// Called on every return to user space with a signal pending.
+void signal_deliver(struct trap_frame *f)
+{
+	struct thread *t = current_thread();
+	struct process *p = t->proc;
+
+	if (t->exiting || p->exiting)
+		thread_exit_user(p->exit_status, false);
+	for (;;) {
+		struct ksiginfo info;
+		uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+		int sig = dequeue(t, &info);
+		if (!sig) {
+			spin_unlock_irqrestore(&p->sighand->lock, flags);
+			syscall_restart_if_needed(f, false, 0);
+			if (t->sig_restore_mask) {
+				t->sig_blocked = t->sig_saved_mask;
+				t->sig_restore_mask = false;
+			}
+			return;
+		}
+		struct k_sigaction ka = p->sighand->action[sig];
+		if (ka.handler == SIG_IGN || (ka.handler == SIG_DFL && default_ignores(sig))) {
+			spin_unlock_irqrestore(&p->sighand->lock, flags);
+			continue;
+		}
+		if (ka.handler == SIG_DFL) {
+			spin_unlock_irqrestore(&p->sighand->lock, flags);
+			if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
+				log_fatal_fault(f, sig, &info);
+			die_of_signal(sig);
+		}
+		if (ka.flags & SA_RESETHAND)
+			p->sighand->action[sig].handler = SIG_DFL;
+		uint64_t old_mask = t->sig_restore_mask ? t->sig_saved_mask : t->sig_blocked;
+		t->sig_restore_mask = false;
+		t->sig_blocked |= ka.mask & ~UNBLOCKABLE;
+		if (!(ka.flags & SA_NODEFER))
+			t->sig_blocked |= sigmask_of(sig);
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		syscall_restart_if_needed(f, true, ka.flags);
+		if (arch_signal_frame_setup(f, sig, &ka, &info, old_mask) < 0) {
+			// No room for the frame: Linux kills with SIGSEGV.
+			log_fatal_fault(f, SIGSEGV, &info);
+			die_of_signal(SIGSEGV);
+		}
+		return;
+	}
+}
+
+SYSCALL_DEFINE(SYS_rt_sigaction, rt_sigaction)
+{
+	int sig = (int)args->a[0];
+	struct k_sigaction act, old;
+	struct process *p = current_process();
+
+	if (!valid_signal(sig) || args->a[3] != 8)
+		return -EINVAL;
+	if (args->a[1]) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			return -EINVAL;
+		if (copy_from_user(&act, args->a[1], sizeof(act)) < 0)
+			return -EFAULT;
+	}
+	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	old = p->sighand->action[sig];
+	if (args->a[1]) {
+		act.mask &= ~UNBLOCKABLE;
+		p->sighand->action[sig] = act;
+		// Setting SIG_IGN (or a default that ignores) discards pending ones.
+		if (ignored(p, sig)) {
+			p->sig_pending &= ~sigmask_of(sig);
+			for (struct thread *t = p->threads; t; t = t->proc_next)
+				t->sig_pending &= ~sigmask_of(sig);
+		}
+	}
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
+	if (args->a[2] && copy_to_user(args->a[2], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_rt_sigprocmask, rt_sigprocmask)
+{
+	int how = (int)args->a[0];
+	struct thread *t = current_thread();
+	uint64_t set = 0, old = t->sig_blocked;
+
+	if (args->a[3] != 8)
+		return -EINVAL;
+	if (args->a[1]) {
+		if (copy_from_user(&set, args->a[1], 8) < 0)
+			return -EFAULT;
+		set &= ~UNBLOCKABLE;
+		switch (how) {
+		case SIG_BLOCK: t->sig_blocked |= set; break;
+		case SIG_UNBLOCK: t->sig_blocked &= ~set; break;
+		case SIG_SETMASK: t->sig_blocked = set; break;
+		default: return -EINVAL;
+		}
+	}
+	if (args->a[2] && copy_to_user(args->a[2], &old, 8) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_rt_sigpending, rt_sigpending)
+{
+	struct thread *t = current_thread();
+	uint64_t pending = (t->sig_pending | t->proc->sig_pending) & t->sig_blocked;
+
+	if (args->a[1] > 8)
+		return -EINVAL;
+	return copy_to_user(args->a[0], &pending, args->a[1]) < 0 ? -EFAULT : 0;
+}
+
+// Temporarily replaces the mask; the old one comes back after the handler.
+void signal_set_temporary_mask(uint64_t mask)
+{
+	struct thread *t = current_thread();
+
+	t->sig_saved_mask = t->sig_blocked;
+	t->sig_restore_mask = true;
+	t->sig_blocked = mask & ~UNBLOCKABLE;
+}
+
+SYSCALL_DEFINE(SYS_rt_sigsuspend, rt_sigsuspend)
+{
+	uint64_t mask;
+
+	if (args->a[1] != 8)
+		return -EINVAL;
+	if (copy_from_user(&mask, args->a[0], 8) < 0)
+		return -EFAULT;
+	signal_set_temporary_mask(mask);
+	while (!thread_signal_pending(current_thread()))
+		wq_wait(0, 0, WAIT_FOREVER, true);
+	return -EINTR;
+}
+
+SYSCALL_DEFINE(SYS_pause, pause)
+{
+	(void)args;
+	while (!thread_signal_pending(current_thread()))
+		wq_wait(0, 0, WAIT_FOREVER, true);
+	return -ERESTARTNOHAND;
+}
+
+SYSCALL_DEFINE(SYS_sigaltstack, sigaltstack)
+{
+	struct thread *t = current_thread();
+	struct user_stack_t ss, old = t->altstack;
+	uint64_t sp = args->frame ? arch_frame_sp(args->frame) : 0;
+	bool on = old.ss_flags != SS_DISABLE && sp - old.ss_sp < old.ss_size;
+
+	if (old.ss_size == 0)
+		old.ss_flags = SS_DISABLE;
+	else if (on)
+		old.ss_flags = SS_ONSTACK;
+	if (args->a[0]) {
+		if (copy_from_user(&ss, args->a[0], sizeof(ss)) < 0)
+			return -EFAULT;
+		if (on)
+			return -EPERM;
+		if (ss.ss_flags != 0 && ss.ss_flags != SS_DISABLE && ss.ss_flags != SS_ONSTACK)
+			return -EINVAL;
+		if (ss.ss_flags == SS_DISABLE) {
+			t->altstack = (struct user_stack_t){ 0, SS_DISABLE, 0, 0 };
+		} else {
+			if (ss.ss_size < MINSIGSTKSZ)
+				return -ENOMEM;
+			t->altstack = ss;
+			t->altstack.ss_flags = 0;
+		}
+	}
+	if (args->a[1] && copy_to_user(args->a[1], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+static int kill_one(struct process *p, int sig, struct ksiginfo *info)
+{
+	if (!p || p->zombie)
+		return -ESRCH;
+	if (sig)
+		signal_send_process(p, sig, info);
+	return 0;
+}
+
+struct kill_group {
+	int sig, pgid, sent;
+	bool all;
+	struct process *self;
+	struct ksiginfo *info;
+};
+
+static void kill_group_fn(struct process *p, void *arg)
+{
+	struct kill_group *g = arg;
+
+	if (p->zombie)
+		return;
+	if (g->all ? (p->pid == 1 || p == g->self) : p->pgid != g->pgid)
+		return;
+	g->sent++;
+	if (g->sig)
+		signal_send_process(p, g->sig, g->info);
+}
+
+SYSCALL_DEFINE(SYS_kill, kill)
+{
+	int pid = (int)args->a[0], sig = (int)args->a[1];
+	struct process *me = current_process();
+	struct ksiginfo info = { .signo = sig, .code = SI_USER, .pid = me->pid };
+
+	if (sig < 0 || sig > NSIG)
+		return -EINVAL;
+	if (pid > 0) {
+		uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+		int r = kill_one(process_find(pid), sig, &info);
+		spin_unlock_irqrestore(&proc_tree_lock, flags);
+		return r;
+	}
+	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info };
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	process_for_each_locked(kill_group_fn, &g);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return g.sent ? 0 : -ESRCH;
+}
+
+static long kill_thread(int tgid, int tid, int sig)
+{
+	struct process *me = current_process();
+	struct ksiginfo info = { .signo = sig, .code = SI_TKILL, .pid = me->pid };
+
+	if (sig < 0 || sig > NSIG || tid <= 0)
+		return -EINVAL;
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	struct thread *t = thread_find(tid);
+	long r = 0;
+	if (!t || !t->proc || (tgid > 0 && t->proc->pid != tgid) || t->exiting)
+		r = -ESRCH;
+	else if (sig)
+		signal_send_thread(t, sig, &info);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return r;
+}
+
+SYSCALL_DEFINE(SYS_tgkill, tgkill)
+{
+	if ((int)args->a[0] <= 0)
+		return -EINVAL;
+	return kill_thread((int)args->a[0], (int)args->a[1], (int)args->a[2]);
+}
+
+SYSCALL_DEFINE(SYS_tkill, tkill)
+{
+	return kill_thread(0, (int)args->a[0], (int)args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_rt_sigreturn, rt_sigreturn)
+{
+	return arch_signal_frame_return(args->frame);
+}
+
+// Resets handlers at exec: caught signals go back to the default action;
+// ignored ones stay ignored.
+void signal_exec_reset(struct process *p)
+{
+	for (int i = 1; i <= NSIG; i++) {
+		struct k_sigaction *a = &p->sighand->action[i];
+		if (a->handler != SIG_IGN)
+			*a = (struct k_sigaction){ 0 };
+		a->flags = 0;
+		a->mask = 0;
+		a->restorer = 0;
+	}
+	current_thread()->altstack = (struct user_stack_t){ 0, SS_DISABLE, 0, 0 };
+}

@@ -1,0 +1,377 @@
+// Directories and names: getdents64, getcwd, chdir, mkdir, rmdir, unlink,
+// rename, symlink, link.
+
+#include <fs/fs_syscall.h>
+#include <fs/fcntl.h>
+#include <kernel/process.h>
+#include <kernel/syscall.h>
+#include <kernel/uaccess.h>
+#include <lib/string.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+#define DIRENT_BUF_MAX (64 * 1024)
+
+// ---- getdents64 ----
+
+struct dirent_fill {
+	char *buf;
+	size_t size, used;
+	bool too_small;		// the first record did not fit
+};
+
+static bool fill_dirent(void *arg, const char *name, size_t len, uint64_t ino, unsigned type,
+			uint64_t next_pos)
+{
+	struct dirent_fill *fill = arg;
+	size_t reclen = (19 + len + 1 + 7) & ~(size_t)7;
+	char *rec = fill->buf + fill->used;
+
+	if (fill->used + reclen > fill->size) {
+		if (fill->used == 0)
+			fill->too_small = true;
+		return false;
+	}
+	// struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
+	memcpy(rec, &ino, 8);
+	memcpy(rec + 8, &next_pos, 8);
+	uint16_t r = (uint16_t)reclen;
+	memcpy(rec + 16, &r, 2);
+	rec[18] = (char)type;
+	memcpy(rec + 19, name, len);
+	memset(rec + 19 + len, 0, reclen - 19 - len);
+	fill->used += reclen;
+	return true;
+}
+
+SYSCALL_DEFINE(SYS_getdents64, getdents64)
+{
+	struct file *f = fget((int)args->a[0]);
+	uint64_t ubuf = args->a[1];
+	size_t count = (unsigned int)args->a[2];
+	struct dirent_fill fill = { 0 };
+	uint64_t pos, flags;
+	long rc;
+
+	if (!f)
+		return -EBADF;
+	if (!f->vn || f->vn->type != VNODE_DIR) {
+		file_put(f);
+		return -ENOTDIR;
+	}
+	if (!user_range_ok(ubuf, count)) {
+		file_put(f);
+		return -EFAULT;
+	}
+	fill.size = count < DIRENT_BUF_MAX ? count : DIRENT_BUF_MAX;
+	fill.buf = kmalloc(fill.size ? fill.size : 1);
+	if (!fill.buf) {
+		file_put(f);
+		return -ENOMEM;
+	}
+	flags = spin_lock_irqsave(&f->lock);
+	pos = f->off;
+	spin_unlock_irqrestore(&f->lock, flags);
+	rc = vfs_readdir(f->vn, &pos, fill_dirent, &fill);
+	if (rc == 0 && fill.too_small)
+		rc = -EINVAL;
+	if (rc == 0 && fill.used && copy_to_user(ubuf, fill.buf, fill.used) < 0)
+		rc = -EFAULT;
+	if (rc == 0) {
+		// Only a listing that reached the caller moves the position.
+		flags = spin_lock_irqsave(&f->lock);
+		f->off = pos;
+		spin_unlock_irqrestore(&f->lock, flags);
+		rc = (long)fill.used;
+	}
+	kfree(fill.buf);
+	file_put(f);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_getdents, getdents)
+{
+	(void)args;
+	return -ENOSYS;		// the 32-bit-inode form; libcs use getdents64
+}
+
+// ---- cwd ----
+
+SYSCALL_DEFINE(SYS_getcwd, getcwd)
+{
+	uint64_t ubuf = args->a[0];
+	size_t size = args->a[1];
+	struct process *p = current_process();
+	struct vnode *cwd;
+	char *path;
+	long rc;
+
+	if (!p)
+		return -ENOENT;
+	path = kmalloc(PATH_MAX);
+	if (!path)
+		return -ENOMEM;
+	cwd = p->cwd ? p->cwd : vfs_root();
+	vnode_get(cwd);
+	rc = vnode_path(cwd, path, PATH_MAX);
+	vnode_put(cwd);
+	if (rc >= 0) {
+		if ((size_t)rc + 1 > size)
+			rc = -ERANGE;
+		else if (copy_to_user(ubuf, path, (size_t)rc + 1) < 0)
+			rc = -EFAULT;
+		else
+			rc += 1;	// the length with its NUL, as Linux returns
+	}
+	kfree(path);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_chdir, chdir)
+{
+	struct vnode *vn;
+	int rc = lookup_user_at(AT_FDCWD, args->a[0], LOOKUP_FOLLOW, &vn);
+
+	if (rc < 0)
+		return rc;
+	if (vn->type != VNODE_DIR) {
+		vnode_put(vn);
+		return -ENOTDIR;
+	}
+	vfs_set_cwd(vn);
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_fchdir, fchdir)
+{
+	struct file *f = fget((int)args->a[0]);
+	struct vnode *vn;
+
+	if (!f)
+		return -EBADF;
+	vn = f->vn;
+	if (!vn || vn->type != VNODE_DIR) {
+		file_put(f);
+		return -ENOTDIR;
+	}
+	vnode_get(vn);
+	file_put(f);
+	vfs_set_cwd(vn);
+	return 0;
+}
+
+// ---- operations on the last component of a path ----
+
+struct parent {
+	struct vnode *dir;
+	char name[NAME_MAX + 1];
+	bool trailing_slash;
+};
+
+static int parent_at(int dirfd, uint64_t upath, struct parent *pp)
+{
+	struct vnode *start;
+	char *path;
+	long rc = user_path(upath, &path);
+
+	if (rc < 0)
+		return (int)rc;
+	rc = at_start(dirfd, path, &start);
+	if (rc == 0) {
+		rc = vfs_lookup_parent(start, path, &pp->dir, pp->name, &pp->trailing_slash);
+		vnode_put(start);
+	}
+	kfree(path);
+	return (int)rc;
+}
+
+static long do_mkdir(int dirfd, uint64_t upath, uint32_t mode)
+{
+	struct parent pp;
+	int rc = parent_at(dirfd, upath, &pp);
+
+	if (rc < 0)
+		return rc;
+	rc = vfs_create(pp.dir, pp.name, VNODE_DIR, mode & ~fs_umask & 07777, NULL, NULL);
+	vnode_put(pp.dir);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_mkdir, mkdir)
+{
+	return do_mkdir(AT_FDCWD, args->a[0], (uint32_t)args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_mkdirat, mkdirat)
+{
+	return do_mkdir((int)args->a[0], args->a[1], (uint32_t)args->a[2]);
+}
+
+static long do_rmdir(int dirfd, uint64_t upath)
+{
+	struct parent pp;
+	int rc = parent_at(dirfd, upath, &pp);
+
+	if (rc < 0)
+		return rc;
+	if (pp.name[0] == 0)
+		rc = -EBUSY;			// "/"
+	else if (!strcmp(pp.name, "."))
+		rc = -EINVAL;
+	else if (!strcmp(pp.name, ".."))
+		rc = -ENOTEMPTY;
+	else
+		rc = vfs_unlink(pp.dir, pp.name, true);
+	vnode_put(pp.dir);
+	return rc;
+}
+
+static long do_unlink(int dirfd, uint64_t upath)
+{
+	struct parent pp;
+	int rc = parent_at(dirfd, upath, &pp);
+
+	if (rc < 0)
+		return rc;
+	if (pp.name[0] == 0 || !strcmp(pp.name, ".") || !strcmp(pp.name, ".."))
+		rc = -EISDIR;
+	else
+		rc = vfs_unlink(pp.dir, pp.name, false);
+	// "file/" names a directory that is not there.
+	if (rc == 0 || !pp.trailing_slash || rc == -EISDIR)
+		;
+	else if (rc != -ENOENT)
+		rc = -ENOTDIR;
+	vnode_put(pp.dir);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_rmdir, rmdir)
+{
+	return do_rmdir(AT_FDCWD, args->a[0]);
+}
+
+SYSCALL_DEFINE(SYS_unlink, unlink)
+{
+	return do_unlink(AT_FDCWD, args->a[0]);
+}
+
+SYSCALL_DEFINE(SYS_unlinkat, unlinkat)
+{
+	int flags = (int)args->a[2];
+
+	if (flags & ~AT_REMOVEDIR)
+		return -EINVAL;
+	if (flags & AT_REMOVEDIR)
+		return do_rmdir((int)args->a[0], args->a[1]);
+	return do_unlink((int)args->a[0], args->a[1]);
+}
+
+static long do_rename(int olddirfd, uint64_t oldpath, int newdirfd, uint64_t newpath,
+		      unsigned flags)
+{
+	struct parent *from, *to;
+	int rc;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
+		return -EINVAL;
+	if ((flags & RENAME_EXCHANGE) && (flags & RENAME_NOREPLACE))
+		return -EINVAL;
+	from = kmalloc(sizeof(*from) * 2);
+	if (!from)
+		return -ENOMEM;
+	to = from + 1;
+	rc = parent_at(olddirfd, oldpath, from);
+	if (rc < 0)
+		goto out;
+	rc = parent_at(newdirfd, newpath, to);
+	if (rc < 0) {
+		vnode_put(from->dir);
+		goto out;
+	}
+	rc = vfs_rename(from->dir, from->name, to->dir, to->name, flags);
+	vnode_put(from->dir);
+	vnode_put(to->dir);
+out:
+	kfree(from);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_rename, rename)
+{
+	return do_rename(AT_FDCWD, args->a[0], AT_FDCWD, args->a[1], 0);
+}
+
+SYSCALL_DEFINE(SYS_renameat, renameat)
+{
+	return do_rename((int)args->a[0], args->a[1], (int)args->a[2], args->a[3], 0);
+}
+
+SYSCALL_DEFINE(SYS_renameat2, renameat2)
+{
+	return do_rename((int)args->a[0], args->a[1], (int)args->a[2], args->a[3],
+			 (unsigned)args->a[4]);
+}
+
+static long do_symlink(uint64_t utarget, int dirfd, uint64_t upath)
+{
+	struct parent pp;
+	char *target;
+	long rc = user_path(utarget, &target);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		kfree(target);
+		return -ENOENT;
+	}
+	rc = parent_at(dirfd, upath, &pp);
+	if (rc == 0) {
+		rc = vfs_create(pp.dir, pp.name, VNODE_SYMLINK, 0777, target, NULL);
+		vnode_put(pp.dir);
+	}
+	kfree(target);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_symlink, symlink)
+{
+	return do_symlink(args->a[0], AT_FDCWD, args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_symlinkat, symlinkat)
+{
+	return do_symlink(args->a[0], (int)args->a[1], args->a[2]);
+}
+
+static long do_link(int olddirfd, uint64_t oldpath, int newdirfd, uint64_t newpath, int flags)
+{
+	struct parent pp;
+	struct vnode *vn;
+	int rc;
+
+	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	rc = lookup_user_at(olddirfd, oldpath,
+			    (flags & AT_SYMLINK_FOLLOW ? LOOKUP_FOLLOW : 0) |
+			    (flags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);
+	if (rc < 0)
+		return rc;
+	rc = parent_at(newdirfd, newpath, &pp);
+	if (rc == 0) {
+		rc = vfs_link(vn, pp.dir, pp.name);
+		vnode_put(pp.dir);
+	}
+	vnode_put(vn);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_link, link)
+{
+	return do_link(AT_FDCWD, args->a[0], AT_FDCWD, args->a[1], 0);
+}
+
+SYSCALL_DEFINE(SYS_linkat, linkat)
+{
+	return do_link((int)args->a[0], args->a[1], (int)args->a[2], args->a[3], (int)args->a[4]);
+}

@@ -1,0 +1,586 @@
+// stat and friends, access, readlink, and the metadata calls that only
+// record or accept (chmod, chown, utimensat, umask, statfs).
+
+#include <fs/fs_syscall.h>
+#include <fs/fcntl.h>
+#include <kernel/syscall.h>
+#include <kernel/uaccess.h>
+#include <lib/string.h>
+#include <kernel/process.h>
+#include <mm/frame.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+#define FS_DEV		1		// st_dev of the ramfs
+#define PIPE_DEV	2		// st_dev of pipes
+#define BLKSIZE		4096
+
+// struct stat of Linux x86-64.
+struct user_stat {
+	uint64_t st_dev;
+	uint64_t st_ino;
+	uint64_t st_nlink;
+	uint32_t st_mode;
+	uint32_t st_uid;
+	uint32_t st_gid;
+	uint32_t pad0;
+	uint64_t st_rdev;
+	int64_t st_size;
+	int64_t st_blksize;
+	int64_t st_blocks;
+	uint64_t st_atime_sec, st_atime_nsec;
+	uint64_t st_mtime_sec, st_mtime_nsec;
+	uint64_t st_ctime_sec, st_ctime_nsec;
+	int64_t reserved[3];
+};
+
+_Static_assert(sizeof(struct user_stat) == 144, "struct stat is 144 bytes on x86-64");
+
+struct statx_timestamp {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t reserved;
+};
+
+struct user_statx {
+	uint32_t stx_mask;
+	uint32_t stx_blksize;
+	uint64_t stx_attributes;
+	uint32_t stx_nlink;
+	uint32_t stx_uid;
+	uint32_t stx_gid;
+	uint16_t stx_mode;
+	uint16_t pad0;
+	uint64_t stx_ino;
+	uint64_t stx_size;
+	uint64_t stx_blocks;
+	uint64_t stx_attributes_mask;
+	struct statx_timestamp stx_atime, stx_btime, stx_ctime, stx_mtime;
+	uint32_t stx_rdev_major, stx_rdev_minor;
+	uint32_t stx_dev_major, stx_dev_minor;
+	uint64_t spare[14];
+};
+
+_Static_assert(sizeof(struct user_statx) == 256, "struct statx is 256 bytes");
+
+#define STATX_BASIC_STATS	0x07ff
+#define STATX_BTIME		0x0800
+
+// The attributes every stat variant reports.
+struct kstat {
+	uint64_t dev, ino, nlink, rdev, size, blocks;
+	uint32_t mode, uid, gid;
+	uint64_t atime, mtime, ctime;	// ns
+};
+
+static void stat_vnode(struct vnode *vn, struct kstat *k)
+{
+	uint64_t flags;
+
+	memset(k, 0, sizeof(*k));
+	k->dev = FS_DEV;
+	k->ino = vn->ino;
+	k->rdev = vn->rdev;
+	k->uid = vn->uid;
+	k->gid = vn->gid;
+	flags = spin_lock_irqsave(&vfs_tree_lock);
+	k->nlink = vn->nlink;
+	k->mode = vn->mode;
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	flags = spin_lock_irqsave(&vn->lock);
+	k->size = vn->size;
+	k->atime = vn->atime_ns;
+	k->mtime = vn->mtime_ns;
+	k->ctime = vn->ctime_ns;
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (vn->type == VNODE_DIR)
+		k->size = BLKSIZE;
+	if (vn->type == VNODE_SYMLINK && vn->ops && vn->ops->target) {
+		char buf[EXE_PATH_MAX];
+		long n = vn->ops->target(vn, buf, sizeof(buf));
+		k->size = n > 0 ? (uint64_t)n : 0;
+	}
+	k->blocks = (k->size + 511) / 512;
+}
+
+static void stat_file(struct file *f, struct kstat *k)
+{
+	if (f->vn) {
+		stat_vnode(f->vn, k);
+		return;
+	}
+	// A pipe: a FIFO owned by root, read-write for its owner.
+	memset(k, 0, sizeof(*k));
+	k->dev = PIPE_DEV;
+	k->ino = ((uint64_t)(uintptr_t)f->pipe >> 6) & 0xffffffffULL;
+	k->nlink = 1;
+	k->mode = S_IFIFO | 0600;
+	k->atime = k->mtime = k->ctime = fs_now_ns();
+}
+
+static int put_stat(uint64_t ubuf, const struct kstat *k)
+{
+	struct user_stat st;
+
+	memset(&st, 0, sizeof(st));
+	st.st_dev = k->dev;
+	st.st_ino = k->ino;
+	st.st_nlink = k->nlink;
+	st.st_mode = k->mode;
+	st.st_uid = k->uid;
+	st.st_gid = k->gid;
+	st.st_rdev = k->rdev;
+	st.st_size = (int64_t)k->size;
+	st.st_blksize = BLKSIZE;
+	st.st_blocks = (int64_t)k->blocks;
+	st.st_atime_sec = k->atime / 1000000000;
+	st.st_atime_nsec = k->atime % 1000000000;
+	st.st_mtime_sec = k->mtime / 1000000000;
+	st.st_mtime_nsec = k->mtime % 1000000000;
+	st.st_ctime_sec = k->ctime / 1000000000;
+	st.st_ctime_nsec = k->ctime % 1000000000;
+	return copy_to_user(ubuf, &st, sizeof(st));
+}
+
+// The kstat of what dirfd/path name (AT_EMPTY_PATH: the descriptor itself).
+static int stat_at(int dirfd, uint64_t upath, int atflags, struct kstat *k)
+{
+	int lflags = atflags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW;
+	struct vnode *vn;
+	int rc;
+
+	if (atflags & AT_EMPTY_PATH) {
+		char c;
+
+		// An empty path names the descriptor itself, pipes included.
+		if (copy_from_user(&c, upath, 1) < 0)
+			return -EFAULT;
+		if (c == 0 && dirfd != AT_FDCWD) {
+			struct file *f = fget(dirfd);
+
+			if (!f)
+				return -EBADF;
+			stat_file(f, k);
+			file_put(f);
+			return 0;
+		}
+		lflags |= LOOKUP_EMPTY_OK;
+	}
+	rc = lookup_user_at(dirfd, upath, lflags, &vn);
+	if (rc < 0)
+		return rc;
+	stat_vnode(vn, k);
+	vnode_put(vn);
+	return 0;
+}
+
+static long stat_common(int dirfd, uint64_t upath, uint64_t ubuf, int atflags)
+{
+	struct kstat k;
+	int rc;
+
+	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
+		return -EINVAL;
+	rc = stat_at(dirfd, upath, atflags, &k);
+	if (rc < 0)
+		return rc;
+	return put_stat(ubuf, &k);
+}
+
+SYSCALL_DEFINE(SYS_stat, stat)
+{
+	return stat_common(AT_FDCWD, args->a[0], args->a[1], 0);
+}
+
+SYSCALL_DEFINE(SYS_lstat, lstat)
+{
+	return stat_common(AT_FDCWD, args->a[0], args->a[1], AT_SYMLINK_NOFOLLOW);
+}
+
+SYSCALL_DEFINE(SYS_newfstatat, newfstatat)
+{
+	return stat_common((int)args->a[0], args->a[1], args->a[2], (int)args->a[3]);
+}
+
+SYSCALL_DEFINE(SYS_fstat, fstat)
+{
+	struct file *f = fget((int)args->a[0]);
+	struct kstat k;
+
+	if (!f)
+		return -EBADF;
+	stat_file(f, &k);
+	file_put(f);
+	return put_stat(args->a[1], &k);
+}
+
+static struct statx_timestamp statx_time(uint64_t ns)
+{
+	return (struct statx_timestamp){ (int64_t)(ns / 1000000000), (uint32_t)(ns % 1000000000), 0 };
+}
+
+SYSCALL_DEFINE(SYS_statx, statx)
+{
+	int dirfd = (int)args->a[0];
+	int atflags = (int)args->a[2];
+	struct user_statx sx;
+	struct kstat k;
+	int rc;
+
+	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE))
+		return -EINVAL;
+	if ((atflags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE)
+		return -EINVAL;
+	rc = stat_at(dirfd, args->a[1], atflags & (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), &k);
+	if (rc < 0)
+		return rc;
+	memset(&sx, 0, sizeof(sx));
+	sx.stx_mask = STATX_BASIC_STATS;
+	sx.stx_blksize = BLKSIZE;
+	sx.stx_nlink = (uint32_t)k.nlink;
+	sx.stx_uid = k.uid;
+	sx.stx_gid = k.gid;
+	sx.stx_mode = (uint16_t)k.mode;
+	sx.stx_ino = k.ino;
+	sx.stx_size = k.size;
+	sx.stx_blocks = k.blocks;
+	sx.stx_atime = statx_time(k.atime);
+	sx.stx_ctime = statx_time(k.ctime);
+	sx.stx_mtime = statx_time(k.mtime);
+	sx.stx_rdev_major = (uint32_t)(k.rdev >> 8);
+	sx.stx_rdev_minor = (uint32_t)(k.rdev & 0xff);
+	sx.stx_dev_major = 0;
+	sx.stx_dev_minor = (uint32_t)k.dev;
+	return copy_to_user(args->a[4], &sx, sizeof(sx));
+}
+
+// ---- statfs ----
+
+struct user_statfs {
+	int64_t f_type;
+	int64_t f_bsize;
+	uint64_t f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+	int32_t f_fsid[2];
+	int64_t f_namelen;
+	int64_t f_frsize;
+	int64_t f_flags;
+	int64_t f_spare[4];
+};
+
+_Static_assert(sizeof(struct user_statfs) == 120, "struct statfs is 120 bytes on x86-64");
+
+#define TMPFS_MAGIC 0x01021994
+
+static long put_statfs(uint64_t ubuf)
+{
+	struct user_statfs s;
+	uint64_t total, free;
+
+	frame_stats(&total, &free);
+	memset(&s, 0, sizeof(s));
+	s.f_type = TMPFS_MAGIC;
+	s.f_bsize = BLKSIZE;
+	s.f_frsize = BLKSIZE;
+	s.f_blocks = total;
+	s.f_bfree = free;
+	s.f_bavail = free;
+	s.f_files = 1 << 20;
+	s.f_ffree = 1 << 20;
+	s.f_namelen = NAME_MAX;
+	return copy_to_user(ubuf, &s, sizeof(s));
+}
+
+SYSCALL_DEFINE(SYS_statfs, statfs)
+{
+	struct vnode *vn;
+	int rc = lookup_user_at(AT_FDCWD, args->a[0], LOOKUP_FOLLOW, &vn);
+
+	if (rc < 0)
+		return rc;
+	vnode_put(vn);
+	return put_statfs(args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_fstatfs, fstatfs)
+{
+	struct file *f = fget((int)args->a[0]);
+
+	if (!f)
+		return -EBADF;
+	file_put(f);
+	return put_statfs(args->a[1]);
+}
+
+// ---- access ----
+
+#define R_OK 4
+#define W_OK 2
+#define X_OK 1
+
+static long do_access(int dirfd, uint64_t upath, int mode, int atflags)
+{
+	struct vnode *vn;
+	int rc;
+
+	if (mode & ~(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	if (atflags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	rc = lookup_user_at(dirfd, upath,
+			    (atflags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
+			    (atflags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);
+	if (rc < 0)
+		return rc;
+	// Everything runs as root: only execute needs a bit, on files.
+	if ((mode & X_OK) && vn->type != VNODE_DIR && !(vn->mode & 0111))
+		rc = -EACCES;
+	vnode_put(vn);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_access, access)
+{
+	return do_access(AT_FDCWD, args->a[0], (int)args->a[1], 0);
+}
+
+SYSCALL_DEFINE(SYS_faccessat, faccessat)
+{
+	return do_access((int)args->a[0], args->a[1], (int)args->a[2], 0);
+}
+
+SYSCALL_DEFINE(SYS_faccessat2, faccessat2)
+{
+	return do_access((int)args->a[0], args->a[1], (int)args->a[2], (int)args->a[3]);
+}
+
+// ---- readlink ----
+
+static long do_readlink(int dirfd, uint64_t upath, uint64_t ubuf, int64_t size)
+{
+	struct vnode *vn;
+	char *target;
+	long rc;
+
+	if (size <= 0)
+		return -EINVAL;
+	rc = lookup_user_at(dirfd, upath, 0, &vn);
+	if (rc < 0)
+		return rc;
+	target = kmalloc(PATH_MAX);
+	if (!target) {
+		vnode_put(vn);
+		return -ENOMEM;
+	}
+	rc = vnode_readlink(vn, target, PATH_MAX);
+	vnode_put(vn);
+	if (rc >= 0) {
+		if (rc > size)
+			rc = size;	// silently truncated, never terminated
+		if (copy_to_user(ubuf, target, (size_t)rc) < 0)
+			rc = -EFAULT;
+	}
+	kfree(target);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_readlink, readlink)
+{
+	return do_readlink(AT_FDCWD, args->a[0], args->a[1], (int64_t)(int)args->a[2]);
+}
+
+SYSCALL_DEFINE(SYS_readlinkat, readlinkat)
+{
+	return do_readlink((int)args->a[0], args->a[1], args->a[2], (int64_t)(int)args->a[3]);
+}
+
+// ---- permissions, owners and times: recorded or accepted ----
+
+static long set_mode(struct vnode *vn, uint32_t mode)
+{
+	uint64_t flags = spin_lock_irqsave(&vfs_tree_lock);
+
+	vn->mode = (vn->mode & S_IFMT) | (mode & 07777);
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	flags = spin_lock_irqsave(&vn->lock);
+	vn->ctime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vn->lock, flags);
+	return 0;
+}
+
+static long chmod_at(int dirfd, uint64_t upath, uint32_t mode, int atflags)
+{
+	struct vnode *vn;
+	int rc;
+
+	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	rc = lookup_user_at(dirfd, upath,
+			    (atflags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
+			    (atflags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);
+	if (rc < 0)
+		return rc;
+	if (vn->type == VNODE_SYMLINK)
+		rc = -EOPNOTSUPP;
+	else
+		rc = set_mode(vn, mode);
+	vnode_put(vn);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_chmod, chmod)
+{
+	return chmod_at(AT_FDCWD, args->a[0], (uint32_t)args->a[1], 0);
+}
+
+SYSCALL_DEFINE(SYS_fchmodat, fchmodat)
+{
+	return chmod_at((int)args->a[0], args->a[1], (uint32_t)args->a[2], 0);
+}
+
+SYSCALL_DEFINE(SYS_fchmod, fchmod)
+{
+	struct file *f = fget((int)args->a[0]);
+	long rc = 0;
+
+	if (!f)
+		return -EBADF;
+	if (f->vn)
+		rc = set_mode(f->vn, (uint32_t)args->a[1]);
+	file_put(f);
+	return rc;
+}
+
+static long set_owner(struct vnode *vn, uint32_t uid, uint32_t gid)
+{
+	// -1 leaves a field as it is.
+	if (uid != (uint32_t)-1)
+		vn->uid = uid;
+	if (gid != (uint32_t)-1)
+		vn->gid = gid;
+	return 0;
+}
+
+static long chown_at(int dirfd, uint64_t upath, uint32_t uid, uint32_t gid, int atflags)
+{
+	struct vnode *vn;
+	int rc;
+
+	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	rc = lookup_user_at(dirfd, upath,
+			    (atflags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
+			    (atflags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);
+	if (rc < 0)
+		return rc;
+	rc = set_owner(vn, uid, gid);
+	vnode_put(vn);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_chown, chown)
+{
+	return chown_at(AT_FDCWD, args->a[0], (uint32_t)args->a[1], (uint32_t)args->a[2], 0);
+}
+
+SYSCALL_DEFINE(SYS_lchown, lchown)
+{
+	return chown_at(AT_FDCWD, args->a[0], (uint32_t)args->a[1], (uint32_t)args->a[2],
+			AT_SYMLINK_NOFOLLOW);
+}
+
+SYSCALL_DEFINE(SYS_fchownat, fchownat)
+{
+	return chown_at((int)args->a[0], args->a[1], (uint32_t)args->a[2], (uint32_t)args->a[3],
+			(int)args->a[4]);
+}
+
+SYSCALL_DEFINE(SYS_fchown, fchown)
+{
+	struct file *f = fget((int)args->a[0]);
+	long rc = 0;
+
+	if (!f)
+		return -EBADF;
+	if (f->vn)
+		rc = set_owner(f->vn, (uint32_t)args->a[1], (uint32_t)args->a[2]);
+	file_put(f);
+	return rc;
+}
+
+#define UTIME_NOW	((1L << 30) - 1)
+#define UTIME_OMIT	((1L << 30) - 2)
+
+struct user_timespec {
+	int64_t tv_sec;
+	int64_t tv_nsec;
+};
+
+// One timestamp of utimensat: false if it is to be left alone.
+static bool pick_time(const struct user_timespec *ts, uint64_t now, uint64_t *out)
+{
+	if (!ts || ts->tv_nsec == UTIME_NOW) {
+		*out = now;
+		return true;
+	}
+	if (ts->tv_nsec == UTIME_OMIT)
+		return false;
+	*out = (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
+	return true;
+}
+
+SYSCALL_DEFINE(SYS_utimensat, utimensat)
+{
+	int dirfd = (int)args->a[0];
+	uint64_t upath = args->a[1], utimes = args->a[2];
+	int atflags = (int)args->a[3];
+	struct user_timespec ts[2];
+	struct vnode *vn;
+	uint64_t now = fs_now_ns(), t, flags;
+	int rc;
+
+	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (utimes) {
+		if (copy_from_user(ts, utimes, sizeof(ts)) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++)
+			if (ts[i].tv_nsec != UTIME_NOW && ts[i].tv_nsec != UTIME_OMIT &&
+			    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000 || ts[i].tv_sec < 0))
+				return -EINVAL;
+	}
+	if (!upath) {
+		// futimens(): the descriptor itself.
+		struct file *f = fget(dirfd);
+
+		if (!f)
+			return -EBADF;
+		vn = f->vn;
+		if (vn)
+			vnode_get(vn);
+		file_put(f);
+		if (!vn)
+			return 0;
+	} else {
+		rc = lookup_user_at(dirfd, upath,
+				    (atflags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
+				    (atflags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);
+		if (rc < 0)
+			return rc;
+	}
+	flags = spin_lock_irqsave(&vn->lock);
+	if (pick_time(utimes ? &ts[0] : NULL, now, &t))
+		vn->atime_ns = t;
+	if (pick_time(utimes ? &ts[1] : NULL, now, &t))
+		vn->mtime_ns = t;
+	vn->ctime_ns = now;
+	spin_unlock_irqrestore(&vn->lock, flags);
+	vnode_put(vn);
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_umask, umask)
+{
+	uint32_t old = __atomic_exchange_n(&fs_umask, (uint32_t)args->a[0] & 0777, __ATOMIC_RELAXED);
+
+	return old;
+}

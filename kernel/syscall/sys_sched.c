@@ -1,0 +1,181 @@
+// Scheduling syscalls: yield, affinity, policy queries, getcpu, and the
+// per-thread registrations libc makes at start-up.
+
+#include <kernel/syscall.h>
+#include <kernel/process.h>
+#include <kernel/proc_internal.h>
+#include <kernel/sched.h>
+#include <kernel/thread.h>
+#include <kernel/uaccess.h>
+#include <kernel/cpu.h>
+#include <lib/string.h>
+#include <uapi/errno.h>
+
+#define SCHED_OTHER	0
+#define SCHED_FIFO	1
+#define SCHED_RR	2
+#define SCHED_BATCH	3
+#define SCHED_IDLE	5
+
+SYSCALL_DEFINE(SYS_sched_yield, sched_yield)
+{
+	(void)args;
+	sched_yield();
+	return 0;
+}
+
+// A thread of the caller's choosing: 0 means the caller.
+static struct thread *target_thread(int tid)
+{
+	if (tid == 0)
+		return current_thread();
+	struct thread *t = thread_find(tid);
+	return t && t->proc ? t : 0;
+}
+
+SYSCALL_DEFINE(SYS_sched_setaffinity, sched_setaffinity)
+{
+	uint64_t len = args->a[1];
+	uint8_t bytes[sizeof(cpumask_t)] = { 0 };
+
+	if (len == 0)
+		return -EINVAL;
+	if (copy_from_user(bytes, args->a[2], len < sizeof(bytes) ? len : sizeof(bytes)) < 0)
+		return -EFAULT;
+	cpumask_t mask;
+	memcpy(&mask, bytes, sizeof(mask));
+	struct thread *t = target_thread((int)args->a[0]);
+	if (!t)
+		return -ESRCH;
+	if (!(mask & cpumask_online()))
+		return -EINVAL;
+	return sched_set_affinity(t, mask) < 0 ? -EINVAL : 0;
+}
+
+SYSCALL_DEFINE(SYS_sched_getaffinity, sched_getaffinity)
+{
+	uint64_t len = args->a[1];
+	struct thread *t = target_thread((int)args->a[0]);
+
+	if (!t)
+		return -ESRCH;
+	// Linux wants room for its whole mask (a multiple of 8 bytes).
+	if (len < sizeof(cpumask_t) || (len & 7))
+		return -EINVAL;
+	cpumask_t mask = t->affinity & cpumask_online();
+	if (copy_to_user(args->a[2], &mask, sizeof(mask)) < 0)
+		return -EFAULT;
+	return sizeof(mask);
+}
+
+SYSCALL_DEFINE(SYS_getcpu, getcpu)
+{
+	uint32_t cpu = (uint32_t)this_cpu()->id;
+
+	if (args->a[0] && put_user_u32(args->a[0], cpu) < 0)
+		return -EFAULT;
+	if (args->a[1] && put_user_u32(args->a[1], 0) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_sched_getscheduler, sched_getscheduler)
+{
+	if ((int)args->a[0] < 0)
+		return -EINVAL;
+	return target_thread((int)args->a[0]) ? SCHED_OTHER : -ESRCH;
+}
+
+SYSCALL_DEFINE(SYS_sched_setscheduler, sched_setscheduler)
+{
+	int policy = (int)args->a[1];
+	if ((int)args->a[0] < 0)
+		return -EINVAL;
+	if (!target_thread((int)args->a[0]))
+		return -ESRCH;
+	return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE ? 0 : -EPERM;
+}
+
+SYSCALL_DEFINE(SYS_sched_getparam, sched_getparam)
+{
+	if ((int)args->a[0] < 0)
+		return -EINVAL;
+	if (!target_thread((int)args->a[0]))
+		return -ESRCH;
+	return put_user_u32(args->a[1], 0) < 0 ? -EFAULT : 0;
+}
+
+SYSCALL_DEFINE(SYS_sched_setparam, sched_setparam)
+{
+	if ((int)args->a[0] < 0)
+		return -EINVAL;
+	return target_thread((int)args->a[0]) ? 0 : -ESRCH;
+}
+
+SYSCALL_DEFINE(SYS_sched_get_priority_max, sched_get_priority_max)
+{
+	int p = (int)args->a[0];
+	if (p == SCHED_FIFO || p == SCHED_RR)
+		return 99;
+	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE ? 0 : -EINVAL;
+}
+
+SYSCALL_DEFINE(SYS_sched_get_priority_min, sched_get_priority_min)
+{
+	int p = (int)args->a[0];
+	if (p == SCHED_FIFO || p == SCHED_RR)
+		return 1;
+	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE ? 0 : -EINVAL;
+}
+
+SYSCALL_DEFINE(SYS_sched_rr_get_interval, sched_rr_get_interval)
+{
+	int64_t ts[2] = { 0, SCHED_SLICE_TICKS * 10000000LL };
+	return copy_to_user(args->a[1], ts, sizeof(ts)) < 0 ? -EFAULT : 0;
+}
+
+SYSCALL_DEFINE(SYS_set_tid_address, set_tid_address)
+{
+	current_thread()->clear_child_tid = args->a[0];
+	return current_thread()->tid;
+}
+
+SYSCALL_DEFINE(SYS_set_robust_list, set_robust_list)
+{
+	if (args->a[1] != 24)
+		return -EINVAL;
+	current_thread()->robust_list = args->a[0];
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_get_robust_list, get_robust_list)
+{
+	struct thread *t = target_thread((int)args->a[0]);
+
+	if (!t)
+		return -ESRCH;
+	if (put_user_u64(args->a[1], t->robust_list) < 0 || put_user_u64(args->a[2], 24) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_prctl, prctl)
+{
+	int option = (int)args->a[0];
+
+	switch (option) {
+	case 15: {	// PR_SET_NAME
+		char name[16];
+		long n = strncpy_from_user(name, args->a[1], sizeof(name));
+		if (n == -EFAULT)
+			return -EFAULT;
+		name[15] = 0;
+		strlcpy(current_thread()->name, name, sizeof(current_thread()->name));
+		return 0;
+	}
+	case 16:	// PR_GET_NAME
+		return copy_to_user(args->a[1], current_thread()->name, 16) < 0 ? -EFAULT : 0;
+	default:
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,138 @@
+// System information and limits: uname, sysinfo, rlimits, getrandom,
+// resource usage.
+
+#include <kernel/syscall.h>
+#include <kernel/process.h>
+#include <kernel/uaccess.h>
+#include <kernel/time.h>
+#include <kernel/cpu.h>
+#include <kernel/exec.h>
+#include <mm/frame.h>
+#include <lib/string.h>
+#include <uapi/errno.h>
+
+struct utsname {
+	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
+};
+
+SYSCALL_DEFINE(SYS_uname, uname)
+{
+	struct utsname u;
+
+	memset(&u, 0, sizeof(u));
+	strlcpy(u.sysname, "Linux", sizeof(u.sysname));	// what programs check for
+	strlcpy(u.nodename, "switchyard", sizeof(u.nodename));
+	strlcpy(u.release, "6.1.0-switchyard", sizeof(u.release));
+	strlcpy(u.version, "#1 SMP Switchyard", sizeof(u.version));
+	strlcpy(u.machine, "x86_64", sizeof(u.machine));
+	strlcpy(u.domainname, "(none)", sizeof(u.domainname));
+	return copy_to_user(args->a[0], &u, sizeof(u)) < 0 ? -EFAULT : 0;
+}
+
+struct sysinfo_linux {
+	int64_t uptime;
+	uint64_t loads[3];
+	uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	uint16_t procs, pad;
+	uint64_t totalhigh, freehigh;
+	uint32_t mem_unit;
+	char reserved[4];
+};
+
+SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
+{
+	struct sysinfo_linux si;
+	uint64_t total, free;
+
+	memset(&si, 0, sizeof(si));
+	frame_stats(&total, &free);
+	si.uptime = (int64_t)(clock_monotonic_ns() / 1000000000ULL);
+	si.totalram = total * 4096;
+	si.freeram = free * 4096;
+	si.procs = 1;
+	si.mem_unit = 1;
+	return copy_to_user(args->a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
+}
+
+#define RLIMIT_NLIMITS 16
+
+static long do_prlimit(int pid, int resource, uint64_t unew, uint64_t uold)
+{
+	struct process *p = current_process();
+	struct rlimit_pair nl;
+
+	if (pid != 0 && pid != p->pid)
+		return -ESRCH;		// other processes' limits: not supported
+	if (resource < 0 || resource >= RLIMIT_NLIMITS)
+		return -EINVAL;
+	if (unew) {
+		if (copy_from_user(&nl, unew, sizeof(nl)) < 0)
+			return -EFAULT;
+		if (nl.cur > nl.max)
+			return -EINVAL;
+	}
+	if (uold && copy_to_user(uold, &p->rlimits[resource], sizeof(nl)) < 0)
+		return -EFAULT;
+	if (unew)
+		p->rlimits[resource] = nl;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_prlimit64, prlimit64)
+{
+	return do_prlimit((int)args->a[0], (int)args->a[1], args->a[2], args->a[3]);
+}
+
+SYSCALL_DEFINE(SYS_getrlimit, getrlimit)
+{
+	return do_prlimit(0, (int)args->a[0], 0, args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_setrlimit, setrlimit)
+{
+	return do_prlimit(0, (int)args->a[0], args->a[1], 0);
+}
+
+#define GRND_NONBLOCK	1
+#define GRND_RANDOM	2
+#define GRND_INSECURE	4
+
+SYSCALL_DEFINE(SYS_getrandom, getrandom)
+{
+	uint64_t ubuf = args->a[0];
+	size_t len = args->a[1];
+	uint8_t chunk[256];
+
+	if (args->a[2] & ~(uint64_t)(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
+		return -EINVAL;
+	if (len > 33554431)
+		len = 33554431;
+	for (size_t done = 0; done < len;) {
+		size_t n = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
+		arch_random_bytes(chunk, n);
+		if (copy_to_user(ubuf + done, chunk, n) < 0)
+			return done ? (long)done : -EFAULT;
+		done += n;
+	}
+	return (long)len;
+}
+
+SYSCALL_DEFINE(SYS_getrusage, getrusage)
+{
+	uint8_t zero[144] = { 0 };
+	int who = (int)args->a[0];
+
+	if (who != 0 && who != -1 && who != 1)
+		return -EINVAL;
+	return copy_to_user(args->a[1], zero, sizeof(zero)) < 0 ? -EFAULT : 0;
+}
+
+SYSCALL_DEFINE(SYS_times, times)
+{
+	uint64_t t[4] = { 0, 0, 0, 0 };
+	uint64_t ticks = clock_monotonic_ns() / 10000000ULL;	// 100 Hz clock ticks
+
+	if (args->a[0] && copy_to_user(args->a[0], t, sizeof(t)) < 0)
+		return -EFAULT;
+	return (long)ticks;
+}

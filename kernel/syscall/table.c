@@ -1,0 +1,62 @@
+// The system call table, built at boot from every SYSCALL_DEFINE.
+
+#include <kernel/syscall.h>
+#include <kernel/boot.h>
+#include <kernel/console.h>
+#include <kernel/panic.h>
+#include <kernel/thread.h>
+#include <lib/string.h>
+#include <uapi/errno.h>
+
+extern const struct syscall_entry syscalls_start[], syscalls_end[];
+
+static syscall_fn table[SYSCALL_MAX];
+static const char *names[SYSCALL_MAX];
+static bool log_unknown;
+static uint64_t unknown_logged[SYSCALL_MAX / 64];
+uint64_t syscalls_unknown;		// calls to numbers we do not implement
+
+static int set_syscall_log(const char *value)
+{
+	if (!value || strcmp(value, "unknown"))
+		return -1;
+	log_unknown = true;
+	return 0;
+}
+BOOT_OPTION(syscall_log, "syscall_log=unknown: log each unimplemented syscall number once", set_syscall_log);
+
+void syscall_table_init(void)
+{
+	for (const struct syscall_entry *e = syscalls_start; e < syscalls_end; e++) {
+		if (e->nr < 0 || e->nr >= SYSCALL_MAX)
+			panic("syscall %s: number %d out of range", e->name, e->nr);
+		if (table[e->nr])
+			panic("syscall %d defined twice (%s, %s)", e->nr, names[e->nr], e->name);
+		table[e->nr] = e->fn;
+		names[e->nr] = e->name;
+	}
+}
+
+const char *syscall_name(uint64_t nr)
+{
+	return nr < SYSCALL_MAX && names[nr] ? names[nr] : "?";
+}
+
+static long unknown(uint64_t nr)
+{
+	__atomic_add_fetch(&syscalls_unknown, 1, __ATOMIC_RELAXED);
+	if (log_unknown && nr < SYSCALL_MAX &&
+	    !(__atomic_fetch_or(&unknown_logged[nr / 64], 1ULL << (nr % 64), __ATOMIC_RELAXED) &
+	      (1ULL << (nr % 64))))
+		kprintf("syscall: %s called unimplemented syscall %lu\n", current_thread()->name, nr);
+	else if (log_unknown && nr >= SYSCALL_MAX)
+		kprintf("syscall: %s called out-of-range syscall %lu\n", current_thread()->name, nr);
+	return -ENOSYS;
+}
+
+long syscall_invoke(uint64_t nr, struct syscall_args *args)
+{
+	if (nr >= SYSCALL_MAX || !table[nr])
+		return unknown(nr);
+	return table[nr](args);
+}
