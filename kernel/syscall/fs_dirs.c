@@ -233,15 +233,20 @@ static long do_unlink(int dirfd, uint64_t upath)
 
 	if (rc < 0)
 		return rc;
-	if (pp.name[0] == 0 || !strcmp(pp.name, ".") || !strcmp(pp.name, ".."))
+	if (pp.name[0] == 0 || !strcmp(pp.name, ".") || !strcmp(pp.name, "..")) {
 		rc = -EISDIR;
-	else
+	} else if (pp.trailing_slash) {
+		// "name/" asks for a directory: never unlinked, only judged.
+		struct vnode *vn;
+
+		rc = vfs_lookup_at(pp.dir, pp.name, 0, &vn);
+		if (rc == 0) {
+			rc = vn->type == VNODE_DIR ? -EISDIR : -ENOTDIR;
+			vnode_put(vn);
+		}
+	} else {
 		rc = vfs_unlink(pp.dir, pp.name, false);
-	// "file/" names a directory that is not there.
-	if (rc == 0 || !pp.trailing_slash || rc == -EISDIR)
-		;
-	else if (rc != -ENOENT)
-		rc = -ENOTDIR;
+	}
 	vnode_put(pp.dir);
 	return rc;
 }
