@@ -12,6 +12,8 @@
 // /tmp.  0 or a negative errno (a corrupt archive is reported and the
 // entries before the damage are kept).
 int vfs_init(const void *cpio, size_t len);
+// Only the archive part: its entries are added to the tree as it is.
+int vfs_unpack(const void *cpio, size_t len);
 
 struct vnode *vfs_root(void);		// no reference taken
 

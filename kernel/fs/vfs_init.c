@@ -93,26 +93,32 @@ static int unpack_entry(const struct cpio_entry *e)
 	return rc;
 }
 
-int vfs_init(const void *cpio, size_t len)
+int vfs_unpack(const void *cpio, size_t len)
 {
 	struct cpio_iter it;
 	struct cpio_entry e;
-	int rc = 0, files = 0;
+	int rc, files = 0;
+
+	cpio_iter_init(&it, cpio, len);
+	while ((rc = cpio_next(&it, &e)) == 1) {
+		int err = unpack_entry(&e);
+		if (err)
+			kprintf("vfs: initramfs: %.*s: error %d\n", (int)e.namelen, e.name, -err);
+		files++;
+	}
+	if (rc < 0)
+		kprintf("vfs: initramfs is corrupt after %d entries\n", files);
+	return rc;
+}
+
+int vfs_init(const void *cpio, size_t len)
+{
+	int rc = 0;
 
 	if (!vfs_root())
 		return -ENOMEM;
-	if (cpio && len) {
-		cpio_iter_init(&it, cpio, len);
-		while ((rc = cpio_next(&it, &e)) == 1) {
-			int err = unpack_entry(&e);
-			if (err)
-				kprintf("vfs: initramfs: %.*s: error %d\n", (int)e.namelen,
-					e.name, -err);
-			files++;
-		}
-		if (rc < 0)
-			kprintf("vfs: initramfs is corrupt after %d entries\n", files);
-	}
+	if (cpio && len)
+		rc = vfs_unpack(cpio, len);
 	struct vnode *tmp;
 	int err = vfs_mkdir_p("/tmp", &tmp);
 	if (!err) {
