@@ -83,9 +83,7 @@ struct vnode {
 
 extern struct spinlock vfs_tree_lock;
 
-// The realtime clock of the file system: a fixed boot epoch plus the
-// monotonic clock (Switchyard has no RTC).
-#define FS_BOOT_EPOCH_SEC 1735689600ULL		// 2025-01-01 00:00:00 UTC
+// The wall clock, for file times.
 uint64_t fs_now_ns(void);
 
 // A new vnode with refcount 1 and nlink 0 (not yet in any directory).

@@ -17,7 +17,7 @@ static uint64_t next_ino = 1;
 
 uint64_t fs_now_ns(void)
 {
-	return FS_BOOT_EPOCH_SEC * 1000000000ULL + clock_monotonic_ns();
+	return clock_realtime_ns();
 }
 
 // ---- iobuf ----
