@@ -7,6 +7,8 @@
 #include <kernel/boot.h>
 #include <kernel/sched.h>
 #include <lib/string.h>
+#include <kernel/proc_internal.h>
+#include <fs/dev.h>
 #include <arch/irq.h>
 
 unsigned timer_hz = 100;
@@ -28,8 +30,11 @@ void timer_interrupt(struct trap_frame *f)
 
 	(void)f;
 	c->stats.ticks++;
-	if (c->id == 0)
+	if (c->id == 0) {
 		jiffies++;
+		itimer_tick();
+		console_poll_input();
+	}
 	sched_tick();
 }
 

@@ -90,6 +90,8 @@ static void fill_siginfo(struct user_siginfo *si, const struct ksiginfo *info)
 		si->u.kill.uid = info->uid;
 		if (info->signo == SIGCHLD)
 			si->u.kill.status = info->status;
+		else if (info->code < 0)	// sigqueue: the sender's value
+			memcpy(si->u.raw + 8, &info->value, 8);
 		break;
 	}
 }

@@ -36,6 +36,10 @@ void vfork_wait(struct process *child);
 void vfork_release(struct process *p);		// the child exec'd or exited
 struct sighand;
 void sighand_put(struct sighand *sh);
+void itimer_tick(void);
+void itimer_cancel(struct process *p);
+struct sigqueue;
+void sigqueue_free_all(struct sigqueue **queue);
 void process_kill_others(struct process *p, int wait_status);
 void mm_deactivate_current(void);		// arch: leave the user address space
 

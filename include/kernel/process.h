@@ -13,6 +13,7 @@
 struct mm;
 struct fdtable;
 struct vnode;
+struct sigqueue;
 
 #define EXE_PATH_MAX 256
 
@@ -48,6 +49,7 @@ struct process {
 	struct sighand *sighand;
 	uint64_t sig_pending;		// process-directed pending signals
 	struct ksiginfo sig_info[NSIG + 1];
+	struct sigqueue *sig_queue;	// queued real-time signals
 	char exe_path[EXE_PATH_MAX];	// /proc/self/exe
 
 	bool exiting;			// exit_group in progress
@@ -58,6 +60,11 @@ struct process {
 	// vfork: the parent sleeps until the child execs or exits.
 	struct process *vfork_parent;
 	bool vfork_done;
+
+	// ITIMER_REAL (kernel/proc/itimer.c).
+	bool itimer_armed;
+	uint64_t itimer_deadline, itimer_interval;	// ns
+	struct process *itimer_next;
 
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
 	uint64_t start_ns;

@@ -18,6 +18,7 @@ enum thread_state {
 struct process;
 struct mm;
 struct wait_queue;
+struct sigqueue;
 
 struct thread {
 	uint64_t kernel_rsp;		// saved by switch_stack
@@ -52,6 +53,7 @@ struct thread {
 	uint64_t sig_blocked;		// blocked signals (bit sig-1)
 	uint64_t sig_pending;		// thread-directed pending signals
 	struct ksiginfo sig_info[NSIG + 1];	// what each pending signal carries
+	struct sigqueue *sig_queue;	// queued real-time signals
 	uint64_t sig_saved_mask;	// restored after a handler (sigsuspend, ppoll)
 	bool sig_restore_mask;
 	struct user_stack_t altstack;	// sigaltstack

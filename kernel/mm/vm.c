@@ -292,6 +292,9 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 		kfree(v);
 		return err;
 	}
+	// MAP_FIXED may have replaced pages: no CPU may keep the old ones.
+	if (fixed)
+		tlb_shootdown(mm, start, start + size);
 	v->start = start;
 	v->end = start + size;
 	v->prot = prot;

@@ -97,6 +97,7 @@ static void process_finish(struct process *p)
 {
 	struct mm *mm = p->mm;
 
+	itimer_cancel(p);
 	fdtable_put(p->fdt);
 	p->fdt = 0;
 	if (p->cwd)
@@ -165,6 +166,7 @@ void thread_exit_user(int wait_status, bool group)
 		p->exit_status = wait_status;
 	spin_unlock_irqrestore(&p->lock, flags);
 	tid_free(t->tid);
+	sigqueue_free_all(&t->sig_queue);
 	if (last)
 		process_finish(p);
 	t->proc = 0;

@@ -104,6 +104,7 @@ void process_free_locked(struct process *p)
 	if (p->pid > 0 && p->pid < PID_MAX && all_processes[p->pid] == p)
 		all_processes[p->pid] = 0;
 	sighand_put(p->sighand);
+	sigqueue_free_all(&p->sig_queue);
 	kfree(p);
 }
 

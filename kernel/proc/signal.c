@@ -16,11 +16,92 @@
 #include <kernel/signal.h>
 #include <kernel/trap.h>
 #include <lib/string.h>
+#include <mm/kmalloc.h>
 #include <uapi/errno.h>
 #include <kernel/arch.h>
 #include <arch/irq.h>
 
 #define UNBLOCKABLE (sigmask_of(SIGKILL) | sigmask_of(SIGSTOP))
+
+// Real-time signals queue: each send is delivered once.  Standard
+// signals are a bit each (a second send while pending is merged).
+struct sigqueue {
+	struct ksiginfo info;
+	struct sigqueue *next;
+};
+
+#define RT_QUEUE_MAX 64		// per thread or process, like a small RLIMIT_SIGPENDING
+
+static int queue_length(struct sigqueue *q)
+{
+	int n = 0;
+	for (; q; q = q->next)
+		n++;
+	return n;
+}
+
+// Records a pending signal in (pending, info[], queue).  sighand lock held.
+static void make_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqueue **queue,
+			 int sig, const struct ksiginfo *info)
+{
+	struct ksiginfo si = info ? *info : (struct ksiginfo){ .signo = sig, .code = SI_KERNEL };
+
+	si.signo = sig;
+	if (sig >= SIGRTMIN) {
+		if (queue_length(*queue) >= RT_QUEUE_MAX)
+			return;
+		struct sigqueue *e = kmalloc(sizeof(*e));
+		if (!e)
+			return;
+		e->info = si;
+		e->next = 0;
+		struct sigqueue **tail = queue;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = e;
+		*pending |= sigmask_of(sig);
+		return;
+	}
+	if (!(*pending & sigmask_of(sig))) {
+		*pending |= sigmask_of(sig);
+		infos[sig] = si;
+	}
+}
+
+// Takes one instance of sig off (pending, info[], queue).  sighand lock held.
+static void take_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqueue **queue,
+			 int sig, struct ksiginfo *out)
+{
+	if (sig < SIGRTMIN) {
+		*pending &= ~sigmask_of(sig);
+		*out = infos[sig];
+		return;
+	}
+	bool more = false;
+	for (struct sigqueue **p = queue; *p; p = &(*p)->next) {
+		if ((*p)->info.signo != sig)
+			continue;
+		struct sigqueue *e = *p;
+		*out = e->info;
+		*p = e->next;
+		kfree(e);
+		for (struct sigqueue *r = *p; r; r = r->next)
+			if (r->info.signo == sig)
+				more = true;
+		break;
+	}
+	if (!more)
+		*pending &= ~sigmask_of(sig);
+}
+
+void sigqueue_free_all(struct sigqueue **queue)
+{
+	while (*queue) {
+		struct sigqueue *e = *queue;
+		*queue = e->next;
+		kfree(e);
+	}
+}
 
 static bool valid_signal(int sig)
 {
@@ -76,11 +157,7 @@ void signal_send_process(struct process *p, int sig, const struct ksiginfo *info
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		return;
 	}
-	if (!(p->sig_pending & sigmask_of(sig))) {
-		p->sig_pending |= sigmask_of(sig);
-		p->sig_info[sig] = info ? *info : (struct ksiginfo){ .signo = sig, .code = SI_KERNEL };
-		p->sig_info[sig].signo = sig;
-	}
+	make_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
 	signal_wake_one(p, sig);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 }
@@ -96,10 +173,8 @@ void signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		return;
 	}
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
-	if (!ignored(p, sig) && !(t->sig_pending & sigmask_of(sig))) {
-		t->sig_pending |= sigmask_of(sig);
-		t->sig_info[sig] = info ? *info : (struct ksiginfo){ .signo = sig, .code = SI_KERNEL };
-		t->sig_info[sig].signo = sig;
+	if (!ignored(p, sig)) {
+		make_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 		wake_interruptible(t);
 		if (t != current_thread() && t->on_cpu)
 			arch_send_ipi(t->cpu, IPI_RESCHED);
@@ -168,13 +243,10 @@ static int dequeue(struct thread *t, struct ksiginfo *info)
 				   sigmask_of(SIGFPE) | sigmask_of(SIGTRAP));
 	if (faults)
 		sig = __builtin_ctzll(faults) + 1;
-	if (from_thread) {
-		t->sig_pending &= ~sigmask_of(sig);
-		*info = t->sig_info[sig];
-	} else {
-		p->sig_pending &= ~sigmask_of(sig);
-		*info = p->sig_info[sig];
-	}
+	if (from_thread)
+		take_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
+	else
+		take_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
 	return sig;
 }
 
@@ -358,11 +430,12 @@ SYSCALL_DEFINE(SYS_sigaltstack, sigaltstack)
 	return 0;
 }
 
+// A zombie still exists for kill() (it answers, and ignores the signal).
 static int kill_one(struct process *p, int sig, struct ksiginfo *info)
 {
-	if (!p || p->zombie)
+	if (!p)
 		return -ESRCH;
-	if (sig)
+	if (sig && !p->zombie)
 		signal_send_process(p, sig, info);
 	return 0;
 }
@@ -456,4 +529,48 @@ void signal_exec_reset(struct process *p)
 		a->restorer = 0;
 	}
 	current_thread()->altstack = (struct user_stack_t){ 0, SS_DISABLE, 0, 0 };
+}
+
+// rt_sigqueueinfo / rt_tgsigqueueinfo: a signal with caller-provided data.
+static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
+{
+	struct user_siginfo si;
+	struct process *me = current_process();
+
+	if (!valid_signal(sig))
+		return -EINVAL;
+	if (copy_from_user(&si, uinfo, sizeof(si)) < 0)
+		return -EFAULT;
+	// Only the kernel may claim to be the kernel (or kill()).
+	if (si.si_code >= 0 || si.si_code == SI_TKILL)
+		return -EPERM;
+	struct ksiginfo info = { .signo = sig, .code = si.si_code, .pid = me->pid,
+				 .value = *(uint64_t *)(si.u.raw + 8) };
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	long r = 0;
+	if (tid > 0) {
+		struct thread *t = thread_find(tid);
+		if (!t || !t->proc || t->proc->pid != tgid)
+			r = -ESRCH;
+		else
+			signal_send_thread(t, sig, &info);
+	} else {
+		struct process *p = process_find(tgid);
+		if (!p || p->zombie)
+			r = -ESRCH;
+		else
+			signal_send_process(p, sig, &info);
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return r;
+}
+
+SYSCALL_DEFINE(SYS_rt_sigqueueinfo, rt_sigqueueinfo)
+{
+	return queue_info((int)args->a[0], 0, (int)args->a[1], args->a[2]);
+}
+
+SYSCALL_DEFINE(SYS_rt_tgsigqueueinfo, rt_tgsigqueueinfo)
+{
+	return queue_info((int)args->a[0], (int)args->a[1], (int)args->a[2], args->a[3]);
 }

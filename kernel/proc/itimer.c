@@ -1,0 +1,151 @@
+// Interval timers: ITIMER_REAL (setitimer, getitimer, alarm) sends SIGALRM
+// to the process when it expires.  Armed timers sit on a short list that
+// CPU 0 checks on every tick, so their resolution is the tick.
+
+#include <kernel/syscall.h>
+#include <kernel/process.h>
+#include <kernel/proc_internal.h>
+#include <kernel/uaccess.h>
+#include <kernel/time.h>
+#include <kernel/cpu.h>
+#include <uapi/errno.h>
+
+#define ITIMER_REAL	0
+#define ITIMER_VIRTUAL	1
+#define ITIMER_PROF	2
+
+#define USEC 1000ULL
+#define SEC 1000000000ULL
+
+struct timeval64 {
+	int64_t sec, usec;
+};
+
+struct itimerval64 {
+	struct timeval64 interval, value;
+};
+
+static struct spinlock itimer_lock = SPINLOCK_INIT("itimer");
+static struct process *armed;		// linked through itimer_next
+
+static void unlink_locked(struct process *p)
+{
+	for (struct process **pp = &armed; *pp; pp = &(*pp)->itimer_next) {
+		if (*pp == p) {
+			*pp = p->itimer_next;
+			break;
+		}
+	}
+	p->itimer_next = 0;
+	p->itimer_armed = false;
+}
+
+// Called from CPU 0's tick.
+void itimer_tick(void)
+{
+	if (!armed)
+		return;
+	uint64_t now = clock_monotonic_ns();
+	uint64_t flags = spin_lock_irqsave(&itimer_lock);
+	for (struct process *p = armed, *next; p; p = next) {
+		next = p->itimer_next;
+		if (p->itimer_deadline > now)
+			continue;
+		if (p->itimer_interval)
+			p->itimer_deadline = now + p->itimer_interval;
+		else
+			unlink_locked(p);
+		struct ksiginfo info = { .signo = SIGALRM, .code = SI_KERNEL };
+		signal_send_process(p, SIGALRM, &info);
+	}
+	spin_unlock_irqrestore(&itimer_lock, flags);
+}
+
+// Disarms p's timer (exit).
+void itimer_cancel(struct process *p)
+{
+	uint64_t flags = spin_lock_irqsave(&itimer_lock);
+	if (p->itimer_armed)
+		unlink_locked(p);
+	spin_unlock_irqrestore(&itimer_lock, flags);
+}
+
+static uint64_t tv_ns(const struct timeval64 *tv)
+{
+	return (uint64_t)tv->sec * SEC + (uint64_t)tv->usec * USEC;
+}
+
+static struct timeval64 ns_tv(uint64_t ns)
+{
+	return (struct timeval64){ (int64_t)(ns / SEC), (int64_t)(ns % SEC / USEC) };
+}
+
+// Sets (new_value) and reports (old) the process's real timer.
+static void itimer_swap(struct process *p, uint64_t value, uint64_t interval,
+			uint64_t *old_value, uint64_t *old_interval)
+{
+	uint64_t now = clock_monotonic_ns();
+	uint64_t flags = spin_lock_irqsave(&itimer_lock);
+
+	*old_value = p->itimer_armed && p->itimer_deadline > now ? p->itimer_deadline - now : 0;
+	if (p->itimer_armed && !*old_value)
+		*old_value = 1;
+	*old_interval = p->itimer_interval;
+	if (p->itimer_armed)
+		unlink_locked(p);
+	p->itimer_interval = interval;
+	if (value) {
+		p->itimer_deadline = now + value;
+		p->itimer_armed = true;
+		p->itimer_next = armed;
+		armed = p;
+	}
+	spin_unlock_irqrestore(&itimer_lock, flags);
+}
+
+SYSCALL_DEFINE(SYS_setitimer, setitimer)
+{
+	struct itimerval64 nv = { 0 }, ov;
+	uint64_t old_value, old_interval;
+
+	if ((int)args->a[0] != ITIMER_REAL)
+		return (int)args->a[0] <= ITIMER_PROF ? -ENOSYS : -EINVAL;
+	if (args->a[1] && copy_from_user(&nv, args->a[1], sizeof(nv)) < 0)
+		return -EFAULT;
+	if (nv.value.usec < 0 || nv.value.usec >= 1000000 || nv.interval.usec < 0 ||
+	    nv.interval.usec >= 1000000 || nv.value.sec < 0 || nv.interval.sec < 0)
+		return -EINVAL;
+	itimer_swap(current_process(), tv_ns(&nv.value), tv_ns(&nv.interval), &old_value, &old_interval);
+	ov.value = ns_tv(old_value);
+	ov.interval = ns_tv(old_interval);
+	if (args->a[2] && copy_to_user(args->a[2], &ov, sizeof(ov)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_getitimer, getitimer)
+{
+	struct process *p = current_process();
+	struct itimerval64 ov = { 0 };
+
+	if ((int)args->a[0] < 0 || (int)args->a[0] > ITIMER_PROF)
+		return -EINVAL;
+	if ((int)args->a[0] == ITIMER_REAL) {
+		uint64_t now = clock_monotonic_ns();
+		uint64_t flags = spin_lock_irqsave(&itimer_lock);
+		if (p->itimer_armed)
+			ov.value = ns_tv(p->itimer_deadline > now ? p->itimer_deadline - now : 1);
+		ov.interval = ns_tv(p->itimer_interval);
+		spin_unlock_irqrestore(&itimer_lock, flags);
+	}
+	return copy_to_user(args->a[1], &ov, sizeof(ov)) < 0 ? -EFAULT : 0;
+}
+
+SYSCALL_DEFINE(SYS_alarm, alarm)
+{
+	uint64_t old_value, old_interval;
+
+	itimer_swap(current_process(), args->a[0] * SEC, 0, &old_value, &old_interval);
+	// Whole seconds left, rounded up as Linux does.
+	return (long)((old_value + SEC - 1) / SEC);
+}
