@@ -47,9 +47,22 @@ $(KERNEL): $(OBJS) arch/$(ARCH)/linker.ld scripts/gen-ksyms.sh
 host-test:
 	$(MAKE) -C tests/host run
 
+# Wrappers around ./switchyard for people used to make.
+test:
+	./switchyard test
+
+run:
+	./switchyard run
+
+debug:
+	./switchyard debug
+
+bench:
+	./switchyard bench
+
 clean:
 	rm -rf $(BUILD)
 
 -include $(OBJS:.o=.d)
 
-.PHONY: all clean host-test
+.PHONY: all clean host-test test run debug bench
