@@ -10,10 +10,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,173 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ktap.h"
+#include "testcase.h"
 
 extern char **environ;
-
-// ---- case runner ----------------------------------------------------------
-// Each case records why it failed (first reason only); the runner prints
-// one KTAP line per case.  A case that hangs or faults is cut short by a
-// signal handler so the cases after it still run.
-
-#define CASE_TIMEOUT 30
-#define CHILD_TIMEOUT 20
-
-struct test_case {
-	const char *name;
-	void (*run)(void);
-};
-
-static char fail_why[256];
-static char skip_why[128];
-static sigjmp_buf case_escape;
-static volatile sig_atomic_t case_signal;
-
-static inline int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fail_why[0])
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(fail_why, sizeof(fail_why), fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-static inline int check(int cond, const char *what)
-{
-	if (!cond)
-		fail("%s", what);
-	return cond;
-}
-
-// The call must succeed (return a non-negative value).
-static inline int check_ok(long rc, const char *what)
-{
-	if (rc >= 0)
-		return 1;
-	return fail("%s: rc=%ld errno=%d (%s)", what, rc, errno, strerror(errno));
-}
-
-// The call must fail with errno 'want'.
-static inline int check_errno(long rc, int want, const char *what)
-{
-	if (rc == -1 && errno == want)
-		return 1;
-	return fail("%s: rc=%ld errno=%d, want -1 errno=%d", what, rc,
-		    rc == -1 ? errno : 0, want);
-}
-
-static inline void skip(const char *why)
-{
-	snprintf(skip_why, sizeof(skip_why), "%s", why);
-}
-
-static void escape_handler(int sig)
-{
-	case_signal = sig;
-	siglongjmp(case_escape, 1);
-}
-
-static void install_escape_handlers(void)
-{
-	static const int sigs[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = escape_handler;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
-static void run_cases(const struct test_case *cases, int count)
-{
-	ktap_plan(count);
-	install_escape_handlers();
-	for (int i = 0; i < count; i++) {
-		fail_why[0] = 0;
-		skip_why[0] = 0;
-		case_signal = 0;
-		if (sigsetjmp(case_escape, 1) == 0) {
-			alarm(CASE_TIMEOUT);
-			cases[i].run();
-		} else if (case_signal == SIGALRM) {
-			fail("timed out after %d s", CASE_TIMEOUT);
-		} else {
-			fail("caught signal %d", (int)case_signal);
-		}
-		alarm(0);
-		if (fail_why[0])
-			ktap_result(0, "%s # %s", cases[i].name, fail_why);
-		else if (skip_why[0])
-			ktap_skip(cases[i].name, skip_why);
-		else
-			ktap_result(1, "%s", cases[i].name);
-	}
-}
-
-
-// Fork a child that runs with default signal dispositions (the parent's
-// escape handlers must not catch what the child is meant to die of) and
-// with its own watchdog, since a pending alarm is not inherited.
-static inline pid_t fork_child(void)
-{
-	static const int sigs[] = { SIGALRM, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			signal(sigs[i], SIG_DFL);
-		alarm(CHILD_TIMEOUT);
-	} else if (pid < 0) {
-		fail("fork: errno=%d", errno);
-	}
-	return pid;
-}
-
-// Wait for 'pid' and return its status, or -1 after recording why not.
-static inline int reap(pid_t pid)
-{
-	int status = 0;
-	pid_t r;
-
-	do
-		r = waitpid(pid, &status, 0);
-	while (r < 0 && errno == EINTR);
-	if (r != pid)
-		return fail("waitpid(%d): rc=%d errno=%d", (int)pid, (int)r, errno), -1;
-	return status;
-}
-
-// Describe a wait status in a failure reason.
-static inline int fail_status(const char *what, int status)
-{
-	if (WIFEXITED(status))
-		return fail("%s: child exited with %d", what, WEXITSTATUS(status));
-	if (WIFSIGNALED(status))
-		return fail("%s: child killed by signal %d", what, WTERMSIG(status));
-	return fail("%s: odd wait status %#x", what, status);
-}
-
-// The child must exit normally with status 0 (children use other exit
-// codes to say which of their checks failed).
-static inline int check_child_ok(pid_t pid, const char *what)
-{
-	int status;
-
-	if (pid < 0)
-		return 0;
-	status = reap(pid);
-	if (status < 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 1;
-	return fail_status(what, status);
-}
 
 // ---- helpers -------------------------------------------------------------------
 
