@@ -159,6 +159,13 @@ void trap_dispatch(struct trap_frame *f)
 		preempt_from_interrupt(f);
 }
 
+// Device interrupts: nothing is routed through the IOAPIC yet (the console
+// is polled), so one arriving is unexpected but harmless.
+void device_interrupt(uint64_t vector)
+{
+	kprintf("traps: unexpected device interrupt on vector %#lx\n", vector);
+}
+
 bool page_fault_write(const struct trap_frame *f)	{ return f->error & 0x2; }
 bool page_fault_exec(const struct trap_frame *f)	{ return f->error & 0x10; }
 bool page_fault_present(const struct trap_frame *f)	{ return f->error & 0x1; }

@@ -18,6 +18,9 @@
 #include <kernel/console.h>
 #include <mm/kmalloc.h>
 #include <lib/string.h>
+#include <kernel/trap.h>
+#include <kernel/process.h>
+#include <arch/trapframe.h>
 
 uint64_t xstate_features;
 size_t xstate_size;
@@ -199,4 +202,18 @@ void xstate_invalidate(struct thread *t)
 {
 	t->arch.xstate_cpu = -1;
 	t->arch.xstate_dirty = false;
+}
+
+// #NM: an extended-state instruction while the facility is off.  Under
+// the eager policy the facility is never turned off (CR0.TS stays clear),
+// so from user space this means the CPU lacks the facility: SIGILL, as
+// for an instruction the CPU does not have.  In the kernel, which never
+// uses these registers, it is a bug.
+void facility_trap(struct trap_frame *f)
+{
+	this_cpu()->stats.fpu_traps++;
+	if (!trap_from_user(f))
+		panic_frame(f, "Unrecoverable FPU Unavailable Exception (#NM) in kernel mode at ip %#lx",
+			    f->rip);
+	signal_force_fault(SIGILL, ILL_ILLOPN, f->rip);
 }

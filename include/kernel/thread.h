@@ -28,6 +28,7 @@ struct thread {
 	volatile enum thread_state state;
 	volatile int cpu;		// run queue it belongs to
 	volatile bool on_cpu;		// still executing (maybe switching out)
+	bool on_rq;			// in a run queue (under that queue's lock)
 	bool is_idle;
 	cpumask_t affinity;
 	uint64_t last_migration;	// jiffies, to avoid ping-pong

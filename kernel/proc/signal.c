@@ -127,6 +127,8 @@ static void signal_wake_one(struct process *p, int sig)
 {
 	struct thread *pick = 0;
 
+	// p->lock keeps exiting threads from leaving the list under us.
+	spin_lock(&p->lock);
 	for (struct thread *t = p->threads; t; t = t->proc_next) {
 		if (t->sig_blocked & sigmask_of(sig))
 			continue;
@@ -134,11 +136,13 @@ static void signal_wake_one(struct process *p, int sig)
 		if (t->interruptible)
 			break;			// a sleeper can take it at once
 	}
-	if (!pick)
-		return;
-	wake_interruptible(pick);
-	if (pick != current_thread() && pick->state == THREAD_RUNNABLE && pick->on_cpu)
-		arch_send_ipi(pick->cpu, IPI_RESCHED);	// running: make it look soon
+	if (pick) {
+		wake_interruptible(pick);
+		// Running elsewhere: make it look at its signals soon.
+		if (pick != current_thread() && pick->state == THREAD_RUNNABLE && pick->on_cpu)
+			arch_send_ipi(pick->cpu, IPI_RESCHED);
+	}
+	spin_unlock(&p->lock);
 }
 
 void signal_send_process(struct process *p, int sig, const struct ksiginfo *info)

@@ -37,6 +37,9 @@ static struct runqueue *rq_of(int cpu)
 
 static void rq_push(struct runqueue *rq, struct thread *t)
 {
+	if (t->on_rq || t->state != THREAD_RUNNABLE)
+		panic("run queue: pushing thread %s (tid %d) that is %s", t->name, t->tid,
+		      t->on_rq ? "already queued" : "not runnable");
 	t->rq_next = 0;
 	t->rq_prev = rq->tail;
 	if (rq->tail)
@@ -45,6 +48,7 @@ static void rq_push(struct runqueue *rq, struct thread *t)
 		rq->head = t;
 	rq->tail = t;
 	rq->nr_waiting++;
+	t->on_rq = true;
 }
 
 static void rq_remove(struct runqueue *rq, struct thread *t)
@@ -59,6 +63,7 @@ static void rq_remove(struct runqueue *rq, struct thread *t)
 		rq->tail = t->rq_prev;
 	t->rq_next = t->rq_prev = 0;
 	rq->nr_waiting--;
+	t->on_rq = false;
 }
 
 static void idle_thread_fn(void *arg)
@@ -153,7 +158,7 @@ bool sched_wake(struct thread *t)
 			spin_unlock_irqrestore(&rq->lock, flags);
 			continue;
 		}
-		if (t->state != THREAD_BLOCKED) {
+		if (t->state != THREAD_BLOCKED || t->on_rq) {
 			spin_unlock_irqrestore(&rq->lock, flags);
 			return false;
 		}
@@ -243,6 +248,8 @@ void schedule(void)
 		}
 	}
 	struct thread *next = pick_next(c, rq);
+	if (next->state != THREAD_RUNNABLE)
+		panic("schedule: picked thread %s (tid %d) in state %d", next->name, next->tid, next->state);
 	if (next == prev) {
 		prev->preempted = false;
 		spin_unlock(&rq->lock);
@@ -348,7 +355,7 @@ int sched_set_affinity(struct thread *t, cpumask_t mask)
 	int cpu = t->cpu;
 	struct runqueue *rq = rq_of(cpu);
 	uint64_t flags = spin_lock_irqsave(&rq->lock);
-	bool queued = t->state == THREAD_RUNNABLE && cpus[cpu].current != t && t->cpu == cpu;
+	bool queued = t->on_rq && t->cpu == cpu;
 	bool running_there = cpus[cpu].current == t;
 	if (queued && !may_run_on(t, cpu))
 		rq_remove(rq, t);

@@ -29,8 +29,13 @@ struct thread *thread_alloc(const char *name)
 	return t;
 }
 
+#define THREAD_FREED_MAGIC 0xdeadbeef
+
 void thread_free(struct thread *t)
 {
+	if (t->tid == (int)THREAD_FREED_MAGIC)
+		panic("thread freed twice (%p)", (void *)t);
+	t->tid = (int)THREAD_FREED_MAGIC;
 	thread_arch_free(t);
 	if (t->kstack)
 		page_free(t->kstack, 2);
