@@ -346,8 +346,8 @@ static int count_cpus(int hint)
 
 static void run_ctxsw_matrix(int ncpu)
 {
-	char program[256], mech[32], mode[32], cpus[32], fpu[32];
-	char *args[] = { program, mech, mode, cpus, fpu, NULL };
+	char program[256], mech[32], cpus[32], fpu[32];
+	char *args[8];
 
 	snprintf(program, sizeof(program), "%s/ctxsw", bench_dir);
 	if (access(program, X_OK) != 0) {
@@ -362,25 +362,48 @@ static void run_ctxsw_matrix(int ncpu)
 		// switches between partners that share one.
 		if (c > 0 && (ncpu < 2 || strcmp(ctxsw_mechs[m], "yield") == 0))
 			continue;
-		snprintf(mech, sizeof(mech), "--mech=%s", ctxsw_mechs[m]);
-		snprintf(mode, sizeof(mode), "--mode=%s", ctxsw_modes[o]);
-		snprintf(cpus, sizeof(cpus), "--cpus=%s", ctxsw_cpus[c]);
-		snprintf(fpu, sizeof(fpu), "--fpu=%s", ctxsw_fpus[f]);
+		int n = 0;
+		snprintf(mech, sizeof(mech), "%s", ctxsw_mechs[m]);
+		snprintf(cpus, sizeof(cpus), "%s", ctxsw_cpus[c]);
+		snprintf(fpu, sizeof(fpu), "%s", ctxsw_fpus[f]);
+		args[n++] = program;
+		args[n++] = "-m";
+		args[n++] = mech;
+		if (o == 1)
+			args[n++] = "-p";
+		args[n++] = "-c";
+		args[n++] = cpus;
+		args[n++] = "-v";
+		args[n++] = fpu;
+		args[n] = NULL;
 		run_bench(args);
 	}
 }
 
-static void run_pipebench(void)
+// Pipe round trips: threads and processes, on one CPU and across two.
+static void run_pipebench(int ncpu)
 {
+	static char *const variants[][4] = {
+		{ "-c", "0,0", NULL, NULL },
+		{ "-c", "0,0", "-T", NULL },
+		{ "-c", "0,1", NULL, NULL },
+		{ "-c", "0,1", "-T", NULL },
+	};
 	char program[256];
-	char *args[] = { program, NULL };
 
 	snprintf(program, sizeof(program), "%s/pipebench", bench_dir);
 	if (access(program, X_OK) != 0) {
 		say("# init: %s is missing, skipped", program);
 		return;
 	}
-	run_bench(args);
+	for (size_t v = 0; v < NELEM(variants); v++) {
+		char *args[6] = { program };
+		if (v >= 2 && ncpu < 2)
+			continue;
+		for (int i = 0; i < 4 && variants[v][i]; i++)
+			args[i + 1] = variants[v][i];
+		run_bench(args);
+	}
 }
 
 // --bench [--ncpu N]
@@ -393,7 +416,7 @@ static int run_benchmarks(int argc, char **argv)
 	int ncpu = count_cpus(hint);
 	say("# init: benchmarks on %d CPU%s", ncpu, ncpu == 1 ? "" : "s");
 	run_ctxsw_matrix(ncpu);
-	run_pipebench();
+	run_pipebench(ncpu);
 	say("# init: benchmarks done");
 	return 0;
 }
