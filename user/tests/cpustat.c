@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "sysutil.h"
+#include "watchdog.h"
 
 #define WATCHDOG_SECONDS 120
 #define NR_CASES 6
@@ -44,24 +46,6 @@ struct cpustat {
 	uint64_t value[MAX_CPUS][MAX_FIELDS];
 	char error[128];	// why parsing failed, empty when it did not
 };
-
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "# watchdog: cpustat took too long\nBail out!\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 // Read the whole file with read(2) into 'buf'; returns its length or -1.
 static long read_file(char *buf, size_t size)
@@ -195,15 +179,6 @@ static int write_reset(void)
 	return ok;
 }
 
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static struct cpustat before, after;
 
 // ---- cases ----
@@ -237,9 +212,9 @@ static void test_one_line_per_cpu(void)
 
 static void test_reset(void)
 {
-	long long start = now_ns();
+	long long start = now_ns(CLOCK_MONOTONIC);
 	int ok = write_reset() && snapshot(&after);
-	long long elapsed = now_ns() - start;
+	long long elapsed = now_ns(CLOCK_MONOTONIC) - start;
 	int idle = field_index(&after, "idle_ns");
 
 	for (int c = 0; ok && c < after.nr_cpus; c++)
@@ -360,8 +335,7 @@ static void test_monotonic(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, watchdog_fired);
-	alarm(WATCHDOG_SECONDS);
+	start_watchdog("cpustat", WATCHDOG_SECONDS);
 	ktap_plan(NR_CASES);
 
 	if (getenv("SWITCHYARD_CPUSTAT"))

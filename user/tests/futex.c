@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "sysutil.h"
+#include "watchdog.h"
 
 // The futex ABI, spelled out here because musl ships no kernel headers.
 #define FUTEX_WAIT		0
@@ -58,16 +60,6 @@ static int futex_op(int op, int oparg, int cmp, int cmparg)
 // How long a helper may take to go to sleep before the test gives up.
 #define SETTLE_MS 5000
 
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "# watchdog: futex took too long\nBail out!\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
-
 static long futex(atomic_int *uaddr, int op, int val, const struct timespec *timeout,
 		  atomic_int *uaddr2, int val3)
 {
@@ -78,22 +70,6 @@ static long futex(atomic_int *uaddr, int op, int val, const struct timespec *tim
 static long futex_val2(atomic_int *uaddr, int op, int val, int val2, atomic_int *uaddr2, int val3)
 {
 	return syscall(SYS_futex, uaddr, op, val, (unsigned long)val2, uaddr2, val3);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static long long now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static struct timespec ns_to_timespec(long long ns)
@@ -513,8 +489,7 @@ static void test_efault(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, watchdog_fired);
-	alarm(WATCHDOG_SECONDS);
+	start_watchdog("futex", WATCHDOG_SECONDS);
 	ktap_plan(NR_CASES);
 
 	test_wait_value_mismatch();
@@ -536,6 +511,6 @@ int main(void)
 	test_bad_op();
 	test_einval();
 	test_efault();
-	ktap_result(alarm(0) > 0, "finished_before_watchdog");
+	finish_watchdog();
 	return ktap_finish();
 }

@@ -18,17 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sysutil.h"
 #include "testcase.h"
 
 // ---- helpers -----------------------------------------------------------------
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 static long now_ms(void)
 {

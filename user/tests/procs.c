@@ -22,25 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sysutil.h"
 #include "testcase.h"
 
 // ---- helpers -----------------------------------------------------------------
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static int64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 // A child that waits to be killed.  pause() returns only for a caught
 // signal, and this child catches none, so the loop is a safety net.

@@ -23,32 +23,11 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "sysutil.h"
+#include "watchdog.h"
 
 #define WATCHDOG_SECONDS 120
 #define NR_CASES 27
-
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "# watchdog: signals took too long\nBail out!\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static pid_t my_tid(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
 
 static int install(int sig, void (*handler)(int), int flags)
 {
@@ -855,8 +834,7 @@ static void test_sigill_sigreturn(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, watchdog_fired);
-	alarm(WATCHDOG_SECONDS);
+	start_watchdog("signals", WATCHDOG_SECONDS);
 	ktap_plan(NR_CASES);
 
 	test_sigaction_query();
@@ -877,6 +855,6 @@ int main(void)
 	test_sigsegv_siginfo();
 	test_sigfpe();
 	test_sigill_sigreturn();
-	ktap_result(alarm(0) > 0, "finished_before_watchdog");
+	finish_watchdog();
 	return ktap_finish();
 }

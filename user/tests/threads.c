@@ -21,68 +21,17 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "sysutil.h"
+#include "watchdog.h"
 
 #define WATCHDOG_SECONDS 120
 #define NR_CASES 16
 
-// CPUs this process may run on, as found at start.
+// CPUs this process may run on, as found at start.  The cases pin threads
+// to them with pin_self() and ignore failure: they only want the work
+// spread, they never depend on where it ran.
 static int cpu_list[CPU_SETSIZE];
 static int nr_cpus;
-
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "# watchdog: threads took too long\nBail out!\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
-
-static void start_watchdog(void)
-{
-	signal(SIGALRM, watchdog_fired);
-	alarm(WATCHDOG_SECONDS);
-}
-
-static void find_cpus(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-		cpu_list[0] = 0;
-		nr_cpus = 1;
-		return;
-	}
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			cpu_list[nr_cpus++] = cpu;
-}
-
-// Pin the calling thread to one CPU.  Failure is harmless: the tests only
-// want the work spread, they never depend on where it ran.
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
-static pid_t my_tid(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
 
 // ---- create / join / detach ----
 
@@ -688,8 +637,8 @@ static void test_parallel_rendezvous(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	start_watchdog();
-	find_cpus();
+	start_watchdog("threads", WATCHDOG_SECONDS);
+	nr_cpus = usable_cpus(cpu_list);
 	ktap_plan(NR_CASES);
 	ktap_diag("%d CPUs online, %d usable", (int)sysconf(_SC_NPROCESSORS_ONLN), nr_cpus);
 
@@ -709,6 +658,6 @@ int main(void)
 	test_join_many_waiters();
 	test_parallel_rendezvous();
 	// The watchdog would have fired by now if anything hung.
-	ktap_result(alarm(0) > 0, "finished_before_watchdog");
+	finish_watchdog();
 	return ktap_finish();
 }

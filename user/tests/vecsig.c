@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "sysutil.h"
+#include "watchdog.h"
 
 #define WATCHDOG_SECONDS 120
 #define NR_CASES 9
@@ -50,16 +52,6 @@ static unsigned ymm_hi_offset;	// XSAVE offset of component 2 (AVX upper halves)
 static int cpu_list[CPU_SETSIZE];
 static int nr_cpus;
 
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "# watchdog: vecsig took too long\nBail out!\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
-
 static uint64_t read_xcr0(void)
 {
 	uint32_t lo, hi;
@@ -71,7 +63,6 @@ static uint64_t read_xcr0(void)
 static void detect_cpu(void)
 {
 	unsigned a, b, c, d;
-	cpu_set_t set;
 
 	// AVX needs the CPU bit, OSXSAVE, and the OS enabling SSE+AVX in XCR0.
 	if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) && (c & bit_AVX) &&
@@ -80,21 +71,7 @@ static void detect_cpu(void)
 		__cpuid_count(0xd, 2, a, b, c, d);
 		ymm_hi_offset = b;
 	}
-	CPU_ZERO(&set);
-	sched_getaffinity(0, sizeof(set), &set);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			cpu_list[nr_cpus++] = cpu;
-	if (nr_cpus == 0)
-		cpu_list[nr_cpus++] = 0;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	nr_cpus = usable_cpus(cpu_list);
 }
 
 // ---- register images ----
@@ -583,8 +560,7 @@ static void test_idle_thread_not_leaked_into(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGALRM, watchdog_fired);
-	alarm(WATCHDOG_SECONDS);
+	start_watchdog("vecsig", WATCHDOG_SECONDS);
 	detect_cpu();
 	install_sigill();
 	ktap_plan(NR_CASES);
@@ -599,6 +575,6 @@ int main(void)
 	test_threads_different_cpus();
 	test_threads_migrating();
 	test_idle_thread_not_leaked_into();
-	ktap_result(alarm(0) > 0, "finished_before_watchdog");
+	finish_watchdog();
 	return ktap_finish();
 }
