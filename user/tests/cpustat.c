@@ -1,8 +1,5 @@
-// cpustat: Switchyard's per-CPU counters in /proc/switchyard/cpustat.
-//
-// The file has a header line naming the columns, then one line per online
-// CPU whose first field is the CPU number; every field is an unsigned
-// decimal.  Writing "reset" zeroes the counters.  On a kernel without the
+// cpustat: Switchyard's per-CPU counters in /proc/switchyard/cpustat (its
+// format is described in lib/cpustat_parse.h).  On a kernel without the
 // file (Linux) every case is skipped.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,19 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpustat_parse.h"
 #include "ktap.h"
 #include "sysutil.h"
 #include "watchdog.h"
 
 #define WATCHDOG_SECONDS 120
 #define NR_CASES 6
-#define CPUSTAT_PATH "/proc/switchyard/cpustat"
-// SWITCHYARD_CPUSTAT in the environment names another file, so the parser
-// can be tried on a host with a hand-made one.
-static const char *cpustat_path = CPUSTAT_PATH;
-#define MAX_FIELDS 64
-#define MAX_CPUS 256
 #define PINGPONG_ROUNDS 1000
+
+// CPUSTAT_PATH, or the file named by SWITCHYARD_CPUSTAT (see cpustat_file).
+static const char *cpustat_path;
 
 static const char *const expected_fields[] = {
 	"cpu", "ctxsw", "ctxsw_vol", "ctxsw_invol", "migrations", "ipi_sent", "ipi_recv",
@@ -38,108 +33,6 @@ static const char *const expected_fields[] = {
 	"xsave", "xsave_skip", "xrstor", "xrstor_skip", "fpu_traps",
 };
 #define NR_EXPECTED (int)(sizeof(expected_fields) / sizeof(expected_fields[0]))
-
-struct cpustat {
-	int nr_fields;
-	char names[MAX_FIELDS][32];
-	int nr_cpus;
-	uint64_t value[MAX_CPUS][MAX_FIELDS];
-	char error[128];	// why parsing failed, empty when it did not
-};
-
-// Read the whole file with read(2) into 'buf'; returns its length or -1.
-static long read_file(char *buf, size_t size)
-{
-	int fd = open(cpustat_path, O_RDONLY);
-	size_t len = 0;
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = 0;
-	return (long)len;
-}
-
-static int parse_number(const char *tok, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*tok)
-		return 0;
-	for (; *tok; tok++) {
-		if (*tok < '0' || *tok > '9')
-			return 0;
-		v = v * 10 + (uint64_t)(*tok - '0');
-	}
-	*out = v;
-	return 1;
-}
-
-static int parse(char *text, struct cpustat *st)
-{
-	char *save_line = NULL, *line;
-	int lineno = 0;
-
-	memset(st, 0, sizeof(*st));
-	for (line = strtok_r(text, "\n", &save_line); line; line = strtok_r(NULL, "\n", &save_line)) {
-		char *save_tok = NULL, *tok;
-		int field = 0;
-
-		for (tok = strtok_r(line, " \t", &save_tok); tok; tok = strtok_r(NULL, " \t", &save_tok)) {
-			if (field >= MAX_FIELDS) {
-				snprintf(st->error, sizeof(st->error), "line %d: too many fields", lineno);
-				return 0;
-			}
-			if (lineno == 0) {
-				snprintf(st->names[field], sizeof(st->names[field]), "%s", tok);
-			} else if (!parse_number(tok, &st->value[st->nr_cpus][field])) {
-				snprintf(st->error, sizeof(st->error), "line %d: '%s' is not a number", lineno, tok);
-				return 0;
-			}
-			field++;
-		}
-		if (lineno == 0) {
-			st->nr_fields = field;
-			if (field == 0 || strcmp(st->names[0], "cpu") != 0) {
-				snprintf(st->error, sizeof(st->error), "header does not start with 'cpu'");
-				return 0;
-			}
-		} else {
-			if (field != st->nr_fields) {
-				snprintf(st->error, sizeof(st->error), "line %d has %d fields, header %d", lineno,
-					 field, st->nr_fields);
-				return 0;
-			}
-			if (++st->nr_cpus >= MAX_CPUS)
-				break;
-		}
-		lineno++;
-	}
-	if (lineno == 0)
-		snprintf(st->error, sizeof(st->error), "empty file");
-	return lineno > 0;
-}
-
-static int snapshot(struct cpustat *st)
-{
-	static char buf[65536];
-
-	if (read_file(buf, sizeof(buf)) < 0) {
-		memset(st, 0, sizeof(*st));
-		snprintf(st->error, sizeof(st->error), "cannot read: errno %d", errno);
-		return 0;
-	}
-	return parse(buf, st);
-}
 
 static int field_index(const struct cpustat *st, const char *name)
 {
@@ -167,25 +60,13 @@ static int row_of_cpu(const struct cpustat *st, int cpu)
 	return -1;
 }
 
-static int write_reset(void)
-{
-	int fd = open(cpustat_path, O_WRONLY);
-	int ok;
-
-	if (fd < 0)
-		return 0;
-	ok = write(fd, "reset", 5) == 5;
-	close(fd);
-	return ok;
-}
-
 static struct cpustat before, after;
 
 // ---- cases ----
 
 static void test_parses(void)
 {
-	int ok = snapshot(&before);
+	int ok = cpustat_snapshot(cpustat_path, &before);
 	int missing = 0;
 
 	if (!ok)
@@ -201,7 +82,7 @@ static void test_parses(void)
 static void test_one_line_per_cpu(void)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	int ok = snapshot(&before) && before.nr_cpus == online;
+	int ok = cpustat_snapshot(cpustat_path, &before) && before.nr_cpus == online;
 
 	for (int c = 0; ok && c < before.nr_cpus; c++)
 		if (before.value[c][0] != (uint64_t)c)
@@ -213,7 +94,7 @@ static void test_one_line_per_cpu(void)
 static void test_reset(void)
 {
 	long long start = now_ns(CLOCK_MONOTONIC);
-	int ok = write_reset() && snapshot(&after);
+	int ok = cpustat_reset(cpustat_path) && cpustat_snapshot(cpustat_path, &after);
 	long long elapsed = now_ns(CLOCK_MONOTONIC) - start;
 	int idle = field_index(&after, "idle_ns");
 
@@ -255,11 +136,11 @@ static int pipe_pingpong(int cpu, int rounds)
 	}
 	if (read(to_parent[0], &c, 1) != 1)
 		ok = 0;
-	ok = ok && snapshot(&before);
+	ok = ok && cpustat_snapshot(cpustat_path, &before);
 	for (int i = 0; ok && i < rounds; i++)
 		if (write(to_child[1], &c, 1) != 1 || read(to_parent[0], &c, 1) != 1)
 			ok = 0;
-	ok = snapshot(&after) && ok;
+	ok = cpustat_snapshot(cpustat_path, &after) && ok;
 	// Closing the pipes first ends a child left waiting by a failure.
 	close(to_child[0]);
 	close(to_child[1]);
@@ -301,11 +182,11 @@ static void test_pingpong_ctxsw(void)
 static void test_syscalls_counted(void)
 {
 	enum { CALLS = 2000 };
-	int f, ok = snapshot(&before);
+	int f, ok = cpustat_snapshot(cpustat_path, &before);
 
 	for (int i = 0; i < CALLS; i++)
 		syscall(SYS_getppid);
-	ok = snapshot(&after) && ok;
+	ok = cpustat_snapshot(cpustat_path, &after) && ok;
 	f = field_index(&after, "syscalls");
 	if (!ok || f < 0) {
 		ktap_result(0, "syscalls_counted # parse failed");
@@ -318,11 +199,11 @@ static void test_syscalls_counted(void)
 
 static void test_monotonic(void)
 {
-	int ok = snapshot(&before);
+	int ok = cpustat_snapshot(cpustat_path, &before);
 
 	// Counters only grow between two reads (no reset in between).
 	sched_yield();
-	ok = snapshot(&after) && ok && after.nr_cpus == before.nr_cpus;
+	ok = cpustat_snapshot(cpustat_path, &after) && ok && after.nr_cpus == before.nr_cpus;
 	for (int c = 0; ok && c < after.nr_cpus; c++)
 		for (int f = 1; f < after.nr_fields; f++)
 			if (after.value[c][f] < before.value[c][f]) {
@@ -338,8 +219,7 @@ int main(void)
 	start_watchdog("cpustat", WATCHDOG_SECONDS);
 	ktap_plan(NR_CASES);
 
-	if (getenv("SWITCHYARD_CPUSTAT"))
-		cpustat_path = getenv("SWITCHYARD_CPUSTAT");
+	cpustat_path = cpustat_file();
 	if (access(cpustat_path, R_OK) != 0) {
 		static const char *const names[NR_CASES] = {
 			"cpustat_parses", "one_line_per_online_cpu", "reset_zeroes_counters",

@@ -19,18 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CPUSTAT_PATH "/proc/switchyard/cpustat"
-#define MAX_FIELDS 64
-#define MAX_CPUS 256
+#include "cpustat_parse.h"
 
-struct cpustat {
-	int nr_fields;
-	char names[MAX_FIELDS][32];
-	int nr_cpus;
-	uint64_t value[MAX_CPUS][MAX_FIELDS];
-};
-
-static const char *cpustat_path = CPUSTAT_PATH;
+// CPUSTAT_PATH, or the file named by SWITCHYARD_CPUSTAT (see cpustat_file).
+static const char *cpustat_path;
 static struct cpustat before, after;
 
 static void usage(FILE *out)
@@ -42,95 +34,18 @@ static void usage(FILE *out)
 		CPUSTAT_PATH);
 }
 
-static long read_file(char *buf, size_t size)
-{
-	int fd = open(cpustat_path, O_RDONLY);
-	size_t len = 0;
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = 0;
-	return (long)len;
-}
-
-static int parse_number(const char *tok, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*tok)
-		return 0;
-	for (; *tok; tok++) {
-		if (*tok < '0' || *tok > '9')
-			return 0;
-		v = v * 10 + (uint64_t)(*tok - '0');
-	}
-	*out = v;
-	return 1;
-}
-
-// Parse the header and CPU lines; complain on stderr and return 0 when the
-// file is not in the expected form.
-static int parse(char *text, struct cpustat *st)
-{
-	char *save_line = NULL, *line;
-	int lineno = 0;
-
-	memset(st, 0, sizeof(*st));
-	for (line = strtok_r(text, "\n", &save_line); line; line = strtok_r(NULL, "\n", &save_line)) {
-		char *save_tok = NULL, *tok;
-		int field = 0;
-
-		for (tok = strtok_r(line, " \t", &save_tok); tok && field < MAX_FIELDS;
-		     tok = strtok_r(NULL, " \t", &save_tok), field++) {
-			if (lineno == 0)
-				snprintf(st->names[field], sizeof(st->names[field]), "%s", tok);
-			else if (!parse_number(tok, &st->value[st->nr_cpus][field])) {
-				fprintf(stderr, "sysstat: line %d: '%s' is not a number\n", lineno + 1, tok);
-				return 0;
-			}
-		}
-		if (lineno == 0) {
-			st->nr_fields = field;
-			if (field == 0 || strcmp(st->names[0], "cpu") != 0) {
-				fprintf(stderr, "sysstat: header does not start with 'cpu'\n");
-				return 0;
-			}
-		} else if (field != st->nr_fields) {
-			fprintf(stderr, "sysstat: line %d has %d fields, the header %d\n", lineno + 1, field,
-				st->nr_fields);
-			return 0;
-		} else if (++st->nr_cpus >= MAX_CPUS) {
-			break;
-		}
-		lineno++;
-	}
-	return lineno > 0;
-}
-
+// Read the file into 'st', or say on stderr why not.
 static int snapshot(struct cpustat *st)
 {
-	static char buf[65536];
-
-	if (read_file(buf, sizeof(buf)) < 0) {
-		fprintf(stderr, "sysstat: cannot read %s: %s\n", cpustat_path, strerror(errno));
-		return 0;
-	}
-	return parse(buf, st);
+	if (cpustat_snapshot(cpustat_path, st))
+		return 1;
+	fprintf(stderr, "sysstat: %s\n", st->error);
+	return 0;
 }
 
 // Each column as wide as the larger of its name and its widest number.
-static void column_widths(const struct cpustat *st, uint64_t rows[][MAX_FIELDS], int nr_rows,
-			  const uint64_t *total, int width[])
+static void column_widths(const struct cpustat *st, uint64_t rows[][CPUSTAT_MAX_FIELDS],
+			  int nr_rows, const uint64_t *total, int width[])
 {
 	char tmp[32];
 
@@ -153,10 +68,10 @@ static void column_widths(const struct cpustat *st, uint64_t rows[][MAX_FIELDS],
 		width[0] = 5;	// "total"
 }
 
-static void print_table(const struct cpustat *st, uint64_t rows[][MAX_FIELDS], int nr_rows,
-			const uint64_t *total)
+static void print_table(const struct cpustat *st, uint64_t rows[][CPUSTAT_MAX_FIELDS],
+			int nr_rows, const uint64_t *total)
 {
-	int width[MAX_FIELDS] = { 0 };
+	int width[CPUSTAT_MAX_FIELDS] = { 0 };
 
 	column_widths(st, rows, nr_rows, total, width);
 	for (int f = 0; f < st->nr_fields; f++)
@@ -185,16 +100,10 @@ static int show_current(void)
 
 static int reset(void)
 {
-	int fd = open(cpustat_path, O_WRONLY);
-
-	if (fd < 0 || write(fd, "reset", 5) != 5) {
-		fprintf(stderr, "sysstat: cannot reset %s: %s\n", cpustat_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	close(fd);
-	return 0;
+	if (cpustat_reset(cpustat_path))
+		return 0;
+	fprintf(stderr, "sysstat: cannot reset %s: %s\n", cpustat_path, strerror(errno));
+	return 1;
 }
 
 // Run the command; return its exit status in the shell's convention.
@@ -222,8 +131,8 @@ static int run_command(char **argv)
 
 static int show_delta(char **argv)
 {
-	static uint64_t delta[MAX_CPUS][MAX_FIELDS];
-	uint64_t total[MAX_FIELDS] = { 0 };
+	static uint64_t delta[CPUSTAT_MAX_CPUS][CPUSTAT_MAX_FIELDS];
+	uint64_t total[CPUSTAT_MAX_FIELDS] = { 0 };
 	int rc;
 
 	if (!snapshot(&before))
@@ -255,8 +164,7 @@ static int show_delta(char **argv)
 
 int main(int argc, char **argv)
 {
-	if (getenv("SWITCHYARD_CPUSTAT"))
-		cpustat_path = getenv("SWITCHYARD_CPUSTAT");
+	cpustat_path = cpustat_file();
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		usage(stdout);
 		return 0;
