@@ -347,7 +347,7 @@ static int count_cpus(int hint)
 static void run_ctxsw_matrix(int ncpu)
 {
 	char program[256], mech[32], cpus[32], fpu[32];
-	char *args[8];
+	char *args[12];
 
 	snprintf(program, sizeof(program), "%s/ctxsw", bench_dir);
 	if (access(program, X_OK) != 0) {
