@@ -71,6 +71,7 @@ void arch_init_platform(void)
 	legacy_pic_disable();
 	tsc_init();
 	xstate_init();
+	tlb_init_cpu();
 	cpus_from_firmware();
 	lapic_init();
 	lapic_init_this_cpu();

@@ -9,6 +9,7 @@
 #include <arch/memlayout.h>
 #include <arch/irq_vectors.h>
 #include <arch/xstate.h>
+#include <arch/mmu.h>
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
 #include <kernel/console.h>
@@ -39,6 +40,7 @@ static __attribute__((noreturn)) void ap_entry(struct cpu *c)
 {
 	cpu_init_this(c);
 	xstate_init_cpu();
+	tlb_init_cpu();
 	lapic_init_this_cpu();
 	smp_cpu_online(c);	// arch-neutral: idle thread, timer, never returns
 }

@@ -4,6 +4,13 @@
 // the CPUs that may cache its translations (active_cpus).  A kernel
 // thread leaves the previous mm loaded (lazy), so that CPU stays in the
 // set until another mm replaces it; shootdowns reach it too.
+//
+// With PCID, each mm has its own tag (asid) and switching keeps the TLB
+// entries of the others.  A CPU that switched away from an mm still holds
+// its entries, so a shootdown marks every CPU outside active_cpus as stale
+// for that mm (stale_cpus); such a CPU flushes the tag when it loads the mm
+// again.  A reused tag starts stale everywhere.  Without PCID every CR3
+// load flushes, and none of this is needed.
 
 #include <stdint.h>
 #include <arch/x86.h>
@@ -14,8 +21,75 @@
 #include <kernel/smp.h>
 #include <kernel/arch.h>
 #include <kernel/trap.h>
+#include <kernel/boot.h>
+#include <kernel/spinlock.h>
+#include <lib/string.h>
 
 #define FLUSH_ALL_THRESHOLD 32	// pages; beyond this reload CR3
+#define ASID_MAX 4096
+#define CR3_NOFLUSH (1UL << 63)
+
+static bool pcid_enabled;
+static bool pcid_disabled_by_option;
+static struct spinlock asid_lock = SPINLOCK_INIT("asid");
+static uint64_t asid_used[ASID_MAX / 64];
+
+static int set_pcid(const char *value)
+{
+	if (!value || (strcmp(value, "on") && strcmp(value, "off")))
+		return -1;
+	pcid_disabled_by_option = !strcmp(value, "off");
+	return 0;
+}
+BOOT_OPTION(pcid, "pcid=off: do not tag TLB entries by address space even if the CPU can", set_pcid);
+
+// Boot CPU and every other: turn PCID on when the CPU has it (INVPCID is
+// not needed: shootdowns use INVLPG on the live tag and CR3 reloads).
+void tlb_init_cpu(void)
+{
+	if (!cpu_has.pcid || pcid_disabled_by_option)
+		return;
+	write_cr4(read_cr4() | CR4_PCIDE);
+	pcid_enabled = true;
+}
+
+void arch_mm_init(struct mm *mm)
+{
+	mm->asid = 0;
+	if (!pcid_enabled)
+		return;
+	uint64_t flags = spin_lock_irqsave(&asid_lock);
+	for (int i = 1; i < ASID_MAX; i++) {
+		if (!(asid_used[i / 64] & (1ULL << (i % 64)))) {
+			asid_used[i / 64] |= 1ULL << (i % 64);
+			mm->asid = (uint16_t)i;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&asid_lock, flags);
+	// The tag may have been used before: every CPU flushes it first.
+	mm->stale_cpus = ~(cpumask_t)0;
+}
+
+void arch_mm_fini(struct mm *mm)
+{
+	if (!mm->asid)
+		return;
+	uint64_t flags = spin_lock_irqsave(&asid_lock);
+	asid_used[mm->asid / 64] &= ~(1ULL << (mm->asid % 64));
+	spin_unlock_irqrestore(&asid_lock, flags);
+}
+
+static void load_cr3(struct cpu *c, struct mm *mm)
+{
+	if (!mm->asid) {
+		write_cr3(mm->root_pa);
+		return;
+	}
+	cpumask_t me = cpumask_of(c->id);
+	bool stale = __atomic_fetch_and(&mm->stale_cpus, ~me, __ATOMIC_SEQ_CST) & me;
+	write_cr3(mm->root_pa | mm->asid | (stale ? 0 : CR3_NOFLUSH));
+}
 
 void mm_activate(struct mm *mm)
 {
@@ -27,7 +101,7 @@ void mm_activate(struct mm *mm)
 	// Join the new mm's CPU set before loading it, so a concurrent
 	// shootdown either sees us or happens before our CR3 load.
 	__atomic_or_fetch(&mm->active_cpus, cpumask_of(c->id), __ATOMIC_SEQ_CST);
-	write_cr3(mm->root_pa);
+	load_cr3(c, mm);
 	c->active_mm = mm;
 	if (prev)
 		__atomic_and_fetch(&prev->active_cpus, ~cpumask_of(c->id), __ATOMIC_SEQ_CST);
@@ -41,9 +115,13 @@ struct flush_request {
 static void flush_local(void *arg)
 {
 	struct flush_request *r = arg;
+	struct cpu *c = this_cpu();
 
-	if (this_cpu()->active_mm != r->mm)
+	if (c->active_mm != r->mm) {
+		// Switched away meanwhile; with PCID its entries linger.
+		__atomic_or_fetch(&r->mm->stale_cpus, cpumask_of(c->id), __ATOMIC_SEQ_CST);
 		return;
+	}
 	if ((r->end - r->start) / 4096 > FLUSH_ALL_THRESHOLD) {
 		write_cr3(read_cr3());
 		return;
@@ -57,6 +135,9 @@ void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end)
 	struct flush_request r = { mm, start, end };
 	cpumask_t mask = __atomic_load_n(&mm->active_cpus, __ATOMIC_SEQ_CST);
 
+	// CPUs not running it may still hold tagged entries from before.
+	if (mm->asid)
+		__atomic_or_fetch(&mm->stale_cpus, ~mask, __ATOMIC_SEQ_CST);
 	if (!mask)
 		return;
 	cross_call_mask_ipi(mask, flush_local, &r, true, IPI_TLB);

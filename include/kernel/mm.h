@@ -18,11 +18,15 @@ struct mm {
 	uint64_t brk_start, brk;	// program break
 	uint64_t mmap_hint;		// next search start for mmap
 	uint16_t asid;			// arch address-space id (PCID), 0 = none
+	volatile cpumask_t stale_cpus;	// CPUs whose TLB may hold stale entries tagged asid
 	int membarrier_state;		// registrations (membarrier(2))
 };
 
 // Switches this CPU to 'mm' (arch: CR3, PCID).
 void mm_activate(struct mm *mm);
+// Arch: give a new address space its id, take it back when freed.
+void arch_mm_init(struct mm *mm);
+void arch_mm_fini(struct mm *mm);
 // Makes every CPU forget mm (before its page tables are freed).
 void arch_mm_drop_everywhere(struct mm *mm);
 

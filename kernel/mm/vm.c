@@ -47,6 +47,7 @@ struct mm *mm_create(void)
 	mm->refcount = 1;
 	spin_init(&mm->lock, "mm");
 	mm->mmap_hint = USER_MMAP_BASE;
+	arch_mm_init(mm);
 	return mm;
 }
 
@@ -147,6 +148,7 @@ static void mm_free(struct mm *mm)
 	arch_mm_drop_everywhere(mm);
 	unmap_locked(mm, 0, USER_END);
 	pt_root_free(mm->root_pa);
+	arch_mm_fini(mm);
 	kfree(mm);
 }
 
