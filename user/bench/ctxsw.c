@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define FUTEX_WAIT 0
 #define FUTEX_WAKE 1
 #define FUTEX_PRIVATE_FLAG 128
@@ -84,26 +86,6 @@ static void usage(FILE *out)
 		"  -d  how long to run, in seconds; default 2\n"
 		"Prints one line: RESULT ctxsw mech=.. mode=.. cpus=.. vec=.. once=..\n"
 		"  switches_per_sec=.. switches=.. seconds=..  (a switch = one handoff)\n");
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-		fprintf(stderr, "ctxsw: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
-		atomic_store(&sh->failed, 1);
-	}
 }
 
 // ---- feature detection ----
@@ -272,7 +254,8 @@ static void pass_turn(int side)
 
 static void prepare_side(int side)
 {
-	pin_self(opt.cpu[side]);
+	if (pin_or_complain("ctxsw", opt.cpu[side]) != 0)
+		atomic_store(&sh->failed, 1);
 	if (opt.vec == VEC_AMX)
 		load_tile_config();
 	touch_vectors(opt.vec);
@@ -359,8 +342,7 @@ static int parse_options(int argc, char **argv)
 			opt.processes = 1;
 			break;
 		case 'c':
-			if (sscanf(optarg, "%d,%d", &opt.cpu[0], &opt.cpu[1]) != 2 || opt.cpu[0] < 0 ||
-			    opt.cpu[1] < 0 || opt.cpu[0] >= CPU_SETSIZE || opt.cpu[1] >= CPU_SETSIZE)
+			if (!parse_cpu_pair(optarg, opt.cpu))
 				return 0;
 			break;
 		case 'v':

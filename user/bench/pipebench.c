@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 struct options {
 	long loops;
 	int threads;
@@ -38,26 +40,10 @@ static void usage(FILE *out)
 		"Prints one line: RESULT pipe mode=.. cpus=.. loops=.. usecs_per_op=.. ops_per_sec=..\n");
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void pin_side(int side)
 {
-	cpu_set_t set;
-
-	if (!opt.pinned)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(opt.cpu[side], &set);
-	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-		fprintf(stderr, "pipebench: cannot pin to CPU %d: %s\n", opt.cpu[side], strerror(errno));
+	if (opt.pinned && pin_or_complain("pipebench", opt.cpu[side]) != 0)
 		exit(1);
-	}
 }
 
 static int read_byte(int fd, char *c)
@@ -117,8 +103,7 @@ static int parse_options(int argc, char **argv)
 			opt.threads = 1;
 			break;
 		case 'c':
-			if (sscanf(optarg, "%d,%d", &opt.cpu[0], &opt.cpu[1]) != 2 || opt.cpu[0] < 0 ||
-			    opt.cpu[1] < 0 || opt.cpu[0] >= CPU_SETSIZE || opt.cpu[1] >= CPU_SETSIZE)
+			if (!parse_cpu_pair(optarg, opt.cpu))
 				return 0;
 			opt.pinned = 1;
 			break;
