@@ -16,6 +16,7 @@
 #define USER_TESTCASE_H
 
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -139,6 +140,24 @@ static inline void run_cases(const struct test_case *cases, int count)
 	}
 }
 
+// ---- scratch files --------------------------------------------------------
+
+// A program that makes files keeps them in a directory of its own, named
+// /tmp/PROGRAM-PID; its main() fills in the name and creates it.
+static char scratch_dir[64];
+
+// A path inside the scratch directory.  Each call gets its own buffer from a
+// small ring so a case can hold a few paths at once.
+static inline const char *scratch(const char *name)
+{
+	static char ring[4][PATH_MAX];
+	static int next;
+	char *p = ring[next++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/%s", scratch_dir, name);
+	return p;
+}
+
 // ---- forked children ------------------------------------------------------
 
 // Fork a child that runs with default signal dispositions (the parent's
@@ -196,6 +215,21 @@ static inline int check_child_ok(pid_t pid, const char *what)
 	if (status < 0)
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 1;
+	return fail_status(what, status);
+}
+
+// The child must have died of signal 'sig'.
+static inline int check_killed_by(pid_t pid, int sig, const char *what)
+{
+	int status;
+
+	if (pid < 0)
+		return 0;
+	status = reap(pid);
+	if (status < 0)
+		return 0;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == sig)
 		return 1;
 	return fail_status(what, status);
 }

@@ -32,17 +32,6 @@ extern char **environ;
 
 static const char *self_path;		// argv[0] as this program was started
 static char self_dir[PATH_MAX];		// the directory this program lives in
-static char scratch_dir[64];
-
-static const char *scratch(const char *name)
-{
-	static char ring[4][PATH_MAX];
-	static int next;
-	char *p = ring[next++ % 4];
-
-	snprintf(p, PATH_MAX, "%s/%s", scratch_dir, name);
-	return p;
-}
 
 static int make_file(const char *path, const char *text, mode_t mode)
 {

@@ -26,21 +26,12 @@
 static void expect_death(void (*fault)(void), int sig, const char *what)
 {
 	pid_t pid = fork_child();
-	int status;
 
 	if (pid == 0) {
 		fault();
 		_exit(0);
 	}
-	if (pid < 0)
-		return;
-	status = reap(pid);
-	if (status < 0)
-		return;
-	if (!(WIFSIGNALED(status) && WTERMSIG(status) == sig)) {
-		fail_status(what, status);
-		fail("want signal %d", sig);
-	}
+	check_killed_by(pid, sig, what);
 }
 
 // ---- faulting code ------------------------------------------------------------------
@@ -407,7 +398,6 @@ static void t_stack_overflow_altstack(void)
 static void t_blocked_fault_still_kills(void)
 {
 	pid_t pid = fork_child();
-	int status;
 
 	if (pid == 0) {
 		sigset_t mask;
@@ -419,11 +409,7 @@ static void t_blocked_fault_still_kills(void)
 		null_write();
 		_exit(0);
 	}
-	if (pid < 0)
-		return;
-	status = reap(pid);
-	if (status >= 0 && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV))
-		fail_status("NULL write with SIGSEGV blocked", status);
+	check_killed_by(pid, SIGSEGV, "NULL write with SIGSEGV blocked");
 }
 
 static void t_parent_unaffected(void)

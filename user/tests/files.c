@@ -25,20 +25,7 @@
 
 // ---- helpers ---------------------------------------------------------------
 
-static char scratch_dir[64];
 static const char *program_name;
-
-// A path inside the scratch directory.  Each call gets its own buffer from a
-// small ring so a case can hold a few paths at once.
-static const char *scratch(const char *name)
-{
-	static char ring[4][PATH_MAX];
-	static int next;
-	char *p = ring[next++ % 4];
-
-	snprintf(p, PATH_MAX, "%s/%s", scratch_dir, name);
-	return p;
-}
 
 // Create 'path' holding exactly 'text'.  Returns 0 on success.
 static int make_file(const char *path, const char *text)

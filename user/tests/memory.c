@@ -37,21 +37,6 @@ static void *map_anon(size_t len, int prot)
 	return p;
 }
 
-// The child must have died of signal 'sig'.
-static int check_killed_by(pid_t pid, int sig, const char *what)
-{
-	int status;
-
-	if (pid < 0)
-		return 0;
-	status = reap(pid);
-	if (status < 0)
-		return 0;
-	if (WIFSIGNALED(status) && WTERMSIG(status) == sig)
-		return 1;
-	return fail_status(what, status);
-}
-
 // Run 'touch' on 'addr' in a child, which must die of SIGSEGV.
 static void expect_segv(void (*touch)(volatile char *), volatile char *addr,
 			const char *what)

@@ -344,7 +344,6 @@ static void t_sigpipe_kills(void)
 {
 	int p[2];
 	pid_t pid;
-	int status;
 
 	if (!make_pipe(p, 0))
 		return;
@@ -356,11 +355,7 @@ static void t_sigpipe_kills(void)
 		_exit(0);
 	}
 	close_pipe(p);
-	status = reap(pid);
-	if (status < 0)
-		return;
-	if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE))
-		fail_status("write with no reader", status);
+	check_killed_by(pid, SIGPIPE, "write with no reader");
 }
 
 static void t_epipe_when_ignored(void)

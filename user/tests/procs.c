@@ -40,21 +40,6 @@ static pid_t fork_sleeper(void)
 	return pid;
 }
 
-// The child must have died of signal 'sig'.
-static int check_killed_by(pid_t pid, int sig, const char *what)
-{
-	int status;
-
-	if (pid < 0)
-		return 0;
-	status = reap(pid);
-	if (status < 0)
-		return 0;
-	if (WIFSIGNALED(status) && WTERMSIG(status) == sig)
-		return 1;
-	return fail_status(what, status);
-}
-
 // The child must have exited normally with 'code'.
 static int check_exit_code(pid_t pid, int code, const char *what)
 {
