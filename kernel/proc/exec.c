@@ -310,11 +310,8 @@ int do_execve(const char *path, struct exec_strings *s, struct trap_frame *f)
 		r = vfs_lookup(file, true, &vn);
 		if (r < 0)
 			goto out;
-		if (vn->type != VNODE_REG) {
-			r = vn->type == VNODE_DIR ? -EACCES : -EACCES;
-			goto out;
-		}
-		if (!(vn->mode & 0111)) {
+		// Directories, devices and files without an execute bit: EACCES.
+		if (vn->type != VNODE_REG || !(vn->mode & 0111)) {
 			r = -EACCES;
 			goto out;
 		}
