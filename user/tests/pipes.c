@@ -342,19 +342,31 @@ static void t_blocked_reader_wakes_on_close(void)
 
 static void t_sigpipe_kills(void)
 {
-	int p[2];
+	int p[2], go[2];
 	pid_t pid;
+	char c;
 
 	if (!make_pipe(p, 0))
 		return;
+	if (!make_pipe(go, 0)) {
+		close_pipe(p);
+		return;
+	}
 	pid = fork_child();
 	if (pid == 0) {
 		signal(SIGPIPE, SIG_DFL);
 		close(p[0]);
+		close(go[1]);
+		// Write only after the parent has closed its read end too
+		// (end-of-file on 'go'): a child that runs first on another
+		// CPU would otherwise still find a reader.
+		if (read(go[0], &c, 1) != 0)
+			_exit(2);
 		write(p[1], "x", 1);
 		_exit(0);
 	}
 	close_pipe(p);
+	close_pipe(go);
 	check_killed_by(pid, SIGPIPE, "write with no reader");
 }
 
