@@ -203,30 +203,40 @@ static inline int fail_status(const char *what, int status)
 	return fail("%s: odd wait status %#x", what, status);
 }
 
+// Reap the child that fork_child() returned and give its wait status, or
+// -1 when there is none to judge: the fork or the wait failed, and the
+// reason is already recorded.
+static inline int reap_child(pid_t pid)
+{
+	if (pid < 0)
+		return -1;
+	return reap(pid);
+}
+
+// The child must exit normally with 'code'.
+static inline int check_exit_code(pid_t pid, int code, const char *what)
+{
+	int status = reap_child(pid);
+
+	if (status < 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == code)
+		return 1;
+	return fail_status(what, status);
+}
+
 // The child must exit normally with status 0 (children use other exit
 // codes to say which of their checks failed).
 static inline int check_child_ok(pid_t pid, const char *what)
 {
-	int status;
-
-	if (pid < 0)
-		return 0;
-	status = reap(pid);
-	if (status < 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 1;
-	return fail_status(what, status);
+	return check_exit_code(pid, 0, what);
 }
 
 // The child must have died of signal 'sig'.
 static inline int check_killed_by(pid_t pid, int sig, const char *what)
 {
-	int status;
+	int status = reap_child(pid);
 
-	if (pid < 0)
-		return 0;
-	status = reap(pid);
 	if (status < 0)
 		return 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == sig)

@@ -40,22 +40,6 @@ static pid_t fork_sleeper(void)
 	return pid;
 }
 
-// The child must have exited normally with 'code'.
-static int check_exit_code(pid_t pid, int code, const char *what)
-{
-	int status;
-
-	if (pid < 0)
-		return 0;
-	status = reap(pid);
-	if (status < 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == code)
-		return 1;
-	fail_status(what, status);
-	return fail("%s: want exit %d", what, code);
-}
-
 // Run 'body' in a fresh child, which has no children of its own: cases
 // that wait for "any child" must not meet strays that an earlier failed
 // case left behind.  The child sends back its failure reason, if any.
