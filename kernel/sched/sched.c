@@ -122,6 +122,8 @@ static void enqueue_on(struct thread *t, int cpu)
 	uint64_t flags = spin_lock_irqsave(&rq->lock);
 	bool was_idle = cpus[cpu].current->is_idle;
 
+	if (t->on_cpu)
+		panic("enqueue_on: thread %s (tid %d) still runs on cpu %d", t->name, t->tid, t->cpu);
 	if (t->cpu != cpu) {
 		t->cpu = cpu;
 		t->last_migration = jiffies;
@@ -209,11 +211,16 @@ static void account_switch(struct cpu *c, struct thread *prev)
 // First thing a thread does when it gets the CPU: the thread that left
 // holds this CPU's run queue lock and is still marked on_cpu.  Release
 // both, then deal with what the leaving thread could not do itself.
+//
+// Whether the leaving thread is dead must be read before on_cpu is
+// cleared: from that moment it may run on another CPU (a migrating thread
+// is enqueued elsewhere right below), exit there and be freed there.
 void sched_finish_switch(void)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->switch_prev;
 	struct thread *migrating = c->migrate_pending;
+	bool prev_dead = prev && prev->state == THREAD_DEAD;
 
 	c->switch_prev = 0;
 	c->migrate_pending = 0;
@@ -222,7 +229,7 @@ void sched_finish_switch(void)
 	spin_unlock(&rq_of(c->id)->lock);
 	if (migrating)
 		enqueue_on(migrating, first_allowed_cpu(migrating));
-	if (prev && prev->state == THREAD_DEAD)
+	if (prev_dead)
 		thread_free(prev);
 }
 

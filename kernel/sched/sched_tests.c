@@ -110,3 +110,39 @@ KTEST(sched, pinned_threads_stay)
 	}
 	return true;
 }
+
+struct hopper_count {
+	volatile int done;
+};
+
+static void hop_and_exit(void *arg)
+{
+	struct hopper_count *h = arg;
+	int there = ncpus > 1 ? 1 : 0;
+
+	// Moving away makes this CPU enqueue us elsewhere while finishing
+	// the switch; we then exit at once on the other CPU.
+	sched_set_affinity(current_thread(), cpumask_of(there));
+	__atomic_add_fetch(&h->done, 1, __ATOMIC_SEQ_CST);
+}
+
+// Regression: a thread that migrated and exited on its new CPU before
+// the old CPU had finished switching away from it was freed twice.
+KTEST(sched, migrate_then_exit)
+{
+	static struct hopper_count h;
+	const int n = 1000;
+
+	h.done = 0;
+	for (int i = 0; i < n; i++) {
+		struct thread *t = kthread_create("hopper", hop_and_exit, &h, 0);
+		KEXPECT(t != 0);
+		if (i % 8 == 0)
+			sched_yield();
+	}
+	uint64_t t0 = clock_monotonic_ns();
+	while (h.done < n && clock_monotonic_ns() - t0 < 20000000000ULL)
+		sched_yield();
+	KEXPECT(h.done == n);
+	return true;
+}

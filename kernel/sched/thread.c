@@ -34,7 +34,7 @@ struct thread *thread_alloc(const char *name)
 void thread_free(struct thread *t)
 {
 	if (t->tid == (int)THREAD_FREED_MAGIC)
-		panic("thread freed twice (%p)", (void *)t);
+		panic("thread %s freed twice (%p)", t->name, (void *)t);
 	t->tid = (int)THREAD_FREED_MAGIC;
 	thread_arch_free(t);
 	if (t->kstack)
