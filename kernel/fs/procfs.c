@@ -41,7 +41,11 @@ static const char cpustat_header[] =
 
 _Static_assert(CPUSTAT_FIELDS == 18, "cpustat header names every cpu_stats field");
 
-// The whole file as it reads now; returns its length.
+// The whole file as it reads now; returns its length.  Every number is
+// padded to a fixed width (as Plan 9's /dev/sysstat does), so the file's
+// length does not change as counters grow: a reader that takes it in
+// several read() calls gets whole lines at the offsets it expects, never
+// the tail of a longer, newer rendering.
 static size_t cpustat_render(char *buf, size_t size)
 {
 	size_t len = strlcpy(buf, cpustat_header, size);
@@ -53,9 +57,9 @@ static size_t cpustat_render(char *buf, size_t size)
 		if (!cpus[i].online)
 			continue;
 		memcpy(&s, (const void *)&cpus[i].stats, sizeof(s));
-		len += ksnprintf(buf + len, size - len, "%d", i);
+		len += ksnprintf(buf + len, size - len, "%3d", i);
 		for (size_t f = 0; f < CPUSTAT_FIELDS; f++)
-			len += ksnprintf(buf + len, size - len, " %lu", (unsigned long)v[f]);
+			len += ksnprintf(buf + len, size - len, " %20lu", (unsigned long)v[f]);
 		len += ksnprintf(buf + len, size - len, "\n");
 	}
 	return len;

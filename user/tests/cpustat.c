@@ -21,7 +21,7 @@
 #include "watchdog.h"
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 6
+#define NR_CASES 7
 #define PINGPONG_ROUNDS 1000
 
 // CPUSTAT_PATH, or the file named by SWITCHYARD_CPUSTAT (see cpustat_file).
@@ -213,6 +213,40 @@ static void test_monotonic(void)
 	ktap_result(ok, "counters_monotonic");
 }
 
+// Regression: the file must read the same in small pieces as in one
+// read, while counters change between the pieces (a reader such as cat
+// or stdio takes what fits its buffer).
+static void test_small_reads(void)
+{
+	static char text[65536];
+	struct cpustat st;
+	int ok = 1;
+
+	for (int round = 0; ok && round < 50; round++) {
+		// Small counters gain digits fastest while we read.
+		cpustat_reset(cpustat_path);
+		int fd = open(cpustat_path, O_RDONLY);
+		size_t len = 0;
+		ssize_t n;
+
+		if (fd < 0) {
+			ok = 0;
+			break;
+		}
+		while (len + 7 < sizeof(text) && (n = read(fd, text + len, 7)) > 0) {
+			len += (size_t)n;
+			getppid();	// counters move between the pieces
+		}
+		close(fd);
+		text[len] = 0;
+		if (!cpustat_parse(text, &st)) {
+			ktap_diag("round %d: %s", round, st.error);
+			ok = 0;
+		}
+	}
+	ktap_result(ok, "read_in_small_pieces");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -224,6 +258,7 @@ int main(void)
 		static const char *const names[NR_CASES] = {
 			"cpustat_parses", "one_line_per_online_cpu", "reset_zeroes_counters",
 			"pingpong_ctxsw_count", "syscalls_counted", "counters_monotonic",
+			"read_in_small_pieces",
 		};
 
 		for (int i = 0; i < NR_CASES; i++)
@@ -236,5 +271,6 @@ int main(void)
 	test_pingpong_ctxsw();
 	test_syscalls_counted();
 	test_monotonic();
+	test_small_reads();
 	return ktap_finish();
 }
