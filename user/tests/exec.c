@@ -508,6 +508,11 @@ static void t_exec_hello_glibc(void)
 	run_hello("hello-glibc");
 }
 
+static void t_exec_hello_static_pie(void)
+{
+	run_hello("hello-pie");
+}
+
 // ---- auxiliary vector ------------------------------------------------------------------------
 
 static void t_auxv_pagesz(void)
@@ -585,6 +590,7 @@ static const struct test_case cases[] = {
 	{ "auxv_execfn", t_execfn },
 	{ "exec_hello_musl", t_exec_hello_musl },
 	{ "exec_hello_glibc", t_exec_hello_glibc },
+	{ "exec_hello_static_pie", t_exec_hello_static_pie },
 	{ "auxv_pagesz", t_auxv_pagesz },
 	{ "auxv_random", t_auxv_random },
 	{ "auxv_phdr_entry", t_auxv_phdr },
