@@ -25,16 +25,21 @@ void console_write(const char *buf, size_t len)
 	spin_unlock_irqrestore(&console_lock, flags);
 }
 
+// Formats into buf (cut at its size); returns the length written.
+static int format(char *buf, int size, const char *fmt, va_list ap)
+{
+	int n = kvsnprintf(buf, size, fmt, ap);
+	return n >= size ? size - 1 : n;
+}
+
 int kprintf(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
+	int n = format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof(buf))
-		n = sizeof(buf) - 1;
 	console_write(buf, n);
 	return n;
 }
@@ -45,10 +50,8 @@ int kprintf_unlocked(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
+	int n = format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof(buf))
-		n = sizeof(buf) - 1;
 	console_write_unlocked(buf, n);
 	return n;
 }
