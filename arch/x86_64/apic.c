@@ -113,6 +113,15 @@ void lapic_send_ipi(uint32_t apic_id, uint8_t vector)
 	irq_restore(flags);
 }
 
+// One ICR write reaches every CPU but this one (the "all excluding self"
+// shorthand).
+void lapic_send_ipi_all_others(uint8_t vector)
+{
+	uint64_t flags = irq_save();
+	icr_write(0, vector | ICR_ALL_BUT_SELF);
+	irq_restore(flags);
+}
+
 void lapic_send_nmi_all_others(void)
 {
 	icr_write(0, ICR_NMI | ICR_ALL_BUT_SELF | ICR_LEVEL_ASSERT);

@@ -82,16 +82,25 @@ void arch_start_secondary_cpus(void)
 	mmu_map_low_identity(false);
 }
 
+static const uint8_t ipi_vectors[] = {
+	[IPI_CALL] = VEC_IPI_CALL,
+	[IPI_RESCHED] = VEC_IPI_RESCHED,
+	[IPI_TLB] = VEC_IPI_TLB,
+	[IPI_TEST] = VEC_IPI_TEST,
+};
+
 void arch_send_ipi(int cpu, enum ipi_kind kind)
 {
-	static const uint8_t vectors[] = {
-		[IPI_CALL] = VEC_IPI_CALL,
-		[IPI_RESCHED] = VEC_IPI_RESCHED,
-		[IPI_TLB] = VEC_IPI_TLB,
-		[IPI_TEST] = VEC_IPI_TEST,
-	};
 	this_cpu()->stats.ipi_sent++;
-	lapic_send_ipi(cpus[cpu].apic_id, vectors[kind]);
+	lapic_send_ipi(cpus[cpu].apic_id, ipi_vectors[kind]);
+}
+
+// Every online CPU but this one, with one ICR write; counted once per
+// CPU reached.
+void arch_send_ipi_all_others(enum ipi_kind kind)
+{
+	this_cpu()->stats.ipi_sent += ncpus_online - 1;
+	lapic_send_ipi_all_others(ipi_vectors[kind]);
 }
 
 void arch_stop_other_cpus(void)

@@ -24,6 +24,7 @@ uint64_t arch_rtc_seconds(void);	// wall clock at boot, seconds since 1970
 // Inter-processor interrupts (counted in struct cpu_stats).
 enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_TEST };
 void arch_send_ipi(int cpu, enum ipi_kind kind);
+void arch_send_ipi_all_others(enum ipi_kind kind);	// only when all are online
 
 // Boot.
 uint64_t arch_early_alloc_end(void);	// end of memory used before frame_init

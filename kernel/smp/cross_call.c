@@ -18,12 +18,17 @@ cpumask_t cpumask_online(void)
 	return m;
 }
 
-static void enqueue(struct cpu *target, struct cross_call *call, enum ipi_kind kind)
+static void queue_call(struct cpu *target, struct cross_call *call)
 {
 	uint64_t flags = spin_lock_irqsave(&target->call_lock);
 	call->next = target->call_head;
 	target->call_head = call;
 	spin_unlock_irqrestore(&target->call_lock, flags);
+}
+
+static void enqueue(struct cpu *target, struct cross_call *call, enum ipi_kind kind)
+{
+	queue_call(target, call);
 	arch_send_ipi(target->id, kind);
 }
 
@@ -90,22 +95,30 @@ void cross_call_mask_ipi(cpumask_t mask, void (*fn)(void *), void *arg, bool wai
 {
 	struct cross_call calls[MAX_CPUS];
 	int me = this_cpu()->id;
+	cpumask_t online = cpumask_online();
+	cpumask_t others = online & ~cpumask_of(me);
 
-	mask &= cpumask_online();
+	mask &= online;
+	// Every other CPU at once: queue everywhere, then one broadcast IPI.
+	bool broadcast = (mask & others) == others && others != 0 && ncpus_online == ncpus;
 	for (int i = 0; i < ncpus; i++) {
 		if (!(mask & cpumask_of(i)) || i == me)
 			continue;
+		struct cross_call *call = &calls[i];
 		if (wait) {
 			calls[i] = (struct cross_call){ fn, arg, 0, false, false };
-			enqueue(&cpus[i], &calls[i], kind);
 		} else {
-			struct cross_call *call = kmalloc(sizeof(*call));
+			call = kmalloc(sizeof(*call));
 			if (!call)
 				continue;
 			*call = (struct cross_call){ fn, arg, 0, false, true };
-			enqueue(&cpus[i], call, kind);
 		}
+		queue_call(&cpus[i], call);
+		if (!broadcast)
+			arch_send_ipi(i, kind);
 	}
+	if (broadcast)
+		arch_send_ipi_all_others(kind);
 	if (mask & cpumask_of(me)) {
 		uint64_t flags = irq_save();
 		fn(arg);

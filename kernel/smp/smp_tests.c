@@ -171,3 +171,23 @@ KTEST(time, clock_monotonic_across_cpus)
 	KEXPECT(elapsed > expect / 2 && elapsed < expect * 2);
 	return true;
 }
+
+// A call to every other CPU goes out as one broadcast IPI ("all
+// excluding self") and each of them receives exactly one.
+KTEST(smp, broadcast_to_all_others)
+{
+	volatile int hits = 0;
+	uint64_t recv_before[MAX_CPUS];
+	int me = this_cpu()->id;
+
+	for (int i = 0; i < ncpus; i++)
+		recv_before[i] = cpus[i].stats.ipi_call;
+	cross_call_mask(cpumask_online() & ~cpumask_of(me), count_call, (void *)&hits, true);
+	KEXPECT(hits == ncpus_online - 1);
+	for (int i = 0; i < ncpus; i++) {
+		if (i == me)
+			continue;
+		KEXPECT(cpus[i].stats.ipi_call >= recv_before[i] + 1);
+	}
+	return true;
+}
