@@ -18,6 +18,7 @@ void syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_f
 // "NAME[PID]: segfault at ADDR ip IP sp SP" for a fault that kills.
 void log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info);
 void signal_set_temporary_mask(uint64_t mask);
+void signal_restore_temporary_mask(void);
 void signal_exec_reset(struct process *p);
 bool signal_has_handler(int sig);
 

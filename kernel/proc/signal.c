@@ -380,6 +380,17 @@ void signal_set_temporary_mask(uint64_t mask)
 	t->sig_blocked = mask & ~UNBLOCKABLE;
 }
 
+// The call that set a temporary mask ended without a signal to handle.
+void signal_restore_temporary_mask(void)
+{
+	struct thread *t = current_thread();
+
+	if (t->sig_restore_mask) {
+		t->sig_blocked = t->sig_saved_mask;
+		t->sig_restore_mask = false;
+	}
+}
+
 SYSCALL_DEFINE(SYS_rt_sigsuspend, rt_sigsuspend)
 {
 	uint64_t mask;

@@ -15,6 +15,7 @@
 #include <lib/string.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
+#include <kernel/signal.h>
 
 struct user_pollfd {
 	int32_t fd;
@@ -142,6 +143,27 @@ static int timespec_timeout(uint64_t uts, bool *nowait, uint64_t *deadline)
 	return 0;
 }
 
+// ppoll and pselect6 wait with a temporary signal mask (a user pointer).
+// Interrupted by a signal, the call leaves the temporary mask in place
+// until the handler has run (signal delivery puts the old one back);
+// otherwise the old mask returns at once.
+static int mask_begin(uint64_t umask)
+{
+	uint64_t mask;
+
+	if (copy_from_user(&mask, umask, 8) < 0)
+		return -EFAULT;
+	signal_set_temporary_mask(mask);
+	return 0;
+}
+
+static long mask_end(long rc)
+{
+	if (rc != -EINTR)
+		signal_restore_temporary_mask();
+	return rc;
+}
+
 SYSCALL_DEFINE(SYS_ppoll, ppoll)
 {
 	uint64_t umask = args->a[3], sigsetsize = args->a[4];
@@ -154,6 +176,11 @@ SYSCALL_DEFINE(SYS_ppoll, ppoll)
 		return rc;
 	if (umask && sigsetsize != 8)
 		return -EINVAL;
+	if (umask) {
+		if (mask_begin(umask) < 0)
+			return -EFAULT;
+		return mask_end(do_poll(args->a[0], args->a[1], nowait, deadline));
+	}
 	return do_poll(args->a[0], args->a[1], nowait, deadline);
 }
 
@@ -337,6 +364,12 @@ SYSCALL_DEFINE(SYS_pselect6, pselect6)
 			return -EFAULT;
 		if (pair[0] && pair[1] != 8)
 			return -EINVAL;
+		if (pair[0]) {
+			if (mask_begin(pair[0]) < 0)
+				return -EFAULT;
+			return mask_end(do_select((int)args->a[0], args->a[1], args->a[2], args->a[3],
+						  nowait, deadline));
+		}
 	}
 	return do_select((int)args->a[0], args->a[1], args->a[2], args->a[3], nowait, deadline);
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -27,7 +28,7 @@
 #include "watchdog.h"
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 27
+#define NR_CASES 28
 
 static int install(int sig, void (*handler)(int), int flags)
 {
@@ -470,6 +471,29 @@ static void inner_handler(int sig)
 	trace_add('x');
 }
 
+// ppoll with a signal mask: the signal blocked outside is let in only
+// while ppoll waits, and blocked again after.
+static void test_ppoll_mask(void)
+{
+	sigset_t during;
+	struct timespec ts = { 5, 0 };
+	pid_t pid;
+	int rc, err;
+
+	install(SIGUSR1, count_hit, 0);
+	hits = 0;
+	set_blocked(SIGUSR1, 1);
+	pid = spawn_sender(SIGUSR1, 20, -1);
+	sigemptyset(&during);
+	rc = ppoll(NULL, 0, &ts, &during);
+	err = errno;
+	int still_blocked = is_blocked(SIGUSR1);
+	set_blocked(SIGUSR1, 0);
+	reap(pid);
+	install(SIGUSR1, SIG_DFL, 0);
+	ktap_result(rc == -1 && err == EINTR && hits == 1 && still_blocked, "ppoll_signal_mask");
+}
+
 static void test_nested_handlers(void)
 {
 	struct sigaction sa;
@@ -847,6 +871,7 @@ int main(void)
 	test_mask_pending();
 	test_rt_queued();
 	test_sigsuspend();
+	test_ppoll_mask();
 	test_nested_handlers();
 	test_sigchld();
 	test_thread_directed();
