@@ -26,7 +26,7 @@ struct file *fget(int fd);
 // Sets the cwd of the current process (takes over the reference).
 void vfs_set_cwd(struct vnode *vn);
 
-// The file mode creation mask.
-extern uint32_t fs_umask;
+// The calling process's file mode creation mask.
+uint32_t current_umask(void);
 
 #endif

@@ -51,6 +51,7 @@ struct process {
 	struct ksiginfo sig_info[NSIG + 1];
 	struct sigqueue *sig_queue;	// queued real-time signals
 	char exe_path[EXE_PATH_MAX];	// /proc/self/exe
+	uint32_t umask;			// file mode creation mask
 
 	bool exiting;			// exit_group in progress
 	bool zombie;			// all threads gone, waiting to be reaped

@@ -89,6 +89,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;
 	p->exit_signal = flags & CSIGNAL;
+	p->umask = parent->umask;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
 	if (flags & CLONE_VM) {

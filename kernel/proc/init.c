@@ -86,6 +86,7 @@ void start_init(void)
 	if (!p)
 		panic("no memory for init");
 	p->pgid = p->sid = 1;
+	p->umask = 022;
 	p->mm = mm_create();
 	p->fdt = fdtable_new();
 	p->sighand = kzalloc(sizeof(*p->sighand));

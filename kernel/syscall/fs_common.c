@@ -7,8 +7,12 @@
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
-// One mask for the whole system: struct process has no field for it.
-uint32_t fs_umask = 022;
+// The calling process's file mode creation mask (022 for kernel threads).
+uint32_t current_umask(void)
+{
+	struct process *p = current_process();
+	return p ? p->umask : 022;
+}
 
 long user_path(uint64_t upath, char **out)
 {

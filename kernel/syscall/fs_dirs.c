@@ -192,7 +192,7 @@ static long do_mkdir(int dirfd, uint64_t upath, uint32_t mode)
 
 	if (rc < 0)
 		return rc;
-	rc = vfs_create(pp.dir, pp.name, VNODE_DIR, mode & ~fs_umask & 07777, NULL, NULL);
+	rc = vfs_create(pp.dir, pp.name, VNODE_DIR, mode & ~current_umask() & 07777, NULL, NULL);
 	vnode_put(pp.dir);
 	return rc;
 }

@@ -218,7 +218,7 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 		if (trailing || name[0] == 0)
 			rc = -EISDIR;
 		else
-			rc = vfs_create_or_open(dir, name, mode & ~fs_umask & 07777, excl, &vn,
+			rc = vfs_create_or_open(dir, name, mode & ~current_umask() & 07777, excl, &vn,
 						&created);
 		vnode_put(dir);
 		if (rc < 0)

@@ -580,7 +580,8 @@ SYSCALL_DEFINE(SYS_utimensat, utimensat)
 
 SYSCALL_DEFINE(SYS_umask, umask)
 {
-	uint32_t old = __atomic_exchange_n(&fs_umask, (uint32_t)args->a[0] & 0777, __ATOMIC_RELAXED);
+	struct process *p = current_process();
+	uint32_t old = __atomic_exchange_n(&p->umask, (uint32_t)args->a[0] & 0777, __ATOMIC_RELAXED);
 
 	return old;
 }

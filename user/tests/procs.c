@@ -18,6 +18,7 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -662,8 +663,24 @@ static void t_rlimits(void)
 		    "unknown resource");
 }
 
+// umask belongs to the process: a child inherits it, and changing it in
+// the child leaves the parent's alone.
+static void t_umask_per_process(void)
+{
+	mode_t old = umask(027);
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		mode_t inherited = umask(077);
+		_exit(inherited == 027 && umask(077) == 077 ? 0 : 1);
+	}
+	check_child_ok(pid, "child saw the inherited mask");
+	check(umask(old) == 027, "parent's mask unchanged by the child");
+}
+
 static const struct test_case cases[] = {
 	{ "fork_exit_status", t_fork_exit_status },
+	{ "umask_per_process", t_umask_per_process },
 	{ "fork_identity", t_fork_identity },
 	{ "fork_memory_is_copied", t_fork_memory_is_copied },
 	{ "vfork", t_vfork },
