@@ -7,6 +7,7 @@
 #include <arch/x86.h>
 #include <arch/memlayout.h>
 #include <arch/xstate.h>
+#include <arch/mmu.h>
 #include <kernel/thread.h>
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
@@ -96,4 +97,14 @@ void arch_frame_init_user(struct trap_frame *f, uint64_t ip, uint64_t sp)
 void arch_frame_set_return(struct trap_frame *f, long value)
 {
 	f->rax = (uint64_t)value;
+}
+
+void *arch_kstack_alloc(void)
+{
+	return kstack_alloc();
+}
+
+void arch_kstack_free(void *stack)
+{
+	kstack_free(stack);
 }

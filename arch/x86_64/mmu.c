@@ -314,3 +314,61 @@ uint64_t *pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
 	}
 	return 0;
 }
+
+// Kernel stacks live in their own area, each with an unmapped guard page
+// below it, so an overflow faults (and is reported as such, see the
+// double-fault path in traps.c) instead of overwriting whatever memory
+// follows.  Slots are never unmapped: a freed stack keeps its frames and
+// waits on a free list for the next thread, so no TLB flush is needed.
+static struct spinlock kstack_lock = SPINLOCK_INIT("kernel stacks");
+static uint64_t kstack_next = KSTACK_AREA_START;
+static void **kstack_free_list;
+
+void *kstack_alloc(void)
+{
+	uint64_t flags = spin_lock_irqsave(&kstack_lock);
+	void **top = kstack_free_list;
+
+	if (top) {
+		kstack_free_list = *top;
+		spin_unlock_irqrestore(&kstack_lock, flags);
+		return (char *)top - KSTACK_SIZE + sizeof(void *);
+	}
+	uint64_t slot = kstack_next;
+	kstack_next += KSTACK_SLOT_SIZE;
+	uint64_t base = slot + 4096;		// the guard page stays unmapped
+	uint64_t nx = cpu_has.nx ? PTE_NX : 0;
+	for (uint64_t off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
+		uint64_t pa = frame_alloc(0);
+		uint64_t *e = pa ? walk_to(kernel_pml4_pa, base + off, 1, true, false) : 0;
+		if (!e) {
+			// Leave the slot half-built; it is simply not used.
+			if (pa)
+				frame_free(pa, 0);
+			spin_unlock_irqrestore(&kstack_lock, flags);
+			return 0;
+		}
+		*e = pa | PTE_P | PTE_W | PTE_G | nx;
+	}
+	spin_unlock_irqrestore(&kstack_lock, flags);
+	return (void *)base;
+}
+
+void kstack_free(void *stack)
+{
+	// The free list link lives in the stack's top word.
+	void **top = (void **)((char *)stack + KSTACK_SIZE - sizeof(void *));
+	uint64_t flags = spin_lock_irqsave(&kstack_lock);
+
+	*top = kstack_free_list;
+	kstack_free_list = top;
+	spin_unlock_irqrestore(&kstack_lock, flags);
+}
+
+// Is va in the guard page of a kernel stack?
+bool kstack_guard_hit(uint64_t va)
+{
+	if (va < KSTACK_AREA_START || va >= kstack_next)
+		return false;
+	return (va - KSTACK_AREA_START) % KSTACK_SLOT_SIZE < 4096;
+}

@@ -7,6 +7,7 @@
 #include <arch/irq_vectors.h>
 #include <arch/apic.h>
 #include <arch/memlayout.h>
+#include <arch/mmu.h>
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
 #include <kernel/console.h>
@@ -63,6 +64,10 @@ static void page_fault_kind(uint64_t err, char *buf, size_t len)
 
 static void kernel_exception(struct trap_frame *f)
 {
+	// A page fault on a stack's guard page cannot even be reported on
+	// that stack: it becomes a double fault, handled on its own stack.
+	if (f->vector == VEC_DOUBLE_FAULT && kstack_guard_hit(read_cr2()))
+		panic_frame(f, "kernel stack overflow (guard page %#lx hit)", read_cr2());
 	if (f->vector == VEC_PAGE_FAULT) {
 		char kind[96];
 		uint64_t addr = read_cr2();

@@ -26,6 +26,10 @@ enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_TEST };
 void arch_send_ipi(int cpu, enum ipi_kind kind);
 void arch_send_ipi_all_others(enum ipi_kind kind);	// only when all are online
 
+// Kernel stacks of KSTACK_SIZE bytes, guarded against overflow.
+void *arch_kstack_alloc(void);
+void arch_kstack_free(void *stack);
+
 // Boot.
 uint64_t arch_early_alloc_end(void);	// end of memory used before frame_init
 void arch_frames_ready(void);		// frame allocator usable from now on

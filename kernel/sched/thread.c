@@ -3,6 +3,7 @@
 #include <kernel/thread.h>
 #include <kernel/sched.h>
 #include <kernel/panic.h>
+#include <kernel/arch.h>
 #include <mm/kmalloc.h>
 #include <mm/frame.h>
 #include <arch/memlayout.h>
@@ -15,7 +16,7 @@ struct thread *thread_alloc(const char *name)
 
 	if (!t)
 		return 0;
-	t->kstack = page_alloc(2);		// KSTACK_SIZE = 16 KiB
+	t->kstack = arch_kstack_alloc();
 	if (!t->kstack) {
 		kfree(t);
 		return 0;
@@ -38,7 +39,7 @@ void thread_free(struct thread *t)
 	t->tid = (int)THREAD_FREED_MAGIC;
 	thread_arch_free(t);
 	if (t->kstack)
-		page_free(t->kstack, 2);
+		arch_kstack_free(t->kstack);
 	kfree(t);
 }
 

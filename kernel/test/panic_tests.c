@@ -3,6 +3,8 @@
 
 #include <kernel/ktest.h>
 #include <kernel/console.h>
+#include <kernel/thread.h>
+#include <kernel/sched.h>
 
 KTEST_PANIC(panic, kernel_page_fault)
 {
@@ -17,4 +19,32 @@ KTEST_PANIC(panic, kernel_divide_error)
 
 	kprintf("# expect-panic: divide error\n");
 	return 10 / zero == 3;
+}
+
+// Deep enough recursion to run off a kernel stack; the guard page below
+// it turns that into a clear report instead of silent corruption.
+static int __attribute__((noinline)) recurse(volatile char *prev, int depth)
+{
+	volatile char frame[512];
+
+	frame[0] = (char)depth;
+	frame[511] = prev ? prev[0] : 0;
+	return depth > 100000 ? frame[0] : recurse(frame, depth + 1) + frame[511];
+}
+
+static void overflow_thread(void *arg)
+{
+	(void)arg;
+	recurse(0, 0);
+}
+
+// Runs in a kernel thread: thread stacks have the guard page (the boot
+// CPU's start-up stack does not).
+KTEST_PANIC(panic, kernel_stack_overflow)
+{
+	kprintf("# expect-panic: kernel stack overflow\n");
+	kthread_create("overflow", overflow_thread, 0, -1);
+	for (;;)
+		sched_yield();
+	return false;
 }

@@ -48,6 +48,11 @@ uint64_t *pte_walk(uint64_t pml4_pa, uint64_t va, bool create, bool user);
 // Temporary identity mapping of low memory for starting other CPUs.
 void mmu_map_low_identity(bool on);
 
+// Kernel stacks (KSTACK_SIZE) with a guard page below each.
+void *kstack_alloc(void);
+void kstack_free(void *stack);
+bool kstack_guard_hit(uint64_t va);
+
 void tlb_init_cpu(void);		// PCID on, when the CPU has it
 void tlb_flush_page(uint64_t va);
 void tlb_flush_all(void);
