@@ -81,6 +81,7 @@ struct process *process_find(int pid);	// NULL if none; no reference taken
 // Signals (kernel/proc/signal.c).
 void signal_send_process(struct process *p, int sig, const struct ksiginfo *info);
 void signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+void signal_send_pgrp(int pgid, int sig);
 // A synchronous fault: deliver now to the current thread (kills it if the
 // signal is blocked or ignored, as Linux does).
 void signal_force_fault(int sig, int code, uint64_t addr);

@@ -201,19 +201,41 @@ out:
 	return n;
 }
 
+// With ISIG, ^C and ^\ are not input: they signal the foreground process
+// group (init's group, 1, when no shell has claimed the console).
+static int signal_char(char c)
+{
+	if (!(con.termios.c_lflag & ISIG))
+		return 0;
+	return c == 0x03 ? SIGINT : c == 0x1c ? SIGQUIT : 0;
+}
+
 static void console_input(const char *s, size_t len)
 {
 	char echo[CHUNK * 3];
 	size_t n = 0;
+	int sig = 0, pgrp;
 	uint64_t flags = spin_lock_irqsave(&con.lock);
 
-	for (size_t i = 0; i < len && n + 3 <= sizeof(echo); i++)
+	for (size_t i = 0; i < len && n + 3 <= sizeof(echo); i++) {
+		int si = signal_char(s[i]);
+		if (si) {
+			sig = si;
+			echo[n++] = '^';
+			echo[n++] = si == SIGINT ? 'C' : '\\';
+			echo[n++] = '\n';
+			continue;
+		}
 		n += input_byte(s[i], echo + n);
+	}
 	if (con.ready || con.eofs)
 		wq_wake_all(&con.read_wq);
+	pgrp = con.fg_pgrp ? con.fg_pgrp : 1;
 	spin_unlock_irqrestore(&con.lock, flags);
 	if (n)
 		console_write(echo, n);
+	if (sig)
+		signal_send_pgrp(pgrp, sig);
 	poll_notify();
 }
 

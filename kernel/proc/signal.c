@@ -149,6 +149,10 @@ void signal_send_process(struct process *p, int sig, const struct ksiginfo *info
 {
 	if (!p->sighand || p->zombie)
 		return;
+	// Init only gets the signals it has handlers for (as on Linux): a
+	// stray SIGINT or SIGKILL must not end the whole machine.
+	if (p->pid == 1 && p->sighand->action[sig].handler == SIG_DFL)
+		return;
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 	if (sig == SIGKILL) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -588,4 +592,25 @@ SYSCALL_DEFINE(SYS_rt_sigqueueinfo, rt_sigqueueinfo)
 SYSCALL_DEFINE(SYS_rt_tgsigqueueinfo, rt_tgsigqueueinfo)
 {
 	return queue_info((int)args->a[0], (int)args->a[1], (int)args->a[2], args->a[3]);
+}
+
+static void pgrp_send_fn(struct process *p, void *arg)
+{
+	int *a = arg;	// { pgid, sig }
+
+	if (p->pgid == a[0] && !p->zombie) {
+		struct ksiginfo info = { .signo = a[1], .code = SI_KERNEL };
+		signal_send_process(p, a[1], &info);
+	}
+}
+
+// Signals every process of a group (the console's ^C); callable from
+// interrupt context.
+void signal_send_pgrp(int pgid, int sig)
+{
+	int a[2] = { pgid, sig };
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+
+	process_for_each_locked(pgrp_send_fn, a);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
