@@ -44,6 +44,24 @@ uint64_t thread_kstack_top(struct thread *t)
 	return (uint64_t)t->kstack + KSTACK_SIZE;
 }
 
+// Loads a user thread's FS and GS bases unless this CPU already holds
+// them: kernel threads (idle) leave the MSRs alone, so a thread coming
+// back after idle usually finds its own values still there.  While in the
+// kernel, the user's GS base waits in KERNEL_GS_BASE.
+void arch_load_user_bases(struct thread *t)
+{
+	struct cpu *c = this_cpu();
+
+	if (c->arch.user_fs_loaded != t->arch.fs_base) {
+		wrmsr(MSR_FS_BASE, t->arch.fs_base);
+		c->arch.user_fs_loaded = t->arch.fs_base;
+	}
+	if (c->arch.user_gs_loaded != t->arch.gs_base) {
+		wrmsr(MSR_KERNEL_GS_BASE, t->arch.gs_base);
+		c->arch.user_gs_loaded = t->arch.gs_base;
+	}
+}
+
 void arch_context_switch(struct thread *prev, struct thread *next)
 {
 	if (prev->mm)
@@ -52,11 +70,7 @@ void arch_context_switch(struct thread *prev, struct thread *next)
 		cpu_set_kernel_stack(thread_kstack_top(next));
 		if (next->mm != prev->mm)
 			mm_activate(next->mm);
-		if (prev->arch.fs_base != next->arch.fs_base || !prev->mm)
-			wrmsr(MSR_FS_BASE, next->arch.fs_base);
-		// While in the kernel the user's GS base waits in KERNEL_GS_BASE.
-		if (prev->arch.gs_base != next->arch.gs_base || !prev->mm)
-			wrmsr(MSR_KERNEL_GS_BASE, next->arch.gs_base);
+		arch_load_user_bases(next);
 	}
 	switch_stack(&prev->kernel_rsp, next->kernel_rsp);
 }

@@ -58,7 +58,10 @@ void arch_random_bytes(uint8_t *buf, size_t n)
 	}
 }
 
+// The new program starts with FS and GS bases of 0 and a fresh extended
+// state (exec has already cleared t->arch.fs_base and gs_base).
 void arch_exec_reset_thread(struct thread *t)
 {
 	xstate_reset_to_init(t);
+	arch_load_user_bases(t);
 }

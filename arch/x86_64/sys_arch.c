@@ -24,13 +24,13 @@ SYSCALL_DEFINE(SYS_arch_prctl, arch_prctl)
 		if (addr >= USER_END)
 			return -EPERM;
 		t->arch.fs_base = addr;
-		wrmsr(MSR_FS_BASE, addr);
+		arch_load_user_bases(t);
 		return 0;
 	case ARCH_SET_GS:
 		if (addr >= USER_END)
 			return -EPERM;
 		t->arch.gs_base = addr;
-		wrmsr(MSR_KERNEL_GS_BASE, addr);	// swapped in on the way out
+		arch_load_user_bases(t);	// swapped in on the way out
 		return 0;
 	case ARCH_GET_FS:
 		return put_user_u64(addr, t->arch.fs_base) < 0 ? -EFAULT : 0;

@@ -22,6 +22,8 @@ struct cpu_arch {
 	struct tss tss;
 	uint64_t lapic_timer_count;	// initial count for one tick
 	uint64_t boot_stack_pa;		// stack the CPU started on
+	uint64_t user_fs_loaded;	// what MSR_FS_BASE holds for user space
+	uint64_t user_gs_loaded;	// ... and MSR_KERNEL_GS_BASE
 };
 
 // CPU features found by CPUID on the boot CPU.

@@ -25,4 +25,7 @@ void arch_thread_init(struct thread *t, void (*fn)(void *), void *arg);
 // kernel stack for traps, extended state, then the stack switch itself.
 void arch_context_switch(struct thread *prev, struct thread *next);
 
+// Makes the CPU's user FS/GS bases those of t (after they changed).
+void arch_load_user_bases(struct thread *t);
+
 #endif
