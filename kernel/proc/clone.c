@@ -106,14 +106,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 		p->cwd = parent->cwd;
 	}
 	if (!p->mm || !p->fdt || !p->sighand) {
-		if (p->mm)
-			mm_put(p->mm);
-		if (p->fdt)
-			fdtable_put(p->fdt);
-		sighand_put(p->sighand);
-		if (p->cwd)
-			vnode_put(p->cwd);
-		kfree(p);
+		process_discard(p);
 		return 0;
 	}
 	return p;

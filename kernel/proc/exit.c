@@ -68,12 +68,15 @@ void vfork_wait(struct process *child)
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
-// Frees a process that never ran (clone failed half-way).
+// Frees a process that never ran (clone failed half-way); any of its
+// resources may be missing.  The signal handlers go with the process
+// itself (process_free_locked).
 void process_discard(struct process *p)
 {
-	mm_put(p->mm);
-	fdtable_put(p->fdt);
-	sighand_put(p->sighand);
+	if (p->mm)
+		mm_put(p->mm);
+	if (p->fdt)
+		fdtable_put(p->fdt);
 	if (p->cwd)
 		vnode_put(p->cwd);
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
