@@ -106,6 +106,51 @@ static void exception(struct trap_frame *f)
 	kernel_exception(f);
 }
 
+// Counts an IPI received, by kind.
+static void ipi_received(struct cpu *c, uint64_t *kind)
+{
+	c->stats.ipi_recv++;
+	if (kind)
+		(*kind)++;
+}
+
+// Device interrupts and IPIs.  Every one but a spurious interrupt is
+// acknowledged first, so the handler may take a long time (or switch
+// threads) without blocking further interrupts at the APIC.
+static void interrupt(struct cpu *c, struct trap_frame *f)
+{
+	if (f->vector == VEC_SPURIOUS)
+		return;
+	lapic_eoi();
+	switch (f->vector) {
+	case VEC_TIMER:
+		timer_interrupt(f);
+		break;
+	case VEC_IPI_CALL:
+		ipi_received(c, &c->stats.ipi_call);
+		cross_call_interrupt();
+		break;
+	case VEC_IPI_RESCHED:
+		ipi_received(c, &c->stats.ipi_resched);
+		c->need_resched = true;
+		break;
+	case VEC_IPI_TLB:
+		ipi_received(c, &c->stats.ipi_tlb);
+		tlb_shootdown_interrupt();
+		break;
+	case VEC_IPI_TEST:
+		ipi_received(c, 0);
+		ipi_test_interrupt();
+		break;
+	default:
+		if (f->vector >= 0x20 && f->vector < 0x30) {
+			device_interrupt(f->vector);
+			break;
+		}
+		panic_frame(f, "unexpected interrupt vector %lu", f->vector);
+	}
+}
+
 void trap_dispatch(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
@@ -118,44 +163,7 @@ void trap_dispatch(struct trap_frame *f)
 		exception(f);
 	} else {
 		c->preempt_count++;
-		switch (f->vector) {
-		case VEC_TIMER:
-			lapic_eoi();
-			timer_interrupt(f);
-			break;
-		case VEC_IPI_CALL:
-			lapic_eoi();
-			c->stats.ipi_recv++;
-			c->stats.ipi_call++;
-			cross_call_interrupt();
-			break;
-		case VEC_IPI_RESCHED:
-			lapic_eoi();
-			c->stats.ipi_recv++;
-			c->stats.ipi_resched++;
-			c->need_resched = true;
-			break;
-		case VEC_IPI_TLB:
-			lapic_eoi();
-			c->stats.ipi_recv++;
-			c->stats.ipi_tlb++;
-			tlb_shootdown_interrupt();
-			break;
-		case VEC_IPI_TEST:
-			lapic_eoi();
-			c->stats.ipi_recv++;
-			ipi_test_interrupt();
-			break;
-		case VEC_SPURIOUS:
-			break;
-		default:
-			if (f->vector >= 0x20 && f->vector < 0x30) {
-				lapic_eoi();
-				device_interrupt(f->vector);
-				break;
-			}
-			panic_frame(f, "unexpected interrupt vector %lu", f->vector);
-		}
+		interrupt(c, f);
 		c->preempt_count--;
 	}
 	if (trap_from_user(f))
