@@ -20,7 +20,8 @@ struct user_iovec {
 
 // ---- read and write ----
 
-static long do_read(int fd, uint64_t ubuf, size_t n, bool positioned, int64_t off)
+// read, write, pread64 and pwrite64: one path, the direction aside.
+static long do_rw(int fd, uint64_t ubuf, size_t n, bool writing, bool positioned, int64_t off)
 {
 	struct file *f = fget(fd);
 	struct iobuf b = iobuf_user(ubuf);
@@ -32,60 +33,36 @@ static long do_read(int fd, uint64_t ubuf, size_t n, bool positioned, int64_t of
 		n = MAX_RW_COUNT;
 	if (positioned && off < 0)
 		rc = f->pipe ? -ESPIPE : -EINVAL;
-	else if (!file_readable(f))
+	else if (writing ? !file_writable(f) : !file_readable(f))
 		rc = -EBADF;
 	else if (!user_range_ok(ubuf, n))
 		rc = -EFAULT;
 	else if (positioned)
-		rc = file_pread(f, &b, n, (uint64_t)off);
+		rc = writing ? file_pwrite(f, &b, n, (uint64_t)off) : file_pread(f, &b, n, (uint64_t)off);
 	else
-		rc = file_read(f, &b, n);
-	file_put(f);
-	return rc;
-}
-
-static long do_write(int fd, uint64_t ubuf, size_t n, bool positioned, int64_t off)
-{
-	struct file *f = fget(fd);
-	struct iobuf b = iobuf_user(ubuf);
-	long rc;
-
-	if (!f)
-		return -EBADF;
-	if (n > MAX_RW_COUNT)
-		n = MAX_RW_COUNT;
-	if (positioned && off < 0)
-		rc = f->pipe ? -ESPIPE : -EINVAL;
-	else if (!file_writable(f))
-		rc = -EBADF;
-	else if (!user_range_ok(ubuf, n))
-		rc = -EFAULT;
-	else if (positioned)
-		rc = file_pwrite(f, &b, n, (uint64_t)off);
-	else
-		rc = file_write(f, &b, n);
+		rc = writing ? file_write(f, &b, n) : file_read(f, &b, n);
 	file_put(f);
 	return rc;
 }
 
 SYSCALL_DEFINE(SYS_read, read)
 {
-	return do_read((int)args->a[0], args->a[1], args->a[2], false, 0);
+	return do_rw((int)args->a[0], args->a[1], args->a[2], false, false, 0);
 }
 
 SYSCALL_DEFINE(SYS_write, write)
 {
-	return do_write((int)args->a[0], args->a[1], args->a[2], false, 0);
+	return do_rw((int)args->a[0], args->a[1], args->a[2], true, false, 0);
 }
 
 SYSCALL_DEFINE(SYS_pread64, pread64)
 {
-	return do_read((int)args->a[0], args->a[1], args->a[2], true, (int64_t)args->a[3]);
+	return do_rw((int)args->a[0], args->a[1], args->a[2], false, true, (int64_t)args->a[3]);
 }
 
 SYSCALL_DEFINE(SYS_pwrite64, pwrite64)
 {
-	return do_write((int)args->a[0], args->a[1], args->a[2], true, (int64_t)args->a[3]);
+	return do_rw((int)args->a[0], args->a[1], args->a[2], true, true, (int64_t)args->a[3]);
 }
 
 // The iovec array of readv/writev, checked: -EINVAL for a bad count or a
