@@ -139,6 +139,7 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 	struct thread *me = current_thread();
 	struct process *parent = me->proc;
 	struct process *p;
+	struct vfork_done vd = { 0 };
 	int err = check_flags(flags);
 
 	if (err)
@@ -159,6 +160,10 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 	copy_thread_state(t, me, f, flags, newsp, tls);
 	if (flags & CLONE_CHILD_CLEARTID)
 		t->clear_child_tid = ctid;
+	// vfork, also of a thread (CLONE_THREAD): we wait below until t
+	// execs or exits.
+	if (flags & CLONE_VFORK)
+		t->vfork_done = &vd;
 	if (flags & CLONE_PARENT_SETTID)
 		put_user_u32(ptid, t->tid);		// Linux ignores a bad pointer here
 	if (flags & CLONE_CHILD_SETTID) {
@@ -171,13 +176,11 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 		uint64_t lf = spin_lock_irqsave(&proc_tree_lock);
 		struct process *new_parent = (flags & CLONE_PARENT) && parent->parent ? parent->parent : parent;
 		process_link_child_locked(new_parent, p);
-		if (flags & CLONE_VFORK)
-			p->vfork_parent = parent;
 		spin_unlock_irqrestore(&proc_tree_lock, lf);
 	}
 	user_thread_start(t);
 	if (flags & CLONE_VFORK)
-		vfork_wait(p);
+		vfork_wait(t, &vd);
 	return tid;
 }
 

@@ -283,8 +283,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	mm_activate(mm);
 	if (old)
 		mm_put(old);
-	if (p->vfork_parent)
-		vfork_release(p);
+	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)

@@ -45,26 +45,39 @@ static void reparent_children_locked(struct process *p)
 	}
 }
 
-void vfork_release(struct process *p)
+// The vfork child t exec'd or is exiting: its parent may go on.
+void vfork_release(struct thread *t)
 {
+	// Only t sets its pointer and only t or its waiter clears it: if t
+	// sees none, none can appear.
+	if (!__atomic_load_n(&t->vfork_done, __ATOMIC_ACQUIRE))
+		return;
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
-	struct process *parent = p->vfork_parent;
+	struct vfork_done *vd = t->vfork_done;
 
-	p->vfork_parent = 0;
-	p->vfork_done = true;
-	if (parent)
-		wq_wake_all(&parent->child_wait);
+	t->vfork_done = 0;
+	if (vd) {
+		vd->done = true;
+		wq_wake_all(&vd->wq);
+	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
-void vfork_wait(struct process *child)
+// Waits until the vfork child (a new process, or a thread with
+// CLONE_THREAD) execs or exits.  Killable, as on Linux: the child borrows
+// our memory, but holds its own reference to it, so a killed parent may
+// go; it must then no longer tell 'vd', which lives on our stack.
+void vfork_wait(struct thread *child, struct vfork_done *vd)
 {
-	struct process *me = current_process();
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 
-	// Not interruptible: the child borrows our memory until it is done.
-	while (!child->vfork_done)
-		wq_wait(&me->child_wait, &proc_tree_lock, WAIT_FOREVER, false);
+	while (!vd->done) {
+		if (wq_wait_killable(&vd->wq, &proc_tree_lock, WAIT_FOREVER) < 0)
+			break;
+	}
+	// Not done: the child has not passed vfork_release, so it still exists.
+	if (!vd->done)
+		child->vfork_done = 0;
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
@@ -108,8 +121,6 @@ static void process_finish(struct process *p)
 	p->cwd = 0;
 	// The signal handlers stay until the zombie is reaped: the parent may
 	// look at them (autoreap) and late signals may still name p.
-	if (p->vfork_parent)
-		vfork_release(p);
 	// Off this address space before dropping it.
 	mm_deactivate_current();
 	p->mm = 0;
@@ -156,6 +167,7 @@ void thread_exit_user(int wait_status, bool group)
 		put_user_u32(t->clear_child_tid, 0);
 		futex_wake_current(t->clear_child_tid, 1);
 	}
+	vfork_release(t);
 
 	uint64_t flags = spin_lock_irqsave(&p->lock);
 	for (struct thread **pp = &p->threads; *pp; pp = &(*pp)->proc_next) {

@@ -201,6 +201,13 @@ bool thread_signal_pending(struct thread *t)
 	return ((t->sig_pending | p->sig_pending) & ~t->sig_blocked) != 0;
 }
 
+bool thread_fatal_pending(struct thread *t)
+{
+	struct process *p = t->proc;
+
+	return p && (t->exiting || p->exiting);
+}
+
 // Kills the process for an unhandled fatal signal.
 static __attribute__((noreturn)) void die_of_signal(int sig)
 {

@@ -6,7 +6,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +68,33 @@ static void run_isolated(void (*body)(void))
 	close(p[0]);
 	check_child_ok(pid, "isolated case");
 }
+
+// Wait up to 'ms' milliseconds for 'pid' to end; 1 with its status if it
+// did, 0 if it is still there (a hung or unkillable process must fail the
+// case, not stall it).
+static int wait_bounded(pid_t pid, int *status, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return 0;
+		sleep_ms(10);
+	}
+	return 0;
+}
+
+// Wait up to 'ms' milliseconds for something to read on 'fd'.
+static int readable_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+#define CLONE_STACK_SIZE (64 * 1024)
 
 // ---- fork and vfork -----------------------------------------------------------
 
@@ -129,6 +159,213 @@ static void t_vfork(void)
 		return;
 	check(shared_mark == 42, "child ran first, in the parent's memory");
 	check_exit_code(pid, 3, "vfork child");
+}
+
+// ---- vfork waits that must stay killable --------------------------------------------------
+
+// A vfork child that never lets its parent go: it sends its pid, then
+// waits (bounded) until it has a new parent, says so and sleeps on.
+struct vfork_sleeper {
+	int fd;
+	pid_t parent;
+};
+
+static int vfork_sleeper_body(void *arg)
+{
+	struct vfork_sleeper *s = arg;
+	pid_t me = getpid();
+	char reparented = 'R';
+
+	alarm(CHILD_TIMEOUT);
+	write(s->fd, &me, sizeof(me));
+	for (int i = 0; i < 1500 && getppid() == s->parent; i++)
+		sleep_ms(10);
+	write(s->fd, &reparented, 1);
+	for (;;)
+		pause();
+	return 0;
+}
+
+// SIGKILL ends a parent waiting for its vfork child at once (Linux's vfork
+// wait is killable), and so does any signal whose default action kills;
+// the child lives on and is given to init.
+static void vfork_parent_killed_by(int sig)
+{
+	int p[2], status = 0;
+	pid_t parent, child = 0;
+	char c = 0;
+
+	if (!check_ok(pipe(p), "pipe"))
+		return;
+	parent = fork_child();
+	if (parent == 0) {
+		struct vfork_sleeper s = { p[1], getpid() };
+		char *stack = malloc(CLONE_STACK_SIZE);
+
+		close(p[0]);
+		if (stack)
+			clone(vfork_sleeper_body, stack + CLONE_STACK_SIZE,
+			      CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+		_exit(1);	// only once the child is done with our memory
+	}
+	close(p[1]);
+	if (parent < 0 || !check(read(p[0], &child, sizeof(child)) == sizeof(child),
+				 "vfork child sent its pid")) {
+		close(p[0]);
+		if (parent > 0)
+			kill(parent, SIGKILL), reap(parent);
+		return;
+	}
+	sleep_ms(20);		// let the parent fall asleep in vfork
+	kill(parent, sig);
+	if (!wait_bounded(parent, &status, 10000)) {
+		fail("vfork parent still there 10 s after signal %d", sig);
+		kill(child, SIGKILL);	// lets it go, so it can die
+		reap(parent);
+		close(p[0]);
+		return;
+	}
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != sig)
+		fail_status("vfork parent", status);
+	check(readable_within(p[0], 10000) && read(p[0], &c, 1) == 1 && c == 'R',
+	      "vfork child lives on with a new parent");
+	check_ok(kill(child, 0), "vfork child still exists");
+	kill(child, SIGKILL);
+	close(p[0]);
+}
+
+static void t_vfork_parent_killable(void)
+{
+	vfork_parent_killed_by(SIGKILL);
+}
+
+// clone(CLONE_VFORK | CLONE_THREAD): as on Linux, the calling thread waits
+// until the new thread exits, then clone returns its tid.
+#define VFORK_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+			    CLONE_THREAD | CLONE_SYSVSEM | CLONE_VFORK)
+
+static atomic_int vfork_thread_mark;
+
+static int vfork_thread_exits(void *arg)
+{
+	(void)arg;
+	sleep_ms(50);
+	atomic_store(&vfork_thread_mark, 1);
+	return 0;	// musl's clone ends the thread with SYS_exit
+}
+
+static void t_vfork_thread_waits(void)
+{
+	int status = 0;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		char *stack = malloc(CLONE_STACK_SIZE);
+		int tid;
+
+		atomic_store(&vfork_thread_mark, 0);
+		if (!stack)
+			_exit(4);
+		tid = clone(vfork_thread_exits, stack + CLONE_STACK_SIZE, VFORK_THREAD_FLAGS, NULL);
+		if (tid <= 0)
+			_exit(2);
+		_exit(atomic_load(&vfork_thread_mark) == 1 ? 0 : 3);
+	}
+	if (pid < 0)
+		return;
+	if (!wait_bounded(pid, &status, 10000)) {
+		fail("clone(CLONE_VFORK|CLONE_THREAD) still not back after 10 s");
+		kill(pid, SIGKILL);
+		if (!wait_bounded(pid, &status, 5000))
+			fail("... and the process survives SIGKILL");
+		return;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_status("CLONE_VFORK|CLONE_THREAD (3: returned before the thread exited)", status);
+}
+
+// The new thread never exits: SIGKILL must still end the process.
+static int vfork_thread_sleeps(void *arg)
+{
+	int fd = *(int *)arg;
+	char c = 'S';
+
+	write(fd, &c, 1);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static void t_vfork_thread_killable(void)
+{
+	int p[2], status = 0;
+	pid_t pid;
+	char c = 0;
+
+	if (!check_ok(pipe(p), "pipe"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		char *stack = malloc(CLONE_STACK_SIZE);
+
+		close(p[0]);
+		if (stack)
+			clone(vfork_thread_sleeps, stack + CLONE_STACK_SIZE, VFORK_THREAD_FLAGS, &p[1]);
+		_exit(2);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return;
+	}
+	check(readable_within(p[0], 10000) && read(p[0], &c, 1) == 1, "thread started");
+	close(p[0]);
+	sleep_ms(20);
+	kill(pid, SIGKILL);
+	if (!wait_bounded(pid, &status, 10000)) {
+		fail("process in clone(CLONE_VFORK|CLONE_THREAD) survived SIGKILL for 10 s");
+		return;
+	}
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		fail_status("killed in CLONE_VFORK|CLONE_THREAD", status);
+}
+
+// The new thread execs: the process becomes the new program (the thread
+// waiting in clone goes with the old one, as every other thread does).
+static int vfork_thread_execs(void *arg)
+{
+	char *argv[] = { "sh", "-c", "exit 5", NULL };
+	char *envp[] = { NULL };
+
+	(void)arg;
+	execve("/bin/sh", argv, envp);
+	syscall(SYS_exit_group, 6);
+	return 0;
+}
+
+static void t_vfork_thread_exec(void)
+{
+	int status = 0;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		char *stack = malloc(CLONE_STACK_SIZE);
+
+		if (stack)
+			clone(vfork_thread_execs, stack + CLONE_STACK_SIZE, VFORK_THREAD_FLAGS, NULL);
+		_exit(2);
+	}
+	if (pid < 0)
+		return;
+	if (!wait_bounded(pid, &status, 10000)) {
+		fail("exec from a CLONE_VFORK|CLONE_THREAD thread did not finish in 10 s");
+		kill(pid, SIGKILL);
+		if (!wait_bounded(pid, &status, 5000))
+			fail("... and the process survives SIGKILL");
+		return;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 5)
+		fail_status("exec'd program (5 expected; 6: exec failed)", status);
 }
 
 static void t_gettid(void)
@@ -684,6 +921,10 @@ static const struct test_case cases[] = {
 	{ "fork_identity", t_fork_identity },
 	{ "fork_memory_is_copied", t_fork_memory_is_copied },
 	{ "vfork", t_vfork },
+	{ "vfork_parent_killable", t_vfork_parent_killable },
+	{ "vfork_thread_waits_for_exit", t_vfork_thread_waits },
+	{ "vfork_thread_killable", t_vfork_thread_killable },
+	{ "vfork_thread_exec", t_vfork_thread_exec },
 	{ "getpid_gettid_getppid", t_gettid },
 	{ "wait4_exit_codes", t_wait4_exit_codes },
 	{ "wait4_null_status", t_wait4_null_status },
