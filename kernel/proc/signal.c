@@ -122,6 +122,36 @@ static bool ignored(struct process *p, int sig)
 	return h == SIG_IGN || (h == SIG_DFL && default_ignores(sig));
 }
 
+// Signals whose default action on Linux dumps core (here: terminates).
+static bool default_dumps_core(int sig)
+{
+	return sig == SIGQUIT || sig == SIGILL || sig == SIGTRAP || sig == SIGABRT ||
+	       sig == SIGBUS || sig == SIGFPE || sig == SIGSEGV || sig == SIGXCPU ||
+	       sig == SIGXFSZ || sig == SIGSYS;
+}
+
+// As on Linux, a signal that will kill the process anyway (default action
+// "terminate", no core dump) kills every thread as soon as it is sent, as
+// SIGKILL does, rather than when one of them dequeues it: threads asleep
+// in killable waits (vfork) must not outlive it.  sighand lock held.
+static bool kills_at_once(struct process *p, int sig)
+{
+	return p->sighand->action[sig].handler == SIG_DFL && !default_ignores(sig) &&
+	       !default_dumps_core(sig);
+}
+
+// Is there a thread in p that does not block sig?  sighand lock held.
+static bool some_thread_takes(struct process *p, int sig)
+{
+	bool any = false;
+
+	spin_lock(&p->lock);
+	for (struct thread *t = p->threads; t && !any; t = t->proc_next)
+		any = !(t->sig_blocked & sigmask_of(sig));
+	spin_unlock(&p->lock);
+	return any;
+}
+
 // Picks the thread that should take a process-directed signal and wakes it.
 static void signal_wake_one(struct process *p, int sig)
 {
@@ -165,6 +195,11 @@ void signal_send_process(struct process *p, int sig, const struct ksiginfo *info
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		return;
 	}
+	if (kills_at_once(p, sig) && some_thread_takes(p, sig)) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		process_kill_others(p, sig);
+		return;
+	}
 	make_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
 	signal_wake_one(p, sig);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -181,6 +216,11 @@ void signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		return;
 	}
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	if (!ignored(p, sig) && kills_at_once(p, sig) && !(t->sig_blocked & sigmask_of(sig))) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		process_kill_others(p, sig);
+		return;
+	}
 	if (!ignored(p, sig)) {
 		make_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 		wake_interruptible(t);

@@ -239,6 +239,11 @@ static void t_vfork_parent_killable(void)
 	vfork_parent_killed_by(SIGKILL);
 }
 
+static void t_vfork_parent_sigterm(void)
+{
+	vfork_parent_killed_by(SIGTERM);
+}
+
 // clone(CLONE_VFORK | CLONE_THREAD): as on Linux, the calling thread waits
 // until the new thread exits, then clone returns its tid.
 #define VFORK_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
@@ -922,6 +927,7 @@ static const struct test_case cases[] = {
 	{ "fork_memory_is_copied", t_fork_memory_is_copied },
 	{ "vfork", t_vfork },
 	{ "vfork_parent_killable", t_vfork_parent_killable },
+	{ "vfork_parent_sigterm", t_vfork_parent_sigterm },
 	{ "vfork_thread_waits_for_exit", t_vfork_thread_waits },
 	{ "vfork_thread_killable", t_vfork_thread_killable },
 	{ "vfork_thread_exec", t_vfork_thread_exec },
