@@ -19,11 +19,12 @@
 
 static bool wstatus_signaled(int st)	{ return (st & 0x7f) != 0; }
 
-// The parent does not want zombies: SIGCHLD ignored or SA_NOCLDWAIT.
-static bool parent_autoreaps(struct process *parent)
+// The parent does not want p as a zombie: SIGCHLD ignored or SA_NOCLDWAIT.
+// As on Linux this applies only to children that report with SIGCHLD.
+static bool parent_autoreaps(struct process *parent, struct process *p)
 {
 	struct k_sigaction *a = &parent->sighand->action[SIGCHLD];
-	return a->handler == SIG_IGN || (a->flags & SA_NOCLDWAIT);
+	return p->exit_signal == SIGCHLD && (a->handler == SIG_IGN || (a->flags & SA_NOCLDWAIT));
 }
 
 // Gives every child of p to init.  proc_tree_lock held.
@@ -132,25 +133,31 @@ static void process_finish(struct process *p)
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	reparent_children_locked(p);
 	struct process *parent = p->parent;
-	if (parent && parent_autoreaps(parent)) {
-		process_unlink_child_locked(p);
-		process_free_locked(p);
+	if (!parent) {
+		p->zombie = true;
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
 		return;
 	}
-	p->zombie = true;
-	if (parent) {
-		if (p->exit_signal) {
-			struct ksiginfo info = {
-				.signo = p->exit_signal, .pid = p->pid,
-				.code = wstatus_signaled(p->exit_status) ? CLD_KILLED : CLD_EXITED,
-				.status = wstatus_signaled(p->exit_status) ? (p->exit_status & 0x7f)
-									  : (p->exit_status >> 8) & 0xff,
-			};
-			signal_send_process(parent, p->exit_signal, &info);
-		}
-		wq_wake_all(&parent->child_wait);
+	// The exit signal goes even to a parent that reaps automatically
+	// (a handler with SA_NOCLDWAIT runs; SIG_IGN drops it).
+	if (p->exit_signal) {
+		struct ksiginfo info = {
+			.signo = p->exit_signal, .pid = p->pid,
+			.code = wstatus_signaled(p->exit_status) ? CLD_KILLED : CLD_EXITED,
+			.status = wstatus_signaled(p->exit_status) ? (p->exit_status & 0x7f)
+								  : (p->exit_status >> 8) & 0xff,
+		};
+		signal_send_process(parent, p->exit_signal, &info);
 	}
+	if (parent_autoreaps(parent, p)) {
+		process_unlink_child_locked(p);
+		process_free_locked(p);
+	} else {
+		p->zombie = true;
+	}
+	// Either way a wait() in the parent must look again: for this zombie,
+	// or (autoreaped) to find it has no children left and fail with ECHILD.
+	wq_wake_all(&parent->child_wait);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 

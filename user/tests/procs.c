@@ -475,6 +475,96 @@ static void t_wait_echild(void)
 	run_isolated(wait_echild);
 }
 
+// ---- children reaped automatically ----------------------------------------------------
+
+static void on_alarm_interrupt(int sig)
+{
+	(void)sig;
+}
+
+// wait() with every child reaped automatically: it sleeps until the last
+// child is gone, then fails with ECHILD.  SIGALRM (no SA_RESTART) cuts a
+// wait that would hang.
+static void wait_for_autoreaped_child(void)
+{
+	struct sigaction sa;
+	int status;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		sleep_ms(50);
+		_exit(0);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm_interrupt;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(10);
+	check_errno(wait(&status), ECHILD, "wait() once the auto-reaped child has exited");
+	alarm(0);
+	check_errno(kill(pid, 0), ESRCH, "the child left no zombie");
+}
+
+static void wait_sigchld_ignored(void)
+{
+	signal(SIGCHLD, SIG_IGN);
+	wait_for_autoreaped_child();
+}
+
+static void t_wait_sigchld_ignored(void)
+{
+	run_isolated(wait_sigchld_ignored);
+}
+
+static volatile sig_atomic_t sigchld_seen;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	sigchld_seen++;
+}
+
+// SA_NOCLDWAIT with a handler: no zombies, but SIGCHLD is still sent.
+static void wait_sa_nocldwait(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_NOCLDWAIT | SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigchld_seen = 0;
+	wait_for_autoreaped_child();
+	check(sigchld_seen == 1, "SIGCHLD handler ran once");
+}
+
+static void t_wait_sa_nocldwait(void)
+{
+	run_isolated(wait_sa_nocldwait);
+}
+
+// Only children that report with SIGCHLD are reaped automatically: one
+// whose exit signal is 0 stays a zombie for wait (with __WALL).
+static void wait_exit_signal_zero(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	signal(SIGCHLD, SIG_IGN);
+	fflush(stdout);
+	pid = (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
+	if (pid == 0)
+		_exit(4);
+	if (!check_ok(pid, "clone with exit signal 0"))
+		return;
+	check(waitpid(pid, &status, __WALL) == pid, "waitpid(__WALL) finds the child");
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 4, "its status");
+}
+
+static void t_wait_exit_signal_zero(void)
+{
+	run_isolated(wait_exit_signal_zero);
+}
+
 static void t_waitid_exited(void)
 {
 	siginfo_t info;
@@ -937,6 +1027,9 @@ static const struct test_case cases[] = {
 	{ "waitpid_any", t_wait_any },
 	{ "waitpid_wnohang", t_wait_nohang },
 	{ "waitpid_echild", t_wait_echild },
+	{ "wait_echild_sigchld_ignored", t_wait_sigchld_ignored },
+	{ "wait_echild_sa_nocldwait", t_wait_sa_nocldwait },
+	{ "exit_signal_0_not_autoreaped", t_wait_exit_signal_zero },
 	{ "waitid_exited", t_waitid_exited },
 	{ "waitid_killed", t_waitid_killed },
 	{ "many_children_50", t_many_children },
