@@ -374,8 +374,8 @@ SYSCALL_DEFINE(SYS_fallocate, fallocate)
 		rc = -EBADF;
 	else if (f->vn->type != VNODE_REG)
 		rc = -ENODEV;
-	else if ((uint64_t)(off + len) > f->vn->size)
-		rc = vnode_truncate(f->vn, (uint64_t)(off + len));
+	else
+		rc = vnode_allocate(f->vn, (uint64_t)off, (uint64_t)len);
 	file_put(f);
 	return rc;
 }

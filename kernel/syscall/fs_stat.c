@@ -7,7 +7,6 @@
 #include <kernel/uaccess.h>
 #include <lib/string.h>
 #include <kernel/process.h>
-#include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
@@ -276,7 +275,7 @@ static long put_statfs(uint64_t ubuf)
 	struct user_statfs s;
 	uint64_t total, free;
 
-	frame_stats(&total, &free);
+	vfs_space(&total, &free);	// pages: BLKSIZE is the page size
 	memset(&s, 0, sizeof(s));
 	s.f_type = TMPFS_MAGIC;
 	s.f_bsize = BLKSIZE;

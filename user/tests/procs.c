@@ -1,6 +1,7 @@
 // procs: process life cycle and basic process queries of Switchyard's
-// Linux ABI: fork, vfork, wait4/waitid status encoding, kill with default
-// actions, exit versus exit_group, orphan reparenting, identity, clocks,
+// Linux ABI: fork, vfork (and the killable vfork wait, also with
+// CLONE_THREAD), wait4/waitid status encoding, children reaped
+// automatically, kill with default actions, exit versus exit_group, orphan reparenting, identity, clocks,
 // sleeping, getrandom and resource limits.  Linux is the reference: every
 // case passes there.
 #define _GNU_SOURCE
