@@ -122,6 +122,7 @@ static void process_finish(struct process *p)
 	p->cwd = 0;
 	// The signal handlers stay until the zombie is reaped: the parent may
 	// look at them (autoreap) and late signals may still name p.
+
 	// Off this address space before dropping it.
 	mm_deactivate_current();
 	p->mm = 0;
