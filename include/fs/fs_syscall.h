@@ -29,4 +29,8 @@ void vfs_set_cwd(struct vnode *vn);
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);
 
+// Files Linux gives a fasync method (pipes and terminals): only these
+// keep O_ASYNC (F_SETFL, FIOASYNC).
+bool file_has_fasync(const struct file *f);
+
 #endif

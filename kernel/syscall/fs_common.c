@@ -14,6 +14,11 @@ uint32_t current_umask(void)
 	return p ? p->umask : 022;
 }
 
+bool file_has_fasync(const struct file *f)
+{
+	return f->pipe || (f->vn && f->vn->ops && f->vn->ops->stream);
+}
+
 long user_path(uint64_t upath, char **out)
 {
 	char *buf = kmalloc(PATH_MAX);
