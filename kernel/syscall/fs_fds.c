@@ -116,9 +116,9 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 		// SIGIO is not delivered: only "no owner" can be honoured.
 		return (int)arg == 0 ? 0 : -EINVAL;
 	case F_GETPIPE_SZ:
-		return f->pipe ? PIPE_SIZE : -EBADF;
+		return f->pipe ? (long)pipe_size(f) : -EBADF;
 	case F_SETPIPE_SZ:
-		return f->pipe ? PIPE_SIZE : -EBADF;
+		return f->pipe ? pipe_set_size(f, arg) : -EBADF;
 	default:
 		// Among others F_SETLEASE, F_SETSIG/F_GETSIG, F_SETOWN_EX/
 		// F_GETOWN_EX, F_NOTIFY, seals and write hints.
