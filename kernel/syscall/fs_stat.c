@@ -65,6 +65,7 @@ _Static_assert(sizeof(struct user_statx) == 256, "struct statx is 256 bytes");
 
 #define STATX_BASIC_STATS	0x07ff
 #define STATX_BTIME		0x0800
+#define STATX_RESERVED		0x80000000u	// must be clear in the request
 
 // The attributes every stat variant reports.
 struct kstat {
@@ -223,10 +224,13 @@ SYSCALL_DEFINE(SYS_statx, statx)
 {
 	int dirfd = (int)args->a[0];
 	int atflags = (int)args->a[2];
+	uint32_t mask = (uint32_t)args->a[3];
 	struct user_statx sx;
 	struct kstat k;
 	int rc;
 
+	if (mask & STATX_RESERVED)
+		return -EINVAL;
 	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE))
 		return -EINVAL;
 	if ((atflags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE)
@@ -548,6 +552,10 @@ SYSCALL_DEFINE(SYS_utimensat, utimensat)
 			    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000 || ts[i].tv_sec < 0))
 				return -EINVAL;
 	}
+	if (!upath && dirfd == AT_FDCWD)
+		return -EFAULT;			// no path to look up
+	if (!upath && atflags)
+		return -EINVAL;			// futimens() takes no flags
 	if (!upath) {
 		// futimens(): the descriptor itself.
 		struct file *f = fget(dirfd);
