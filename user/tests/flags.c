@@ -865,6 +865,24 @@ static long r_clone3_clear_sighand(void)
 	return clone3_call(&ca, sizeof(ca));
 }
 
+static long r_clone3_clear_shared(void)
+{
+	// CLONE_VFORK keeps a kernel that wrongly accepts this from running
+	// parent and child on one stack at once.
+	struct clone_args_v2 ca = { .flags = X_CLONE_CLEAR_SIGHAND | CLONE_SIGHAND | CLONE_VM |
+					     CLONE_VFORK,
+				    .exit_signal = SIGCHLD };
+
+	return clone3_call(&ca, sizeof(ca));
+}
+
+static long r_clone3_detached(void)
+{
+	struct clone_args_v2 ca = { .flags = CLONE_DETACHED, .exit_signal = SIGCHLD };
+
+	return clone3_call(&ca, sizeof(ca));
+}
+
 static long r_clone3_stack_nosize(void)
 {
 	struct clone_args_v2 ca = { .stack = 0x10000, .exit_signal = SIGCHLD };
@@ -1195,7 +1213,10 @@ static const struct flag_row rows[] = {
 	{ "clone3_size_above_page_E2BIG", r_clone3_big, E2BIG, LINUX_SAME, false },
 	{ "clone3_nonzero_tail_E2BIG", r_clone3_tail, E2BIG, LINUX_SAME, false },
 	{ "clone3_unknown_flag_EINVAL", r_clone3_high_flag, EINVAL, LINUX_SAME, false },
-	{ "clone3_CLONE_CLEAR_SIGHAND_EINVAL", r_clone3_clear_sighand, EINVAL, LINUX_OK, false },
+	{ "clone3_CLONE_CLEAR_SIGHAND", r_clone3_clear_sighand, 0, LINUX_SAME, false },
+	{ "clone3_CLONE_CLEAR_SIGHAND_CLONE_SIGHAND_EINVAL", r_clone3_clear_shared, EINVAL, LINUX_SAME,
+	  false },
+	{ "clone3_CLONE_DETACHED_EINVAL", r_clone3_detached, EINVAL, LINUX_SAME, false },
 	{ "clone3_stack_without_size_EINVAL", r_clone3_stack_nosize, EINVAL, LINUX_SAME, false },
 	{ "clone3_cgroup_ignored_without_flag", r_clone3_cgroup, 0, LINUX_SAME, false },
 	{ "wait4___WCLONE_EINVAL", r_wait4_wclone, EINVAL, LINUX_OK, false },
@@ -1358,6 +1379,35 @@ static void t_sigaction_flags(void)
 	signal(SIGUSR2, SIG_DFL);
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+// CLONE_CLEAR_SIGHAND (glibc's posix_spawn asks for it): the child starts
+// with every caught signal back at its default; ignored ones stay ignored.
+static void t_clear_sighand(void)
+{
+	struct clone_args_v2 ca = { .flags = X_CLONE_CLEAR_SIGHAND, .exit_signal = SIGCHLD };
+	long pid;
+
+	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, SIG_IGN);
+	fflush(stdout);
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0) {
+		struct sigaction a1, a2;
+
+		sigaction(SIGUSR1, NULL, &a1);
+		sigaction(SIGUSR2, NULL, &a2);
+		_exit(a1.sa_handler == SIG_DFL && a2.sa_handler == SIG_IGN ? 0 : 1);
+	}
+	if (check_ok(pid, "clone3"))
+		check_child_ok((pid_t)pid, "the child's handlers");
+	check(signal(SIGUSR1, SIG_DFL) == on_usr1, "the parent keeps its handler");
+	signal(SIGUSR2, SIG_DFL);
+}
+
 // Stop signals: Switchyard has no job control, so a signal that would
 // stop its target is refused; one the target catches or ignores is not.
 static void t_stop_signals(void)
@@ -1494,6 +1544,7 @@ static const struct test_case more[] = {
 	{ "renameat2_noreplace_renames", t_noreplace_works },
 	{ "o_path_does_not_create", t_opath_no_create },
 	{ "rt_sigaction_clears_unknown_flags", t_sigaction_flags },
+	{ "clone3_clear_sighand_resets_handlers", t_clear_sighand },
 	{ "stop_signals", t_stop_signals },
 	{ "rlimit_nofile_zero", t_nofile_zero },
 	{ "prlimit64_other_process", t_prlimit_other },
