@@ -9,7 +9,7 @@
 
 SYSCALL_DEFINE(SYS_dup, dup)
 {
-	struct file *f = fget((int)args->a[0]);
+	struct file *f = fget_raw((int)args->a[0]);
 	int fd;
 
 	if (!f)
@@ -24,7 +24,7 @@ SYSCALL_DEFINE(SYS_dup2, dup2)
 	int oldfd = (int)args->a[0], newfd = (int)args->a[1];
 
 	if (oldfd == newfd) {
-		struct file *f = fget(oldfd);
+		struct file *f = fget_raw(oldfd);
 
 		if (!f)
 			return -EBADF;
@@ -73,6 +73,8 @@ static long fcntl_setfl(struct file *f, uint32_t arg)
 
 	if (f->pipe && (want & O_DIRECT))
 		return -EINVAL;
+	if ((want & O_NOATIME) && !(f->flags & O_NOATIME))
+		return -EPERM;		// see do_open
 	if (!file_has_fasync(f))
 		want = (want & ~O_ASYNC) | (f->flags & O_ASYNC);
 	flags = spin_lock_irqsave(&f->lock);
@@ -128,13 +130,18 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 
 SYSCALL_DEFINE(SYS_fcntl, fcntl)
 {
-	int fd = (int)args->a[0];
-	struct file *f = fget(fd);
+	int fd = (int)args->a[0], cmd = (int)args->a[1];
+	struct file *f = fget_raw(fd);
 	long rc;
 
 	if (!f)
 		return -EBADF;
-	rc = fcntl_file(f, fd, (int)args->a[1], args->a[2]);
+	// An O_PATH descriptor takes only the descriptor commands, as on Linux.
+	if ((f->flags & O_PATH) && cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD &&
+	    cmd != F_SETFD && cmd != F_GETFL)
+		rc = -EBADF;
+	else
+		rc = fcntl_file(f, fd, cmd, args->a[2]);
 	file_put(f);
 	return rc;
 }

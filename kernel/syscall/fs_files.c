@@ -176,6 +176,10 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 
 	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return -EOPNOTSUPP;
+	// Reads update the access time whatever the descriptor says: not
+	// updating it is refused as Linux refuses it to a non-owner.
+	if (flags & O_NOATIME)
+		return -EPERM;
 	rc = user_path(upath, &path);
 	if (rc < 0)
 		return rc;

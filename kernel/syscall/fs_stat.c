@@ -157,7 +157,7 @@ static int stat_at(int dirfd, uint64_t upath, int atflags, struct kstat *k)
 		if (copy_from_user(&c, upath, 1) < 0)
 			return -EFAULT;
 		if (c == 0 && dirfd != AT_FDCWD) {
-			struct file *f = fget(dirfd);
+			struct file *f = fget_raw(dirfd);
 
 			if (!f)
 				return -EBADF;
@@ -205,7 +205,7 @@ SYSCALL_DEFINE(SYS_newfstatat, newfstatat)
 
 SYSCALL_DEFINE(SYS_fstat, fstat)
 {
-	struct file *f = fget((int)args->a[0]);
+	struct file *f = fget_raw((int)args->a[0]);
 	struct kstat k;
 
 	if (!f)
@@ -307,7 +307,7 @@ SYSCALL_DEFINE(SYS_statfs, statfs)
 
 SYSCALL_DEFINE(SYS_fstatfs, fstatfs)
 {
-	struct file *f = fget((int)args->a[0]);
+	struct file *f = fget_raw((int)args->a[0]);
 
 	if (!f)
 		return -EBADF;

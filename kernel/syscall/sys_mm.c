@@ -82,6 +82,10 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 		struct file *f = fd_get(current_fdtable(), fd);
 		if (!f)
 			return -EBADF;
+		if (f->flags & O_PATH) {
+			file_put(f);
+			return -EBADF;		// names a file, cannot map it
+		}
 		if (!f->vn || f->vn->type != VNODE_REG) {
 			file_put(f);
 			return f->vn ? -ENODEV : -EACCES;

@@ -481,6 +481,111 @@ static long r_open_odirect(void)
 	return fd < 0 ? -1 : 0;
 }
 
+static long r_open_noatime(void)
+{
+	int fd = open(scratch("file"), O_RDONLY | O_NOATIME);
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -1 : 0;
+}
+
+static long r_setfl_noatime(void) { return fcntl_file(F_SETFL, O_NOATIME); }
+
+// A call on an O_PATH descriptor of the scratch file (or of its
+// directory): Linux lets only a few calls use one.
+static long on_opath(long nr, bool dir, long a, long b)
+{
+	int fd = open(dir ? scratch_dir : scratch("file"), O_PATH);
+	long rc;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	rc = syscall(nr, (long)fd, a, b);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+static char opath_buf[512];
+
+static long r_opath_fchmod(void) { return on_opath(SYS_fchmod, false, 0600, 0); }
+static long r_opath_fchown(void) { return on_opath(SYS_fchown, false, -1, -1); }
+static long r_opath_ioctl(void) { return on_opath(SYS_ioctl, false, FIONREAD, (long)opath_buf); }
+static long r_opath_lseek(void) { return on_opath(SYS_lseek, false, 0, SEEK_SET); }
+static long r_opath_fsync(void) { return on_opath(SYS_fsync, false, 0, 0); }
+static long r_opath_ftruncate(void) { return on_opath(SYS_ftruncate, false, 0, 0); }
+static long r_opath_getdents(void)
+{
+	return on_opath(SYS_getdents64, true, (long)opath_buf, sizeof(opath_buf));
+}
+static long r_opath_fstat(void) { return on_opath(SYS_fstat, false, (long)opath_buf, 0); }
+static long r_opath_fstatfs(void) { return on_opath(SYS_fstatfs, false, (long)opath_buf, 0); }
+static long r_opath_getfl(void) { return on_opath(SYS_fcntl, false, F_GETFL, 0); }
+static long r_opath_dup(void)
+{
+	long fd = on_opath(SYS_dup, false, 0, 0);
+
+	if (fd >= 0)
+		close((int)fd);
+	return fd < 0 ? -1 : 0;
+}
+
+static long r_opath_mmap(void)
+{
+	int fd = open(scratch("file"), O_PATH);
+	void *p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	int e = errno;
+
+	close(fd);
+	if (p != MAP_FAILED)
+		munmap(p, PAGE);
+	errno = e;
+	return mmap_rc(p);
+}
+
+static long r_opath_fstatat_empty(void)
+{
+	int fd = open(scratch("file"), O_PATH);
+	struct stat st;
+	long rc = syscall(SYS_newfstatat, (long)fd, "", &st, (long)AT_EMPTY_PATH);
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+static long r_opath_dirfd(void)
+{
+	int fd = open(scratch_dir, O_PATH | O_DIRECTORY);
+	struct stat st;
+	long rc = syscall(SYS_newfstatat, (long)fd, "file", &st, 0L);
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+static long r_opath_poll(void)
+{
+	int fd = open(scratch("file"), O_PATH);
+	struct pollfd_x {
+		int fd;
+		short events, revents;
+	} pfd = { fd, 1, 0 };
+	long rc = syscall(SYS_poll, &pfd, 1L, 0L);
+
+	close(fd);
+	if (rc == 1 && pfd.revents == 0x20)	// POLLNVAL
+		return 0;
+	errno = ERANGE;
+	return -1;
+}
+
 static long r_unlinkat_flag(void) { return syscall(SYS_unlinkat, (long)AT_FDCWD, scratch("a"), 1L); }
 static long r_linkat_flag(void)
 {
@@ -1102,6 +1207,23 @@ static const struct flag_row rows[] = {
 	{ "utimensat_AT_FDCWD_no_path_EFAULT", r_utimens_cwd_null, EFAULT, LINUX_SAME, false },
 	{ "openat_O_TMPFILE_EOPNOTSUPP", r_tmpfile, EOPNOTSUPP, LINUX_OK, false },
 	{ "open_O_DIRECT", r_open_odirect, 0, LINUX_SAME, false },
+	{ "open_O_NOATIME_EPERM", r_open_noatime, EPERM, LINUX_OK, true },
+	{ "fcntl_F_SETFL_O_NOATIME_EPERM", r_setfl_noatime, EPERM, LINUX_OK, true },
+	{ "O_PATH_fchmod_EBADF", r_opath_fchmod, EBADF, LINUX_SAME, false },
+	{ "O_PATH_fchown_EBADF", r_opath_fchown, EBADF, LINUX_SAME, false },
+	{ "O_PATH_ioctl_EBADF", r_opath_ioctl, EBADF, LINUX_SAME, false },
+	{ "O_PATH_lseek_EBADF", r_opath_lseek, EBADF, LINUX_SAME, false },
+	{ "O_PATH_fsync_EBADF", r_opath_fsync, EBADF, LINUX_SAME, false },
+	{ "O_PATH_ftruncate_EBADF", r_opath_ftruncate, EBADF, LINUX_SAME, false },
+	{ "O_PATH_getdents64_EBADF", r_opath_getdents, EBADF, LINUX_SAME, false },
+	{ "O_PATH_mmap_EBADF", r_opath_mmap, EBADF, LINUX_SAME, false },
+	{ "O_PATH_poll_POLLNVAL", r_opath_poll, 0, LINUX_SAME, false },
+	{ "O_PATH_fstat", r_opath_fstat, 0, LINUX_SAME, false },
+	{ "O_PATH_fstatfs", r_opath_fstatfs, 0, LINUX_SAME, false },
+	{ "O_PATH_fcntl_F_GETFL", r_opath_getfl, 0, LINUX_SAME, false },
+	{ "O_PATH_dup", r_opath_dup, 0, LINUX_SAME, false },
+	{ "O_PATH_newfstatat_AT_EMPTY_PATH", r_opath_fstatat_empty, 0, LINUX_SAME, false },
+	{ "O_PATH_directory_as_dirfd", r_opath_dirfd, 0, LINUX_SAME, false },
 	{ "unlinkat_unknown_flag_EINVAL", r_unlinkat_flag, EINVAL, LINUX_SAME, false },
 	{ "linkat_unknown_flag_EINVAL", r_linkat_flag, EINVAL, LINUX_SAME, false },
 	{ "faccessat2_unknown_flag_EINVAL", r_faccessat2_flag, EINVAL, LINUX_SAME, false },
