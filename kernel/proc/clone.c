@@ -104,7 +104,12 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 		return 0;
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;
-	p->exit_signal = flags & CSIGNAL;
+	// clone() takes any byte as the exit signal; Linux sends it at exit
+	// only if it is a signal, so one beyond NSIG means none.  A sibling
+	// (CLONE_PARENT) gets the caller's, as on Linux.
+	p->exit_signal = (flags & CSIGNAL) <= NSIG ? flags & CSIGNAL : 0;
+	if (flags & CLONE_PARENT)
+		p->exit_signal = parent->exit_signal;
 	p->umask = parent->umask;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));

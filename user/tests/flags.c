@@ -914,6 +914,12 @@ static long r_clone_thread_nofiles(void)
 {
 	return thread_and_exit(CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_FS);
 }
+// An exit signal beyond the last signal: Linux takes it and sends
+// nothing when the child exits.  In a child of our own, in case the
+// parent is hit by something else.
+static long c_clone_sig100(void) { return clone_process(100); }
+static long r_clone_sig100(void) { return in_child(c_clone_sig100); }
+
 static long r_clone_files(void) { return clone_process(CLONE_FILES | SIGCHLD); }
 static long r_clone_vm(void) { return clone_process(CLONE_VM | CLONE_VFORK | SIGCHLD); }
 
@@ -1331,6 +1337,7 @@ static const struct flag_row rows[] = {
 	{ "clone_CLONE_THREAD_without_CLONE_FILES_EINVAL", r_clone_thread_nofiles, EINVAL, LINUX_OK,
 	  false },
 	{ "clone_CLONE_FILES_process", r_clone_files, 0, LINUX_SAME, false },
+	{ "clone_exit_signal_100_not_sent", r_clone_sig100, 0, LINUX_SAME, false },
 	{ "clone_CLONE_VM_CLONE_VFORK", r_clone_vm, 0, LINUX_SAME, false },
 	{ "clone3_size_above_page_E2BIG", r_clone3_big, E2BIG, LINUX_SAME, false },
 	{ "clone3_nonzero_tail_E2BIG", r_clone3_tail, E2BIG, LINUX_SAME, false },
