@@ -592,8 +592,9 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		return -EINVAL;
 	if (copy_from_user(&si, uinfo, sizeof(si)) < 0)
 		return -EFAULT;
-	// Only the kernel may claim to be the kernel (or kill()).
-	if (si.si_code >= 0 || si.si_code == SI_TKILL)
+	// Only the kernel may claim to be the kernel (or kill()), except to
+	// the caller itself, as on Linux.
+	if ((si.si_code >= 0 || si.si_code == SI_TKILL) && tgid != me->pid)
 		return -EPERM;
 	struct ksiginfo info = { .signo = sig, .code = si.si_code, .pid = me->pid,
 				 .value = *(uint64_t *)(si.u.raw + 8) };
