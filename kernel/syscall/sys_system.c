@@ -41,17 +41,28 @@ struct sysinfo_linux {
 	char reserved[4];
 };
 
+static void count_threads(struct process *p, void *arg)
+{
+	if (!p->zombie)
+		*(uint64_t *)arg += (uint64_t)p->nthreads;
+}
+
+// Load averages are not kept (they read 0); "procs" is, as on Linux, the
+// number of threads.
 SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 {
 	struct sysinfo_linux si;
-	uint64_t total, free;
+	uint64_t total, free, threads = 0, flags;
 
 	memset(&si, 0, sizeof(si));
 	frame_stats(&total, &free);
+	flags = spin_lock_irqsave(&proc_tree_lock);
+	process_for_each_locked(count_threads, &threads);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	si.uptime = (int64_t)(clock_monotonic_ns() / 1000000000ULL);
 	si.totalram = total * 4096;
 	si.freeram = free * 4096;
-	si.procs = 1;
+	si.procs = threads > 0xffff ? 0xffff : (uint16_t)threads;
 	si.mem_unit = 1;
 	return copy_to_user(args->a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
 }
