@@ -1030,6 +1030,21 @@ static long r_waitid_none(void)
 	return syscall(SYS_waitid, (long)P_ALL, 0L, &si, 0L, NULL);
 }
 
+// A positive si_code claims kill() or the kernel: Linux lets a process
+// claim it only to itself.
+static long queue_urg(pid_t to)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGURG;
+	si.si_code = SI_USER;
+	return syscall(SYS_rt_sigqueueinfo, (long)to, (long)SIGURG, &si);
+}
+
+static long r_sigqueue_self(void) { return queue_urg(getpid()); }
+static long r_sigqueue_other(void) { return queue_urg(getppid()); }
+
 static long r_tgkill_zero(void) { return syscall(SYS_tgkill, 0L, (long)getpid(), 0L); }
 
 struct k_sigaction {
@@ -1352,6 +1367,8 @@ static const struct flag_row rows[] = {
 	{ "wait4___WNOTHREAD_EINVAL", r_wait4_wnothread, EINVAL, LINUX_OK, false },
 	{ "waitid_no_event_EINVAL", r_waitid_none, EINVAL, LINUX_SAME, false },
 	{ "tgkill_tgid_0_EINVAL", r_tgkill_zero, EINVAL, LINUX_SAME, false },
+	{ "rt_sigqueueinfo_SI_USER_to_self", r_sigqueue_self, 0, LINUX_SAME, false },
+	{ "rt_sigqueueinfo_SI_USER_to_other_EPERM", r_sigqueue_other, EPERM, LINUX_SAME, false },
 	{ "rt_sigaction_sigsetsize_EINVAL", r_sigaction_bad_size, EINVAL, LINUX_SAME, false },
 	{ "rt_sigprocmask_unknown_how_EINVAL", r_sigprocmask_how, EINVAL, LINUX_SAME, false },
 	{ "sigaltstack_SS_AUTODISARM_EINVAL", r_altstack_autodisarm, EINVAL, LINUX_OK, false },
@@ -1569,6 +1586,31 @@ static void t_stop_signals(void)
 	check_killed_by(pid, SIGKILL, "child");
 }
 
+// sysinfo counts what runs (Linux: threads) instead of a fixed 1.
+static void t_sysinfo_procs(void)
+{
+	struct sysinfo_x {
+		long uptime;
+		unsigned long loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+		unsigned short procs, pad;
+		unsigned long totalhigh, freehigh;
+		unsigned int mem_unit;
+		char reserved[8];
+	} si;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	if (pid < 0)
+		return;
+	if (check_ok(syscall(SYS_sysinfo, &si), "sysinfo"))
+		check(si.procs >= 2, "at least this process and its child");
+	kill(pid, SIGKILL);
+	check_killed_by(pid, SIGKILL, "child");
+}
+
 // RLIMIT_NOFILE is honoured exactly, down to 0.
 static void t_nofile_zero(void)
 {
@@ -1675,6 +1717,7 @@ static const struct test_case more[] = {
 	{ "rt_sigaction_clears_unknown_flags", t_sigaction_flags },
 	{ "clone3_clear_sighand_resets_handlers", t_clear_sighand },
 	{ "stop_signals", t_stop_signals },
+	{ "sysinfo_procs", t_sysinfo_procs },
 	{ "rlimit_nofile_zero", t_nofile_zero },
 	{ "prlimit64_other_process", t_prlimit_other },
 	{ "identity_unchanged", t_identity_unchanged },
