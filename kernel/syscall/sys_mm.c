@@ -146,7 +146,7 @@ SYSCALL_DEFINE(SYS_madvise, madvise)
 		return -EINVAL;
 	switch (advice) {
 	case MADV_DONTNEED:
-	case MADV_DONTNEED_LOCKED:	// nothing is locked apart
+	case MADV_DONTNEED_LOCKED:	// locked pages are no different here
 	case MADV_FREE:
 		return vm_discard(current_process()->mm, addr, len);
 	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
