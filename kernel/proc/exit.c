@@ -300,7 +300,9 @@ SYSCALL_DEFINE(SYS_wait4, wait4)
 	int options = (int)args->a[2];
 	struct wait_result r;
 
-	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
+	// __WCLONE (children with another exit signal only) is not told
+	// apart, and would be answered with every child: refused.
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL))
 		return -EINVAL;
 	if (pid == -2147483647 - 1)
 		return -ESRCH;
@@ -325,7 +327,7 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	int pid;
 
 	if (!(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
-	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL | __WCLONE)))
+	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL)))
 		return -EINVAL;
 	switch (idtype) {
 	case P_ALL: pid = -1; break;

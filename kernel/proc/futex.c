@@ -355,7 +355,9 @@ SYSCALL_DEFINE(SYS_futex, futex)
 	uint64_t deadline;
 	int r;
 
-	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_WAIT)
+	// As on Linux, only FUTEX_WAIT_BITSET takes a realtime clock (its
+	// timeout is absolute); FUTEX_WAIT's relative one would ignore it.
+	if (realtime && cmd != FUTEX_WAIT_BITSET)
 		return -ENOSYS;
 	switch (cmd) {
 	case FUTEX_WAIT:

@@ -109,11 +109,25 @@ static bool valid_signal(int sig)
 }
 
 // Default action of each signal: terminate, or ignore (stop/continue are
-// treated as ignore: there is no job control).
+// treated as ignore: there is no job control, and senders of a stopping
+// signal are refused, see would_stop).
 static bool default_ignores(int sig)
 {
 	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT ||
 	       sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+// No job control: a signal that would stop its target (SIGSTOP always,
+// SIGTSTP/SIGTTIN/SIGTTOU at their default action) cannot be delivered
+// as Linux would, so kill() and friends refuse it with EINVAL.  Caught or
+// ignored, those three are ordinary signals.
+static bool would_stop(struct process *p, int sig)
+{
+	if (sig == SIGSTOP)
+		return true;
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		return false;
+	return __atomic_load_n(&p->sighand->action[sig].handler, __ATOMIC_RELAXED) == SIG_DFL;
 }
 
 static bool ignored(struct process *p, int sig)
@@ -373,6 +387,10 @@ SYSCALL_DEFINE(SYS_rt_sigaction, rt_sigaction)
 	old = p->sighand->action[sig];
 	if (args->a[1]) {
 		act.mask &= ~UNBLOCKABLE;
+		// Unknown flags are dropped, as Linux does, so a program can
+		// read back which ones the kernel knows.
+		act.flags &= SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_EXPOSE_TAGBITS |
+			     SA_RESTORER | SA_ONSTACK | SA_RESTART | SA_NODEFER | SA_RESETHAND;
 		p->sighand->action[sig] = act;
 		// Setting SIG_IGN (or a default that ignores) discards pending ones.
 		if (ignored(p, sig)) {
@@ -501,6 +519,8 @@ static int kill_one(struct process *p, int sig, struct ksiginfo *info)
 {
 	if (!p)
 		return -ESRCH;
+	if (sig && !p->zombie && would_stop(p, sig))
+		return -EINVAL;
 	if (sig && !p->zombie)
 		signal_send_process(p, sig, info);
 	return 0;
@@ -511,6 +531,7 @@ struct kill_group {
 	bool all;
 	struct process *self;
 	struct ksiginfo *info;
+	bool check_only, stops;		// first pass: would any target stop?
 };
 
 static void kill_group_fn(struct process *p, void *arg)
@@ -521,6 +542,10 @@ static void kill_group_fn(struct process *p, void *arg)
 		return;
 	if (g->all ? (p->pid == 1 || p == g->self) : p->pgid != g->pgid)
 		return;
+	if (g->check_only) {
+		g->stops |= g->sig && would_stop(p, g->sig);
+		return;
+	}
 	g->sent++;
 	if (g->sig)
 		signal_send_process(p, g->sig, g->info);
@@ -540,10 +565,15 @@ SYSCALL_DEFINE(SYS_kill, kill)
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
 		return r;
 	}
-	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info };
+	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info, true, false };
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
-	process_for_each_locked(kill_group_fn, &g);
+	process_for_each_locked(kill_group_fn, &g);	// all or none
+	g.check_only = false;
+	if (!g.stops)
+		process_for_each_locked(kill_group_fn, &g);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	if (g.stops)
+		return -EINVAL;
 	return g.sent ? 0 : -ESRCH;
 }
 
@@ -559,6 +589,8 @@ static long kill_thread(int tgid, int tid, int sig)
 	long r = 0;
 	if (!t || !t->proc || (tgid > 0 && t->proc->pid != tgid) || t->exiting)
 		r = -ESRCH;
+	else if (sig && would_stop(t->proc, sig))
+		r = -EINVAL;
 	else if (sig)
 		signal_send_thread(t, sig, &info);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
@@ -607,8 +639,9 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		return -EINVAL;
 	if (copy_from_user(&si, uinfo, sizeof(si)) < 0)
 		return -EFAULT;
-	// Only the kernel may claim to be the kernel (or kill()).
-	if (si.si_code >= 0 || si.si_code == SI_TKILL)
+	// Only the kernel may claim to be the kernel (or kill()), except to
+	// the caller itself, as on Linux.
+	if ((si.si_code >= 0 || si.si_code == SI_TKILL) && tgid != me->pid)
 		return -EPERM;
 	struct ksiginfo info = { .signo = sig, .code = si.si_code, .pid = me->pid,
 				 .value = *(uint64_t *)(si.u.raw + 8) };
@@ -618,12 +651,16 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		struct thread *t = thread_find(tid);
 		if (!t || !t->proc || t->proc->pid != tgid)
 			r = -ESRCH;
+		else if (would_stop(t->proc, sig))
+			r = -EINVAL;
 		else
 			signal_send_thread(t, sig, &info);
 	} else {
 		struct process *p = process_find(tgid);
 		if (!p || p->zombie)
 			r = -ESRCH;
+		else if (would_stop(p, sig))
+			r = -EINVAL;
 		else
 			signal_send_process(p, sig, &info);
 	}
