@@ -66,7 +66,8 @@ struct thread {
 	struct vfork_done *vfork_done;	// vfork child: where its parent waits
 };
 
-// Creates a kernel thread that runs fn(arg) on 'cpu' (-1: this CPU).
+// Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on
+// this CPU, may run anywhere).
 struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg, int cpu);
 
 // Allocates a thread with a kernel stack, not yet runnable.
