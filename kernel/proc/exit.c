@@ -170,6 +170,8 @@ void thread_exit_user(int wait_status, bool group)
 
 	if (group)
 		process_kill_others(p, wait_status);
+	// Locks this thread still holds die with it (robust futexes).
+	futex_release_robust_list(t);
 	// CLONE_CHILD_CLEARTID: tell a joiner we are gone.
 	if (t->clear_child_tid && p->nthreads > 1) {
 		put_user_u32(t->clear_child_tid, 0);

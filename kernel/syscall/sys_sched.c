@@ -182,22 +182,6 @@ SYSCALL_DEFINE(SYS_set_tid_address, set_tid_address)
 	return current_thread()->tid;
 }
 
-// Robust futex lists are not walked when a thread dies, so a lock owner's
-// death would never reach the waiters (FUTEX_OWNER_DIED).  Registering a
-// list would promise that: both calls are ENOSYS, as on a Linux that
-// cannot do robust futexes, and libcs then report robust mutexes as
-// unsupported (musl checks get_robust_list; glibc ignores the failure).
-SYSCALL_DEFINE(SYS_set_robust_list, set_robust_list)
-{
-	(void)args;
-	return -ENOSYS;
-}
-
-SYSCALL_DEFINE(SYS_get_robust_list, get_robust_list)
-{
-	(void)args;
-	return -ENOSYS;
-}
 
 SYSCALL_DEFINE(SYS_prctl, prctl)
 {

@@ -57,7 +57,7 @@ static int futex_op(int op, int oparg, int cmp, int cmparg)
 }
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 23
+#define NR_CASES 26
 // How long a helper may take to go to sleep before the test gives up.
 #define SETTLE_MS 5000
 
@@ -575,6 +575,129 @@ static void test_efault(void)
 		    "wait_bad_address_efault");
 }
 
+// ---- robust lists ----
+
+#define FUTEX_WAITERS		0x80000000u
+#define FUTEX_OWNER_DIED	0x40000000u
+
+// A robust list with one lock, laid out as the kernel reads it: the head
+// (next, futex_offset, list_op_pending), then an entry whose lock word sits
+// futex_offset bytes after it.
+struct robust_area {
+	void *next;
+	long offset;
+	void *pending;
+	struct {
+		void *next;
+		atomic_int lock;
+	} entry;
+};
+
+static void test_robust_list_calls(void)
+{
+	struct robust_area a = { 0 };
+	void *head = NULL;
+	size_t len = 0;
+	int ok;
+
+	a.next = &a;
+	ok = syscall(SYS_set_robust_list, &a, sizeof(long) * 3) == 0;
+	ok = ok && syscall(SYS_get_robust_list, 0L, &head, &len) == 0 && head == &a &&
+	     len == sizeof(long) * 3;
+	ok = ok && syscall(SYS_set_robust_list, &a, sizeof(long) * 3 - 1) == -1 && errno == EINVAL;
+	ok = ok && syscall(SYS_get_robust_list, 0x3fffffffL, &head, &len) == -1 && errno == ESRCH;
+	ok = ok && syscall(SYS_get_robust_list, 0L, (void *)8, &len) == -1 && errno == EFAULT;
+	syscall(SYS_set_robust_list, NULL, sizeof(long) * 3);
+	ktap_result(ok, "robust_list_set_get");
+}
+
+// A process holding a robust lock dies (SIGKILL): the kernel marks the lock
+// FUTEX_OWNER_DIED and wakes the process waiting on it.
+static void test_robust_owner_death(void)
+{
+	struct robust_area *a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ready[2], status = 0, wstatus = 0;
+	pid_t owner, waiter;
+	char c;
+
+	if (a == MAP_FAILED || pipe(ready) < 0) {
+		ktap_result(0, "robust_owner_death_wakes_waiter # setup failed");
+		return;
+	}
+	owner = fork();
+	if (owner == 0) {
+		alarm(30);
+		a->next = &a->entry;
+		a->offset = (char *)&a->entry.lock - (char *)&a->entry;
+		a->pending = NULL;
+		a->entry.next = a;
+		atomic_store(&a->entry.lock, (int)(syscall(SYS_gettid) | FUTEX_WAITERS));
+		syscall(SYS_set_robust_list, a, sizeof(long) * 3);
+		write(ready[1], "r", 1);
+		pause();
+		_exit(1);
+	}
+	read(ready[0], &c, 1);
+	int held = atomic_load(&a->entry.lock);
+	waiter = fork();
+	if (waiter == 0) {
+		alarm(30);
+		long rc = futex(&a->entry.lock, FUTEX_WAIT, held, NULL, NULL, 0);
+		// Woken (0), or the owner died before we slept (EAGAIN).
+		_exit((rc == 0 || errno == EAGAIN) ? 0 : 2);
+	}
+	sleep_ms(100);		// let the waiter sleep (either order passes)
+	kill(owner, SIGKILL);
+	waitpid(owner, &status, 0);
+	waitpid(waiter, &wstatus, 0);
+	unsigned after = (unsigned)atomic_load(&a->entry.lock);
+	ktap_result(WIFSIGNALED(status) && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 &&
+			    after == (FUTEX_OWNER_DIED | FUTEX_WAITERS),
+		    "robust_owner_death_wakes_waiter");
+	close(ready[0]);
+	close(ready[1]);
+	munmap(a, 4096);
+}
+
+// The same through libc: a process-shared robust mutex whose owner is
+// killed is handed to the next locker with EOWNERDEAD.
+static void test_robust_pthread_mutex(void)
+{
+	pthread_mutex_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t attr;
+	int ready[2], status = 0, rc = -1;
+	pid_t owner;
+	char c;
+
+	if (m == MAP_FAILED || pipe(ready) < 0) {
+		ktap_result(0, "robust_pthread_mutex_eownerdead # setup failed");
+		return;
+	}
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(m, &attr);
+	owner = fork();
+	if (owner == 0) {
+		alarm(30);
+		pthread_mutex_lock(m);
+		write(ready[1], "r", 1);
+		pause();
+		_exit(1);
+	}
+	read(ready[0], &c, 1);
+	kill(owner, SIGKILL);
+	waitpid(owner, &status, 0);
+	rc = pthread_mutex_lock(m);
+	int consistent = rc == EOWNERDEAD && pthread_mutex_consistent(m) == 0 &&
+			 pthread_mutex_unlock(m) == 0;
+	ktap_result(consistent, "robust_pthread_mutex_eownerdead");
+	close(ready[0]);
+	close(ready[1]);
+	munmap(m, 4096);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -603,6 +726,9 @@ int main(void)
 	test_bad_op();
 	test_einval();
 	test_efault();
+	test_robust_list_calls();
+	test_robust_owner_death();
+	test_robust_pthread_mutex();
 	finish_watchdog();
 	return ktap_finish();
 }
