@@ -17,6 +17,7 @@
 #define REG_ID		0x020
 #define REG_EOI		0x0b0
 #define REG_SPURIOUS	0x0f0
+#define REG_IRR		0x200		// 8 registers, 0x10 apart
 #define REG_ICR_LOW	0x300
 #define REG_ICR_HIGH	0x310
 #define REG_LVT_TIMER	0x320
@@ -36,6 +37,11 @@
 #define LVT_MASKED		(1u << 16)
 #define LVT_PERIODIC		(1u << 17)
 
+// With boot_stress the timer runs with this count from the moment the
+// APIC is enabled: a few microseconds under QEMU (1 GHz timer), a few
+// hundred on hardware with a slower one.
+#define STRESS_TIMER_COUNT	5000
+
 static volatile uint32_t *xapic;
 static bool x2apic;
 static uint64_t timer_hz;		// LAPIC timer counts per second (divide by 1)
@@ -53,6 +59,25 @@ static void lapic_write(uint32_t reg, uint32_t v)
 		wrmsr(0x800 + (reg >> 4), v);
 	else
 		xapic[reg / 4] = v;
+}
+
+static bool timer_pending(void)
+{
+	return lapic_read(REG_IRR + 0x10 * (VEC_TIMER / 32)) & (1u << (VEC_TIMER % 32));
+}
+
+// boot_stress: the timer fires as early and as often as it can.  Wait
+// until a tick is pending, so the first moment this CPU enables
+// interrupts takes one, however quickly it gets there.
+static void stress_timer_arm(void)
+{
+	if (!boot_stress)
+		return;
+	lapic_write(REG_TIMER_DIV, 0xb);
+	lapic_write(REG_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
+	lapic_write(REG_TIMER_INIT, STRESS_TIMER_COUNT);
+	for (int i = 0; i < 10000000 && !timer_pending(); i++)
+		cpu_relax();
 }
 
 bool lapic_x2apic_mode(void)
@@ -80,6 +105,7 @@ void lapic_init_this_cpu(void)
 	lapic_write(REG_LVT_ERROR, LVT_MASKED);
 	lapic_write(REG_TIMER_DIV, 0xb);	// divide by 1
 	lapic_eoi();
+	stress_timer_arm();
 }
 
 uint32_t lapic_id(void)
@@ -122,6 +148,17 @@ void lapic_send_ipi_all_others(uint8_t vector)
 	irq_restore(flags);
 }
 
+// boot_stress: one IPI of every kind at a CPU that is coming online.
+void lapic_stress_ipis(uint32_t apic_id)
+{
+	static const uint8_t vectors[] = {
+		VEC_IPI_CALL, VEC_IPI_RESCHED, VEC_IPI_TLB, VEC_IPI_TEST, VEC_TIMER,
+	};
+
+	for (unsigned i = 0; i < sizeof(vectors); i++)
+		lapic_send_ipi(apic_id, vectors[i]);
+}
+
 void lapic_send_nmi_all_others(void)
 {
 	icr_write(0, ICR_NMI | ICR_ALL_BUT_SELF | ICR_LEVEL_ASSERT);
@@ -154,6 +191,7 @@ void lapic_timer_calibrate(void)
 	timer_hz = (uint64_t)(0xffffffffu - left) * tsc_hz() / elapsed;
 	if (timer_hz == 0)
 		panic("local APIC timer does not count");
+	stress_timer_arm();
 }
 
 uint64_t lapic_timer_hz(void)
@@ -165,7 +203,7 @@ void lapic_timer_start(unsigned hz)
 {
 	struct cpu *c = this_cpu();
 
-	c->arch.lapic_timer_count = timer_hz / hz;
+	c->arch.lapic_timer_count = boot_stress ? STRESS_TIMER_COUNT : timer_hz / hz;
 	lapic_write(REG_TIMER_DIV, 0xb);
 	lapic_write(REG_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
 	lapic_write(REG_TIMER_INIT, (uint32_t)c->arch.lapic_timer_count);

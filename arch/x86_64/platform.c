@@ -20,6 +20,23 @@
 
 void mmu_frames_ready(void);
 
+// boot_stress: for the robustness boots of ./switchyard test.  Every
+// CPU's local APIC timer fires every few microseconds from the moment its
+// APIC is enabled, for the whole run, and the boot CPU sends every kind
+// of IPI to each CPU while it comes online: an interrupt then arrives at
+// every point of boot where one can.
+bool boot_stress;
+
+static int set_boot_stress(const char *value)
+{
+	if (value)
+		return -1;
+	boot_stress = true;
+	return 0;
+}
+BOOT_OPTION(boot_stress, "boot_stress: ticks every few us from APIC enable on, IPIs at starting CPUs (tests only)",
+	    set_boot_stress);
+
 uint64_t arch_early_alloc_end(void)
 {
 	return early_alloc_end();

@@ -21,6 +21,11 @@ void lapic_timer_calibrate(void);
 void lapic_timer_start(unsigned hz);
 uint64_t lapic_timer_hz(void);
 
+// boot_stress (platform.c): tiny timer period from APIC enable on, IPIs
+// at CPUs coming online.
+extern bool boot_stress;
+void lapic_stress_ipis(uint32_t apic_id);
+
 // IOAPIC: route an ISA IRQ to a vector on the boot CPU.
 void ioapic_route_isa_irq(int irq, uint8_t vector);
 
