@@ -159,6 +159,13 @@ void lapic_stress_ipis(uint32_t apic_id)
 		lapic_send_ipi(apic_id, vectors[i]);
 }
 
+void lapic_send_nmi(uint32_t apic_id)
+{
+	uint64_t flags = irq_save();
+	icr_write(apic_id, ICR_NMI | ICR_LEVEL_ASSERT);
+	irq_restore(flags);
+}
+
 void lapic_send_nmi_all_others(void)
 {
 	icr_write(0, ICR_NMI | ICR_ALL_BUT_SELF | ICR_LEVEL_ASSERT);

@@ -11,6 +11,7 @@ uint32_t lapic_id(void);
 void lapic_eoi(void);
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
 void lapic_send_ipi_all_others(uint8_t vector);
+void lapic_send_nmi(uint32_t apic_id);
 void lapic_send_nmi_all_others(void);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_startup(uint32_t apic_id, uint8_t page);
