@@ -247,7 +247,7 @@ has "wrong panic text fails" "not ok 3 runner: panic fake.wrong: 'double fault' 
 status=0
 sy "$good_boot" test --no-build --no-host --no-panic --stress-boots 2 --smp 2 >"$tmp/out" 2>&1 || status=$?
 check "boot-stress boots pass" "6 passed, 0 failed" $status 0
-has "boot-stress boot named" "ok 3 runner: boot stress 2/2 smp=2: 2 CPUs online"
+has "boot-stress boot named" "ok 3 runner: boot stress 2/2 smp=2: 2 of 2 CPUs online"
 
 status=0
 sy "$good_boot" test --no-build --no-host --no-panic --stress-boots 1 --smp 4 >"$tmp/out" 2>&1 || status=$?

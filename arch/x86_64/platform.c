@@ -21,7 +21,7 @@
 void mmu_frames_ready(void);
 
 // boot_stress: for the robustness boots of ./switchyard test.  Every
-// CPU's local APIC timer fires every few microseconds from the moment its
+// CPU's local APIC timer fires every few tens of microseconds from when its
 // APIC is enabled, for the whole run, and the boot CPU sends every kind
 // of IPI to each CPU while it comes online: an interrupt then arrives at
 // every point of boot where one can.
@@ -34,7 +34,7 @@ static int set_boot_stress(const char *value)
 	boot_stress = true;
 	return 0;
 }
-BOOT_OPTION(boot_stress, "boot_stress: ticks every few us from APIC enable on, IPIs at starting CPUs (tests only)",
+BOOT_OPTION(boot_stress, "boot_stress: fast ticks from APIC enable on, IPIs at starting CPUs (tests only)",
 	    set_boot_stress);
 
 uint64_t arch_early_alloc_end(void)
@@ -93,13 +93,11 @@ void arch_init_platform(void)
 	lapic_init();
 	lapic_init_this_cpu();
 	lapic_timer_calibrate();
-	cpus[0].online = true;
-	ncpus_online = 1;
-	lapic_timer_start(timer_hz);
-	irq_enable();
+	// Interrupts stay off: the core starts the tick and enables them once
+	// the scheduler is ready (smp_boot_cpu_online).
 }
 
-// Called on each application processor once it is set up.
+// Called on every CPU once its scheduler state exists, interrupts off.
 void arch_cpu_start_timer(void)
 {
 	lapic_timer_start(timer_hz);
