@@ -2,6 +2,7 @@
 // second; the tick drives preemption and timeouts.
 
 #include <kernel/time.h>
+#include <kernel/arch.h>
 #include <kernel/trap.h>
 #include <kernel/cpu.h>
 #include <kernel/boot.h>
@@ -34,6 +35,7 @@ void timer_interrupt(struct trap_frame *f)
 
 	(void)f;
 	c->stats.ticks++;
+	arch_clock_tick();
 	if (c->id == 0) {
 		jiffies++;
 		itimer_tick();

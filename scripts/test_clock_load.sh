@@ -4,11 +4,13 @@
 # (calibration happens at every boot) running /tools/sleepmark, which marks
 # the start and end of a 2 s nanosleep on the console, timestamps the
 # markers on the host as they arrive, and checks that the sleep took
-# 2 s +- 5 % of host time.  Prints KTAP, one result per boot, with the
-# kernel's "clock:" lines as diagnostics.  Needs build/ to be built
-# (./switchyard build).
+# 2 s +- 5 % of host time.  One more boot starts with a clock 25 % slow
+# (clock_skew=250000): the kernel's RTC check must correct it within the
+# first seconds, so that the third 2 s sleep is right again.  Prints
+# KTAP, one result per boot, with the kernel's "clock:" lines as
+# diagnostics.  Needs build/ to be built (./switchyard build).
 #
-# usage: scripts/test_clock_load.sh [BOOTS]    (default 6)
+# usage: scripts/test_clock_load.sh [BOOTS]    (default 6, plus the skewed one)
 # Environment: CLOCK_LOAD_PER_CPU (busy loops per host CPU, default 3; 0 for
 # no load), CLOCK_LOAD_CONFIGS (the boots' "MACHINE:CPUS" list, used in turn;
 # default "microvm:2 q35:2 microvm:1 q35:4").
@@ -22,9 +24,9 @@ kernel=build/switchyard.elf
 initrd=build/initrd.cpio
 
 echo "KTAP version 1"
-echo "1..$boots"
+echo "1..$((boots + 1))"
 if [[ ! -f $kernel || ! -f $initrd ]]; then
-	for ((i = 1; i <= boots; i++)); do
+	for ((i = 1; i <= boots + 1; i++)); do
 		echo "not ok $i sleep_2s_under_load # build/ is not built"
 	done
 	exit 1
@@ -51,17 +53,18 @@ done
 echo "# host load: $nloaders busy loops on $(nproc) CPUs"
 
 # One boot: QEMU's console is read line by line and each marker is stamped
-# with the host's monotonic clock when it arrives.  Prints
-# "RESULT host_s guest_ms" or "ERROR why", then the kernel's clock lines.
+# with the host's monotonic clock when it arrives.  Prints "RESULT host_s
+# guest_ms" for the last sleep, or "ERROR why", then the kernel's clock
+# lines and every sleep's figures.
 measure='
 import subprocess, sys, time, threading
 cmd = sys.argv[1:]
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-timer = threading.Timer(90, p.kill)
+timer = threading.Timer(120, p.kill)
 timer.start()
-start = end = None
-guest = "?"
-clock = []
+start = None
+rounds = []
+notes = []
 tail = []
 for raw in p.stdout:
     now = time.monotonic()
@@ -69,35 +72,40 @@ for raw in p.stdout:
     tail = (tail + [line])[-5:]
     if line.startswith("SLEEPMARK start"):
         start = now
-    elif line.startswith("SLEEPMARK end"):
-        end = now
-        guest = line.split("guest_ms=")[-1]
-    elif line.startswith("clock:") or line.startswith("cpu:"):
-        clock.append(line)
-    elif "KERNEL PANIC" in line:
-        clock.append(line)
+    elif line.startswith("SLEEPMARK end") and start is not None:
+        rounds.append((now - start, line.split("guest_ms=")[-1]))
+        start = None
+    elif line.startswith("clock:") or line.startswith("cpu:") or "KERNEL PANIC" in line:
+        notes.append(line)
 p.wait()
 timer.cancel()
-if start is None or end is None:
+if not rounds:
     print("ERROR no markers (last line: %s)" % (tail[-1] if tail else "none"))
 else:
-    print("RESULT %.3f %s" % (end - start, guest))
-for c in clock:
-    print(c)
+    print("RESULT %.3f %s" % rounds[-1])
+for n in notes:
+    print(n)
+for i, r in enumerate(rounds):
+    print("sleep %d: host %.3f s, guest %s ms" % ((i + 1,) + r))
 '
 
+# check N NAME MACHINE CPUS APPEND: one boot, one KTAP result.
 failures=0
-for ((i = 1; i <= boots; i++)); do
-	config=${configs[$(((i - 1) % ${#configs[@]}))]}
-	machine=${config%%:*}
-	cpus=${config#*:}
+check() {
+	local i=$1 name=$2 machine=$3 cpus=$4 append=$5 out first host guest
 	out=$(python3 -c "$measure" qemu-system-x86_64 -M "$machine" -accel tcg -cpu max \
 		-m 512M -smp "$cpus" -display none -serial stdio -monitor none -nic none \
 		-no-reboot -device isa-debug-exit,iobase=0xf4,iosize=4 -kernel "$kernel" \
-		-initrd "$initrd" -append "test=none -- --run /tools/sleepmark 2")
+		-initrd "$initrd" -append "$append")
 	first=$(head -n 1 <<<"$out")
-	name="sleep_2s_under_load boot $i $machine smp=$cpus"
-	if [[ $first == RESULT* ]]; then
+	name="$name $machine smp=$cpus"
+	if [[ $first != RESULT* ]]; then
+		echo "not ok $i $name # ${first#ERROR }"
+		failures=$((failures + 1))
+	elif [[ $append == *clock_skew* ]] && ! grep -q "RTC check.*corrected from" <<<"$out"; then
+		echo "not ok $i $name # the RTC check did not correct the skewed clock"
+		failures=$((failures + 1))
+	else
 		read -r _ host guest <<<"$first"
 		# 2 s +- 5 %: 1.900 to 2.100 s of host time.
 		if awk -v h="$host" 'BEGIN { exit !(h >= 1.9 && h <= 2.1) }'; then
@@ -106,11 +114,17 @@ for ((i = 1; i <= boots; i++)); do
 			echo "not ok $i $name # host ${host} s (want 2 s +- 5 %), guest ${guest} ms"
 			failures=$((failures + 1))
 		fi
-	else
-		echo "not ok $i $name # ${first#ERROR }"
-		failures=$((failures + 1))
 	fi
 	tail -n +2 <<<"$out" | sed 's/^/# /'
+}
+
+for ((i = 1; i <= boots; i++)); do
+	config=${configs[$(((i - 1) % ${#configs[@]}))]}
+	check "$i" "sleep_2s_under_load boot $i" "${config%%:*}" "${config#*:}" \
+		"test=none -- --run /tools/sleepmark 2"
 done
+# The third sleep starts about 4 s after init: the RTC check has had time.
+check $((boots + 1)) "rtc_check_corrects_skewed_clock" microvm 2 \
+	"clock_skew=250000 test=none -- --run /tools/sleepmark 2 3"
 stop_load
 [[ $failures -eq 0 ]]

@@ -86,10 +86,10 @@ static void legacy_pic_disable(void)
 void arch_init_platform(void)
 {
 	legacy_pic_disable();
+	cpus_from_firmware();		// ACPI: CPUs, and the clock references
 	tsc_init();
 	xstate_init();
 	tlb_init_cpu();
-	cpus_from_firmware();
 	lapic_init();
 	lapic_init_this_cpu();
 	lapic_timer_calibrate();
@@ -101,6 +101,15 @@ void arch_init_platform(void)
 void arch_cpu_start_timer(void)
 {
 	lapic_timer_start(timer_hz);
+}
+
+// Every tick on every CPU, interrupts off: the RTC check of the clock's
+// first seconds (CPU 0), and the tick length after a correction.
+void arch_clock_tick(void)
+{
+	if (this_cpu()->id == 0)
+		tsc_rtc_tick();
+	lapic_timer_tick();
 }
 
 const char *arch_cpu_description(void)
@@ -121,9 +130,10 @@ const char *arch_cpu_description(void)
 const char *arch_clock_description(void)
 {
 	static char buf[120];
-	uint64_t mhz = tsc_hz() / 1000000;
+	uint64_t khz = tsc_hz() / 1000;
 
-	ksnprintf(buf, sizeof(buf), "TSC %lu.%03lu GHz (%s), APIC timer %lu MHz, tick %u Hz",
-		  mhz / 1000, mhz % 1000, tsc_source(), lapic_timer_hz() / 1000000, timer_hz);
+	ksnprintf(buf, sizeof(buf), "TSC %lu.%04lu GHz (%s), APIC timer %lu MHz, tick %u Hz",
+		  khz / 1000000, khz % 1000000 / 100, tsc_source(), lapic_timer_hz() / 1000000,
+		  timer_hz);
 	return buf;
 }

@@ -21,6 +21,10 @@ bool lapic_x2apic_mode(void);
 void lapic_timer_calibrate(void);
 void lapic_timer_start(unsigned hz);
 uint64_t lapic_timer_hz(void);
+// The TSC's rate was corrected from old to new: so is the timer's; every
+// CPU reloads its tick length in lapic_timer_tick (called on every tick).
+void lapic_timer_rescale(uint64_t old_tsc_hz, uint64_t new_tsc_hz);
+void lapic_timer_tick(void);
 
 // boot_stress (platform.c): tiny timer period from APIC enable on, IPIs
 // at CPUs coming online.
