@@ -417,6 +417,21 @@ static void monotonic_reader(void *arg)
 	__atomic_add_fetch(&readers_done, 1, __ATOMIC_SEQ_CST);
 }
 
+// A reader on 'cpu' and nowhere else (one from kthread_create may be
+// pulled to another CPU before it first runs).
+static struct thread *reader_on(int cpu)
+{
+	struct thread *t = thread_alloc("clock-reader");
+
+	if (!t)
+		return 0;
+	arch_thread_init(t, monotonic_reader, 0);
+	t->cpu = cpu;
+	t->affinity = cpumask_of(cpu);
+	sched_start(t);
+	return t;
+}
+
 // A correction of the rate (what the RTC check does) keeps the clock
 // monotonic on every CPU, read concurrently from all of them.  Runs on the
 // boot thread, on CPU 0 like the RTC check, so the two never overlap.
@@ -430,7 +445,7 @@ KTEST(time, clock_monotonic_across_rate_changes)
 	latest_seen = 0;
 	rate_test_running = true;
 	for (int i = 0; i < ncpus; i++)
-		if (cpus[i].online && kthread_create("clock-reader", monotonic_reader, 0, i))
+		if (cpus[i].online && reader_on(i))
 			readers++;
 	for (int round = 0; round < 200; round++) {
 		clock_set_rate(round % 2 ? rate / 10 * 11 : rate / 10 * 9);
