@@ -99,13 +99,27 @@ interrupt_return:
 	swapgs
 2:	iretq
 
-// NMIs are only used to stop CPUs after a panic.  An NMI can arrive
+// NMIs are only sent to stop CPUs after a panic.  An NMI can arrive
 // between SYSCALL and SWAPGS, where CS says "kernel" but GS is the user's,
-// so this path touches neither GS nor the interrupted state: it halts.
+// and at any point of boot, so this path touches neither GS, nor the
+// stack beyond the CPU's frame, nor any register but the flags (which
+// IRETQ restores): during a panic it halts; any other NMI (a watchdog, the
+// QEMU monitor's "nmi") is counted in nmis_ignored and ignored.
 nmi_entry:
-	cli
-3:	hlt
-	jmp	3b
+	cmpb	$0, panicking(%rip)
+	jne	3f
+	lock incq nmis_ignored(%rip)
+	iretq
+3:	cli
+4:	hlt
+	jmp	4b
+
+	.data
+	.balign 8
+	.globl nmis_ignored
+nmis_ignored:
+	.quad	0
+	.text
 
 // SYSCALL: RCX = user RIP, R11 = user RFLAGS, RSP still the user's.
 // Interrupts are off (SFMASK) until the frame is built.
