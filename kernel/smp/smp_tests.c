@@ -67,21 +67,6 @@ KTEST(smp, ipi_to_every_cpu_and_back)
 	return true;
 }
 
-// A kernel thread that runs on 'cpu' and nowhere else: one from
-// kthread_create may be pulled to an idle CPU before it first runs.
-static struct thread *pinned_kthread(const char *name, void (*fn)(void *), void *arg, int cpu)
-{
-	struct thread *t = thread_alloc(name);
-
-	if (!t)
-		return 0;
-	arch_thread_init(t, fn, arg);
-	t->cpu = cpu;
-	t->affinity = cpumask_of(cpu);
-	sched_start(t);
-	return t;
-}
-
 static void record_cpu(void *arg)
 {
 	*(volatile int *)arg = this_cpu()->id;
@@ -116,7 +101,7 @@ KTEST(smp, cross_call_every_cpu_to_every_cpu)
 	r.finished = 0;
 	for (int i = 0; i < ncpus; i++) {
 		r.ran_on[i] = -1;
-		KEXPECT(pinned_kthread("xcall-test", call_everyone, &r, i) != 0);
+		KEXPECT(kthread_create("xcall-test", call_everyone, &r, i) != 0);
 	}
 	uint64_t t0 = clock_monotonic_ns();
 	while (r.finished < ncpus && clock_monotonic_ns() - t0 < 10000000000ULL)
