@@ -113,6 +113,11 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 		file_put(f);
 		return rc;
 	}
+	// One position update for the whole vector, as Linux: the segments
+	// come from (or go to) consecutive bytes even with other users of the
+	// description.
+	if (!positioned)
+		file_pos_lock(f);
 	for (int64_t i = 0; i < count; i++) {
 		struct iobuf b = iobuf_user(iov[i].base);
 		size_t n = iov[i].len;
@@ -124,7 +129,7 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 		else if (positioned)
 			rc = write ? file_pwrite(f, &b, n, off + done) : file_pread(f, &b, n, off + done);
 		else
-			rc = write ? file_write(f, &b, n) : file_read(f, &b, n);
+			rc = write ? file_write_locked(f, &b, n) : file_read_locked(f, &b, n);
 		if (rc < 0)
 			break;
 		done += rc;
@@ -132,6 +137,8 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 			break;		// short transfer: stop here, as Linux does
 		rc = 0;
 	}
+	if (!positioned)
+		file_pos_unlock(f);
 	kfree(iov);
 	file_put(f);
 	return done ? done : rc;
@@ -281,7 +288,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 	flags = spin_lock_irqsave(&f->vn->lock);
 	int64_t size = (int64_t)f->vn->size;
 	spin_unlock_irqrestore(&f->vn->lock, flags);
-	flags = spin_lock_irqsave(&f->lock);
+	file_pos_lock(f);
 	switch (whence) {
 	case SEEK_SET:
 		base = 0;
@@ -297,7 +304,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 		// All of a file counts as data; its end is the only hole.
 		base = 0;
 		if (off < 0 || off >= size) {
-			spin_unlock_irqrestore(&f->lock, flags);
+			file_pos_unlock(f);
 			file_put(f);
 			return off < 0 ? -EINVAL : -ENXIO;
 		}
@@ -305,7 +312,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 			off = size;
 		break;
 	default:
-		spin_unlock_irqrestore(&f->lock, flags);
+		file_pos_unlock(f);
 		file_put(f);
 		return -EINVAL;
 	}
@@ -315,7 +322,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 		f->off = (uint64_t)result;
 		rc = result;
 	}
-	spin_unlock_irqrestore(&f->lock, flags);
+	file_pos_unlock(f);
 	file_put(f);
 	return rc;
 }
