@@ -89,15 +89,33 @@ interrupt_common:
 1:	PUSH_REGS
 	cld
 	movq	%rsp, %rdi
-	call	trap_dispatch
+	testb	$3, TF_CS(%rsp)
+	jnz	2f
+	// From the kernel: was it the IRET back to user space that faulted
+	// (the CPU refused the user frame: a non-canonical RIP on Intel, a
+	// bad SS)?  Then GS is already the user's and the registers are the
+	// user's: take the kernel's GS back and handle the fault as one in
+	// user mode, on the thread's user frame rebuilt by iret_fault_fixup.
+	leaq	iret_to_user(%rip), %rax
+	cmpq	%rax, TF_RIP(%rsp)
+	jne	2f
+	swapgs
+	call	iret_fault_fixup
+	movq	%rax, %rsp
+	movq	%rax, %rdi
+2:	call	trap_dispatch
 	.globl interrupt_return
 interrupt_return:
 	POP_REGS
 	addq	$16, %rsp			// vector and error code
 	testb	$3, 8(%rsp)
-	jz	2f
+	jz	3f
 	swapgs
-2:	iretq
+	// The only IRET to user space; a fault here lands in the check above.
+	.globl iret_to_user
+iret_to_user:
+	iretq
+3:	iretq
 
 // NMIs are only sent to stop CPUs after a panic.  An NMI can arrive
 // between SYSCALL and SWAPGS, where CS says "kernel" but GS is the user's,

@@ -13,6 +13,8 @@
 #include <kernel/console.h>
 #include <kernel/panic.h>
 #include <kernel/trap.h>
+#include <kernel/thread.h>
+#include <kernel/proc_internal.h>
 #include <kernel/smp.h>
 #include <lib/printf.h>
 
@@ -170,6 +172,33 @@ void trap_dispatch(struct trap_frame *f)
 		exit_to_user(f);
 	else if (f->vector >= 32)
 		preempt_from_interrupt(f);
+}
+
+// The IRET back to user space faulted (entry.S checked that and took
+// the kernel's GS back).  The CPU had not left the kernel: the general
+// registers already hold the user's values (saved in f), and the frame
+// the IRET was loading (rip, cs, rflags, rsp, ss) is the tail of the
+// thread's user frame at the top of the stack, which f->rsp points at.
+// Rebuild that frame whole so the fault is handled as a fault in user
+// mode at the address the IRET was going to: a signal for the process,
+// never a kernel fault.  f lies below it on the same stack and partly
+// overlaps it, hence the copy.
+struct trap_frame *iret_fault_fixup(struct trap_frame *f);	// called by entry.S
+
+struct trap_frame *iret_fault_fixup(struct trap_frame *f)
+{
+	struct trap_frame *u = thread_user_frame(current_thread());
+	struct trap_frame copy = *f;
+
+	if (f->rsp != (uint64_t)&u->rip)
+		panic_frame(f, "fault on IRET to user space with a frame not at the stack top");
+	copy.rip = u->rip;
+	copy.cs = u->cs;
+	copy.rflags = u->rflags;
+	copy.rsp = u->rsp;
+	copy.ss = u->ss;
+	*u = copy;
+	return u;
 }
 
 // Device interrupts: nothing is routed through the IOAPIC yet (the console

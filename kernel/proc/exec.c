@@ -293,8 +293,6 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');
 	strlcpy(t->name, base ? base + 1 : path, sizeof(t->name));
-	t->arch.fs_base = 0;
-	t->arch.gs_base = 0;
 	arch_exec_reset_thread(t);
 	arch_frame_init_user(f, entry, sp);
 }
