@@ -10,6 +10,16 @@
 // taken with interrupts enabled and never from an interrupt: a holder may
 // wait for other CPUs to acknowledge a TLB shootdown, and a CPU spinning
 // on the lock must still be able to take that IPI.
+//
+// The TLB rule: a frame is not freed, nor its reference dropped, until
+// every CPU that may cache a translation to it has flushed that
+// translation.  Otherwise a thread on another CPU keeps reading and
+// writing a frame that already belongs to someone else.  Every path that
+// takes a frame out of the page tables (munmap, MAP_FIXED, madvise,
+// mremap, brk, copy-on-write, exit, exec) hands it to a gather, which
+// shoots the range down and only then lets the frames go, before
+// mm->lock is released, so that no one sees the old translation once the
+// call returns.
 
 #include <kernel/vm.h>
 #include <kernel/cpu.h>
@@ -99,8 +109,63 @@ static int vma_split(struct vma *v, uint64_t at)
 	return 0;
 }
 
-// Releases the frames mapped in [start, end) and clears their entries.
-static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end)
+// Frames out of the page tables, waiting for the TLB shootdown of the
+// range their entries were in.
+#define GATHER_MAX 32
+
+struct gather {
+	struct mm *mm;
+	uint64_t start, end;		// entries changed in here; empty if start == end
+	int n;
+	uint64_t frames[GATHER_MAX];	// references to drop after the shootdown
+};
+
+static void gather_init(struct gather *g, struct mm *mm)
+{
+	g->mm = mm;
+	g->start = g->end = 0;
+	g->n = 0;
+}
+
+// Notes that entries in [start, end) changed: the range is flushed.
+static void gather_range(struct gather *g, uint64_t start, uint64_t end)
+{
+	if (g->start == g->end) {
+		g->start = start;
+		g->end = end;
+		return;
+	}
+	if (start < g->start)
+		g->start = start;
+	if (end > g->end)
+		g->end = end;
+}
+
+// Flushes the range everywhere, then drops the frames.  mm->lock held
+// (with interrupts on, as always), so no CPU sees the old entries once the
+// lock is released.
+static void gather_flush(struct gather *g)
+{
+	if (g->start != g->end)
+		tlb_shootdown(g->mm, g->start, g->end);
+	for (int i = 0; i < g->n; i++)
+		frame_unref(g->frames[i]);
+	g->start = g->end = 0;
+	g->n = 0;
+}
+
+// The entry for the page at va no longer maps frame pa (it was cleared or
+// replaced): pa's reference goes once every CPU has flushed va.
+static void gather_frame(struct gather *g, uint64_t va, uint64_t pa)
+{
+	if (g->n == GATHER_MAX)
+		gather_flush(g);
+	gather_range(g, va, va + PAGE_SIZE);
+	g->frames[g->n++] = pa;
+}
+
+// Clears the entries of [start, end) that map frames.
+static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gather *g)
 {
 	uint64_t va = start;
 	uint64_t *e;
@@ -108,13 +173,13 @@ static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end)
 	while ((e = pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
 		uint64_t pa = pte_frame(*e);
 		*e = 0;
-		frame_unref(pa);
+		gather_frame(g, va, pa);
 		va += PAGE_SIZE;
 	}
 }
 
 // Removes every mapping in [start, end), splitting VMAs at the edges.
-static int unmap_locked(struct mm *mm, uint64_t start, uint64_t end)
+static int unmap_locked(struct mm *mm, uint64_t start, uint64_t end, struct gather *g)
 {
 	struct vma **p = &mm->vmas;
 
@@ -135,7 +200,7 @@ static int unmap_locked(struct mm *mm, uint64_t start, uint64_t end)
 		if (v->end > end && vma_split(v, end) < 0)
 			return -ENOMEM;
 		*p = v->next;
-		unmap_pages(mm, v->start, v->end);
+		unmap_pages(mm, v->start, v->end, g);
 		vma_free(v);
 	}
 	return 0;
@@ -143,10 +208,16 @@ static int unmap_locked(struct mm *mm, uint64_t start, uint64_t end)
 
 static void mm_free(struct mm *mm)
 {
+	struct gather g;
+
 	// No thread runs it any more, but CPUs may still hold it in CR3
 	// lazily: move them off before the tables go.
 	arch_mm_drop_everywhere(mm);
-	unmap_locked(mm, 0, USER_END);
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	unmap_locked(mm, 0, USER_END, &g);
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
 	pt_root_free(mm->root_pa);
 	arch_mm_fini(mm);
 	kfree(mm);
@@ -184,7 +255,7 @@ static int vma_allows(struct vma *v, bool write, bool exec)
 	return 1;
 }
 
-static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
+static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, struct gather *g)
 {
 	struct vma *v = vma_find(mm, addr);
 	uint64_t page = addr & PAGE_MASK;
@@ -207,6 +278,8 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 	if (write && pte_is_cow(*e)) {
 		uint64_t old = pte_frame(*e);
 		if (frame_page(old)->refcount == 1) {
+			// Only ours: keep it.  A CPU still caching the read-only
+			// entry faults once more and flushes it (below).
 			*e = pte_make(old, v->prot, false, shared);
 		} else {
 			uint64_t pa = frame_alloc(0);
@@ -214,10 +287,10 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 				return -ENOMEM;
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);
 			*e = pte_make(pa, v->prot, false, shared);
-			frame_unref(old);
+			// Our reference to the shared frame goes only when no CPU
+			// can read it through this mm any more.
+			gather_frame(g, page, old);
 		}
-		// Other CPUs running this mm may cache the old translation.
-		tlb_shootdown(mm, page, page + PAGE_SIZE);
 		return 0;
 	}
 	// Present and allowed: a stale TLB entry (another CPU changed it).
@@ -227,8 +300,12 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 
 int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
 {
+	struct gather g;
+
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	int r = fault_locked(mm, addr, write, exec);
+	int r = fault_locked(mm, addr, write, exec, &g);
+	gather_flush(&g);
 	spin_unlock(&mm->lock);
 	return r;
 }
@@ -269,6 +346,8 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	struct vma *v = kzalloc(sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	struct gather g;
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
 	uint64_t start = addr;
 	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
@@ -279,7 +358,7 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 			err = -ENOMEM;
 		else if ((flags & MAP_FIXED_NOREPLACE) && !range_free(mm, addr, addr + size))
 			err = -EEXIST;
-		else if (unmap_locked(mm, addr, addr + size) < 0)
+		else if (unmap_locked(mm, addr, addr + size, &g) < 0)
 			err = -ENOMEM;
 	} else {
 		// A hint is honoured when that range is free.
@@ -289,14 +368,13 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 		if (!start)
 			err = -ENOMEM;
 	}
+	// MAP_FIXED may have replaced pages: no CPU may keep the old ones.
+	gather_flush(&g);
 	if (err) {
 		spin_unlock(&mm->lock);
 		kfree(v);
 		return err;
 	}
-	// MAP_FIXED may have replaced pages: no CPU may keep the old ones.
-	if (fixed)
-		tlb_shootdown(mm, start, start + size);
 	v->start = start;
 	v->end = start + size;
 	v->prot = prot;
@@ -311,13 +389,15 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	// Shared anonymous pages must exist before a fork can share them.
 	if ((v->flags & VMA_SHARED) || (flags & MAP_POPULATE)) {
 		for (uint64_t p = v->start; p < v->end; p += PAGE_SIZE) {
-			if (fault_locked(mm, p, false, false) == -ENOMEM) {
-				unmap_locked(mm, v->start, v->end);
+			if (fault_locked(mm, p, false, false, &g) == -ENOMEM) {
+				unmap_locked(mm, v->start, v->end, &g);
+				gather_flush(&g);
 				spin_unlock(&mm->lock);
 				return -ENOMEM;
 			}
 		}
 	}
+	gather_flush(&g);
 	spin_unlock(&mm->lock);
 	return (long)start;
 }
@@ -329,10 +409,12 @@ int vm_unmap(struct mm *mm, uint64_t addr, size_t len)
 	uint64_t end = addr + page_up(len);
 	if (end < addr || end > USER_END)
 		return -EINVAL;
+	struct gather g;
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	int r = unmap_locked(mm, addr, end);
+	int r = unmap_locked(mm, addr, end, &g);
+	gather_flush(&g);
 	spin_unlock(&mm->lock);
-	tlb_shootdown(mm, addr, end);
 	return r;
 }
 
@@ -379,8 +461,9 @@ int vm_protect(struct mm *mm, uint64_t addr, size_t len, int prot)
 			va += PAGE_SIZE;
 		}
 	}
-	spin_unlock(&mm->lock);
+	// Before anyone can rely on the new protection.
 	tlb_shootdown(mm, addr, end);
+	spin_unlock(&mm->lock);
 	return 0;
 nomem:
 	spin_unlock(&mm->lock);
@@ -394,16 +477,18 @@ int vm_discard(struct mm *mm, uint64_t addr, size_t len)
 	uint64_t end = addr + page_up(len);
 	if (end < addr)
 		return -EINVAL;
+	struct gather g;
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
 	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next) {
 		if (v->end <= addr || (v->flags & VMA_SHARED))
 			continue;
 		uint64_t s = v->start > addr ? v->start : addr;
 		uint64_t e = v->end < end ? v->end : end;
-		unmap_pages(mm, s, e);
+		unmap_pages(mm, s, e, &g);
 	}
+	gather_flush(&g);
 	spin_unlock(&mm->lock);
-	tlb_shootdown(mm, addr, end);
 	return 0;
 }
 
@@ -412,8 +497,11 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n)
 	const uint8_t *s = src;
 
 	while (n > 0) {
+		struct gather g;
+		gather_init(&g, mm);
 		spin_lock(&mm->lock);
-		int r = fault_locked(mm, va, true, false);
+		int r = fault_locked(mm, va, true, false, &g);
+		gather_flush(&g);
 		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
 		if (!e) {
 			spin_unlock(&mm->lock);
@@ -487,11 +575,13 @@ struct mm *mm_copy(struct mm *src)
 			va += PAGE_SIZE;
 		}
 	}
-	spin_unlock(&src->lock);
-	// The parent's writable pages just became read-only.
+	// The parent's writable pages just became read-only: before any
+	// thread of it writes again, and before the child can run.
 	tlb_shootdown(src, 0, USER_END);
+	spin_unlock(&src->lock);
 	return mm;
 fail:
+	tlb_shootdown(src, 0, USER_END);
 	spin_unlock(&src->lock);
 	mm_put(mm);
 	return 0;
@@ -534,8 +624,12 @@ long vm_move(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len)
 
 int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 {
+	struct gather g;
+
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	int r = fault_locked(mm, uaddr, false, false);
+	int r = fault_locked(mm, uaddr, false, false, &g);
+	gather_flush(&g);
 	uint64_t *e = r == 0 ? pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true) : 0;
 	if (e && pte_has_frame(*e))
 		*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);
