@@ -27,6 +27,11 @@ enum { PAGE = 4096 };
 #define KERNEL_ADDR	0xffff800000000000UL
 #define HUGE_LEN	(1UL << 47)
 
+#ifndef MADV_POPULATE_READ		// newer than musl's headers
+#define MADV_POPULATE_READ	22
+#define MADV_POPULATE_WRITE	23
+#endif
+
 // One raw system call and the answer Linux gives.
 struct row {
 	const char *what;
@@ -275,6 +280,70 @@ static void t_mremap_fixed(void)
 	munmap(p, 6 * PAGE);
 }
 
+// MADV_DONTFORK: the child does not get the range; MADV_WIPEONFORK: it
+// gets it empty; the parent keeps its bytes either way.
+static void t_madvise_fork_advice(void)
+{
+	char *p = mmap(0, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+
+	if (p == MAP_FAILED) {
+		fail("mmap: errno=%d", errno);
+		return;
+	}
+	p[0] = 'a';
+	p[PAGE] = 'b';
+	p[2 * PAGE] = 'c';
+	check_ok(madvise(p, PAGE, MADV_DONTFORK), "MADV_DONTFORK");
+	check_ok(madvise(p + PAGE, PAGE, MADV_WIPEONFORK), "MADV_WIPEONFORK");
+	pid = fork_child();
+	if (pid == 0) {
+		// The first page must be gone: mprotect of it says ENOMEM.
+		if (mprotect(p, PAGE, PROT_READ) == 0 || errno != ENOMEM)
+			_exit(1);
+		if (p[PAGE] != 0)
+			_exit(2);
+		if (p[2 * PAGE] != 'c')
+			_exit(3);
+		_exit(0);
+	}
+	check_child_ok(pid, "child: no first page, empty second, intact third");
+	check(p[0] == 'a' && p[PAGE] == 'b' && p[2 * PAGE] == 'c', "parent keeps its bytes");
+	check_ok(madvise(p, PAGE, MADV_DOFORK), "MADV_DOFORK");
+	check_ok(madvise(p + PAGE, PAGE, MADV_KEEPONFORK), "MADV_KEEPONFORK");
+	pid = fork_child();
+	if (pid == 0)
+		_exit(p[0] == 'a' && p[PAGE] == 'b' ? 0 : 1);
+	check_child_ok(pid, "child gets both pages back after DOFORK and KEEPONFORK");
+	char *s = mmap(0, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s != MAP_FAILED) {
+		check_errno(madvise(s, PAGE, MADV_WIPEONFORK), EINVAL, "WIPEONFORK on shared memory");
+		check_errno(madvise(s, PAGE, MADV_FREE), EINVAL, "MADV_FREE on shared memory");
+		munmap(s, PAGE);
+	}
+	check_errno(madvise(p, PAGE, MADV_REMOVE), EINVAL, "MADV_REMOVE on private memory");
+	munmap(p, 3 * PAGE);
+}
+
+// MADV_POPULATE_READ/WRITE fault pages in; they need the access allowed.
+static void t_madvise_populate(void)
+{
+	char *p = mmap(0, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = mmap(0, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || ro == MAP_FAILED) {
+		fail("mmap: errno=%d", errno);
+		return;
+	}
+	check_ok(madvise(p, 4 * PAGE, MADV_POPULATE_WRITE), "MADV_POPULATE_WRITE");
+	check(p[3 * PAGE] == 0, "populated pages read zero");
+	check_ok(madvise(ro, PAGE, MADV_POPULATE_READ), "MADV_POPULATE_READ of read-only");
+	check_errno(madvise(ro, PAGE, MADV_POPULATE_WRITE), EINVAL,
+		    "MADV_POPULATE_WRITE of read-only");
+	munmap(p, 4 * PAGE);
+	munmap(ro, PAGE);
+}
+
 // ---- many mappings ---------------------------------------------------------
 
 #define MAX_MAP_COUNT	65530	// Linux's default vm.max_map_count
@@ -389,6 +458,8 @@ static const struct test_case cases[] = {
 	{ "buffer_into_last_page", t_buffer_into_last_page },
 	{ "mremap_grow_in_place", t_mremap_grow_in_place },
 	{ "mremap_fixed", t_mremap_fixed },
+	{ "madvise_fork_advice", t_madvise_fork_advice },
+	{ "madvise_populate", t_madvise_populate },
 	{ "tens_of_thousands_of_mappings", t_many_mappings },
 	{ "max_map_count", t_map_count_limit },
 };
