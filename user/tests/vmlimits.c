@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -344,6 +345,148 @@ static void t_madvise_populate(void)
 	munmap(ro, PAGE);
 }
 
+// ---- the stack guard gap -----------------------------------------------------
+
+#define GUARD_GAP	(256 * PAGE)	// Linux's stack_guard_gap
+#define MIB		(1UL << 20)
+
+static volatile uintptr_t segv_addr;
+static sigjmp_buf segv_jump;
+
+static void on_segv(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig;
+	(void)ctx;
+	segv_addr = (uintptr_t)si->si_addr;
+	siglongjmp(segv_jump, 1);
+}
+
+// Catch SIGSEGV on an alternate stack (the normal one is what faulted).
+static int catch_segv(void)
+{
+	static char alt[64 * 1024];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	return sigaltstack(&ss, 0) == 0 && sigaction(SIGSEGV, &sa, 0) == 0;
+}
+
+// Grows the stack a page at a time (each frame touches both its ends)
+// until the frame is below 'floor'.
+static int __attribute__((noinline)) dig(uintptr_t floor)
+{
+	volatile char frame[PAGE];
+
+	frame[PAGE - 1] = 1;
+	frame[0] = 1;
+	if ((uintptr_t)frame <= floor)
+		return frame[0];
+	return dig(floor) + frame[PAGE - 1];
+}
+
+// In a child: a mapping placed where the stack would grow stops it with
+// SIGSEGV a guard gap above the mapping, which is never written.  Exit 0,
+// or the number of the check that failed.
+static int guard_gap_child(void)
+{
+	char here;
+	uintptr_t sp = (uintptr_t)&here;
+	uintptr_t x = (sp - 2 * MIB) & ~(uintptr_t)(PAGE - 1);
+	unsigned char *m;
+
+	if (!catch_segv())
+		return 2;
+	m = mmap((void *)x, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (m == MAP_FAILED)
+		return 3;
+	memset(m, 0x5a, PAGE);
+	if (sigsetjmp(segv_jump, 1) == 0) {
+		dig(x - 4 * PAGE);
+		return 4;		// the stack grew through the mapping
+	}
+	for (int i = 0; i < PAGE; i++)
+		if (m[i] != 0x5a)
+			return 5;	// the stack overwrote the mapping
+	if (segv_addr < x + PAGE)
+		return 6;		// the fault was in or below the mapping
+	if (segv_addr < x + GUARD_GAP)
+		return 7;		// the stack grew into the guard gap
+	return 0;
+}
+
+static void t_stack_guard_gap(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(guard_gap_child());
+	check_child_ok(pid, "stack stops a guard gap above a mapping "
+			    "(4: grew through, 5: overwrote it, 6: fault below, 7: into the gap)");
+}
+
+// In a child: mmap never puts a mapping of its choosing within the guard
+// gap below the stack, even when asked to with a hint.
+static int hint_gap_child(void)
+{
+	char here;
+	uintptr_t sp = (uintptr_t)&here;
+	uintptr_t low = (sp - 64 * 1024) & ~(uintptr_t)(PAGE - 1);
+
+	dig(low);		// the stack now reaches at least down to low
+	for (uintptr_t below = PAGE; below < GUARD_GAP; below *= 2) {
+		char *h = mmap((void *)(low - below), PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (h == MAP_FAILED)
+			return 2;
+		if ((uintptr_t)h + PAGE > low - GUARD_GAP && (uintptr_t)h < sp)
+			return 3;
+		munmap(h, PAGE);
+	}
+	return 0;
+}
+
+static void t_hint_in_guard_gap(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(hint_gap_child());
+	check_child_ok(pid, "no mapping placed in the guard gap (3: one was)");
+}
+
+// In a child: the stack stops growing at RLIMIT_STACK (SIGSEGV).
+static int rlimit_child(void)
+{
+	struct rlimit rl = { 256 * 1024, 256 * 1024 };
+	char here;
+	uintptr_t sp = (uintptr_t)&here;
+
+	if (!catch_segv())
+		return 2;
+	if (setrlimit(RLIMIT_STACK, &rl) < 0)
+		return 3;
+	if (sigsetjmp(segv_jump, 1) == 0) {
+		dig(sp - MIB);
+		return 4;		// grew past the limit
+	}
+	if (segv_addr > sp || segv_addr < sp - MIB)
+		return 5;
+	return 0;
+}
+
+static void t_stack_rlimit(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(rlimit_child());
+	check_child_ok(pid, "stack growth stops at RLIMIT_STACK (4: it did not)");
+}
+
 // ---- many mappings ---------------------------------------------------------
 
 #define MAX_MAP_COUNT	65530	// Linux's default vm.max_map_count
@@ -460,6 +603,9 @@ static const struct test_case cases[] = {
 	{ "mremap_fixed", t_mremap_fixed },
 	{ "madvise_fork_advice", t_madvise_fork_advice },
 	{ "madvise_populate", t_madvise_populate },
+	{ "stack_guard_gap", t_stack_guard_gap },
+	{ "hint_in_guard_gap", t_hint_in_guard_gap },
+	{ "stack_rlimit", t_stack_rlimit },
 	{ "tens_of_thousands_of_mappings", t_many_mappings },
 	{ "max_map_count", t_map_count_limit },
 };
