@@ -31,6 +31,7 @@
 #include <kernel/smp.h>
 #include <kernel/panic.h>
 #include <kernel/thread.h>
+#include <kernel/process.h>
 #include <kernel/arch.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
@@ -44,9 +45,16 @@
 
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 
+// The stack grows down into room that mmap leaves to it (at least 128
+// MiB, as Linux), never closer than a guard gap to the mapping below it;
+// mmap places nothing of its own choosing in that gap either.
+#define STACK_ROOM	(128UL << 20)
+#define STACK_GUARD_GAP	(256UL * PAGE_SIZE)
+#define RLIMIT_STACK	3
+
 // Where mmap looks for room when given no usable hint: upward from
-// mm->mmap_base, below the stack.
-#define MMAP_TOP	(USER_STACK_TOP - USER_STACK_SIZE)
+// mm->mmap_base, below the stack's room.
+#define MMAP_TOP	(USER_STACK_TOP - STACK_ROOM)
 // MAP_32BIT: somewhere in the second GiB, as Linux does on x86-64.
 #define MAP_32BIT_LO	0x40000000UL
 #define MAP_32BIT_HI	0x80000000UL
@@ -55,6 +63,7 @@
 #define VMA_NORESERVE	0x02	// MAP_NORESERVE: not held against RAM
 #define VMA_DONTFORK	0x04	// MADV_DONTFORK: a child does not get it
 #define VMA_WIPEONFORK	0x08	// MADV_WIPEONFORK: a child gets it empty
+#define VMA_GROWSDOWN	0x10	// a stack: a fault below it grows it
 
 struct vma {
 	struct vt_node node;		// [node.start, node.end) and its place in mm->vmas
@@ -386,11 +395,46 @@ static int populate_range(struct mm *mm, struct vma *v, uint64_t start, uint64_t
 	return 0;
 }
 
+// The calling process's RLIMIT_STACK (as Linux, read at fault time).
+static uint64_t stack_limit(void)
+{
+	struct thread *t = current_thread();
+
+	if (!t || !t->proc)
+		return USER_STACK_SIZE;
+	return t->proc->rlimits[RLIMIT_STACK].cur;
+}
+
+// A fault below a grows-down mapping: extends it down to the page, unless
+// that makes it larger than RLIMIT_STACK or brings it within the guard
+// gap of an accessible mapping below (Linux's rule).  The mapping, or
+// NULL: SIGSEGV.
+static struct vma *grow_stack(struct mm *mm, uint64_t addr)
+{
+	struct vma *v = vma_from(mm, addr);
+	uint64_t page = addr & PAGE_MASK;
+
+	if (!v || !(v->flags & VMA_GROWSDOWN) || page < USER_MIN_ADDR)
+		return 0;
+	if (v->node.end - page > stack_limit())
+		return 0;
+	struct vma *prev = vma_prev(v);
+	if (prev && !(prev->flags & VMA_GROWSDOWN) &&
+	    (prev->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) &&
+	    page - prev->node.end < STACK_GUARD_GAP)
+		return 0;
+	v->node.start = page;
+	vt_update(&v->node);
+	return v;
+}
+
 static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, struct gather *g)
 {
 	struct vma *v = vma_find(mm, addr);
 	uint64_t page = addr & PAGE_MASK;
 
+	if (!v)
+		v = grow_stack(mm, addr);
 	if (!v)
 		return -EFAULT;
 	if (!vma_allows(v, write, exec))
@@ -506,6 +550,8 @@ static int vma_flags_for(int map_flags)
 		f |= VMA_SHARED;
 	if (map_flags & MAP_NORESERVE)
 		f |= VMA_NORESERVE;
+	if (map_flags & MAP_GROWSDOWN)
+		f |= VMA_GROWSDOWN;
 	return f;
 }
 
@@ -559,6 +605,8 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	v->node.end = (uint64_t)start + size;
 	v->prot = prot;
 	v->flags = vflags;
+	if (vflags & VMA_GROWSDOWN)
+		v->node.guard = STACK_GUARD_GAP;
 	if (file) {
 		vnode_get(file);
 		v->file = file;
@@ -641,10 +689,13 @@ int vm_protect(struct mm *mm, uint64_t start, size_t len, int prot, bool growsdo
 		goto out;
 	}
 	if (growsdown) {
-		err = -EINVAL;		// no mapping grows down (yet)
-		goto out;
-	}
-	if (v->node.start > start) {
+		// PROT_GROWSDOWN: down to the start of the stack mapping.
+		if (!(v->flags & VMA_GROWSDOWN)) {
+			err = -EINVAL;
+			goto out;
+		}
+		start = v->node.start;
+	} else if (v->node.start > start) {
 		err = -ENOMEM;
 		goto out;
 	}

@@ -50,12 +50,9 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 		return -EOPNOTSUPP;
 	if (len == 0)
 		return -EINVAL;
-	// No huge pages are reserved (Linux's answer then), and no mapping
-	// grows down.
+	// No huge pages are reserved: Linux's answer then.
 	if (flags & MAP_HUGETLB)
 		return -ENOMEM;
-	if (flags & MAP_GROWSDOWN)
-		return -EINVAL;
 	// Protection bits beyond these are ignored by Linux's mmap.
 	prot &= PROT_READ | PROT_WRITE | PROT_EXEC;
 	if (!(flags & MAP_ANONYMOUS)) {
