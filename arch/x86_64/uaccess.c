@@ -11,6 +11,8 @@
 #include <kernel/trap.h>
 #include <kernel/thread.h>
 #include <kernel/vm.h>
+#include <kernel/cpu.h>
+#include <mm/oom.h>
 #include <kernel/console.h>
 #include <arch/irq.h>
 #include <arch/irq_vectors.h>
@@ -64,7 +66,13 @@ static bool resolve_user_fault(struct trap_frame *f, uint64_t addr)
 		return false;
 	}
 	irq_enable();
-	int r = vm_fault(t->mm, addr, page_fault_write(f), false);
+	// Out of memory: the OOM policy may make us wait, unless we hold a
+	// lock (then the copy fails).
+	bool can_sleep = this_cpu()->preempt_count == 0;
+	int r;
+	for (int tries = 0; (r = vm_fault(t->mm, addr, page_fault_write(f), false)) == -ENOMEM; tries++)
+		if (!oom_retry(tries, can_sleep))
+			break;
 	irq_disable();
 	return r == 0;
 }

@@ -36,6 +36,7 @@
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
+#include <mm/oom.h>
 #include <fs/vfs.h>
 #include <fs/vnode.h>
 #include <lib/string.h>
@@ -334,6 +335,7 @@ static void mm_free(struct mm *mm)
 	spin_unlock(&mm->lock);
 	pt_root_free(mm->root_pa);
 	arch_mm_fini(mm);
+	oom_forget_mm(mm);
 	kfree(mm);
 }
 
@@ -345,10 +347,19 @@ void mm_put(struct mm *mm)
 
 // ---- faults ----
 
+// A frame for user memory, only while free frames stay above the
+// kernel's reserve (mm/oom.h): 0 means out of memory.
+static uint64_t user_frame(bool zeroed)
+{
+	if (!oom_user_may_allocate())
+		return 0;
+	return zeroed ? frame_alloc_zeroed(0) : frame_alloc(0);
+}
+
 // A new frame for the page at 'page' in v: zeros, or the file's bytes.
 static uint64_t fill_page(struct vma *v, uint64_t page)
 {
-	uint64_t pa = frame_alloc_zeroed(0);
+	uint64_t pa = user_frame(true);
 
 	if (!pa || !v->file || page >= v->file_end)
 		return pa;
@@ -452,7 +463,7 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 			// entry faults once more and flushes it (below).
 			*e = pte_make(old, v->prot, false, shared);
 		} else {
-			uint64_t pa = frame_alloc(0);
+			uint64_t pa = user_frame(false);
 			if (!pa)
 				return -ENOMEM;
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);

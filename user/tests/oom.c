@@ -1,4 +1,5 @@
-// oom: a process that touches memory until none is left.  It must be the
+// oom: a process that touches memory until none is left (itself, or by
+// having read() fill it from /dev/zero).  It must be the
 // one that dies (SIGKILL, as Linux's OOM killer does), while a bystander
 // that keeps allocating and checking its own memory at the same time, the
 // test program itself and init live on; afterwards the free memory comes
@@ -7,13 +8,15 @@
 // On a large machine the hog would take a long time and press on
 // everything else, so the cases are skipped when RAM is above 2 GiB.  To
 // run them on a Linux host, confine the program to a memory cgroup
-// (cgroup v1: memory.limit_in_bytes = 256M) and set OOM_TEST_FORCE=1;
-// the free-memory check is then only as good as the host is quiet.
+// (cgroup v1: memory.limit_in_bytes = 256M) and set OOM_TEST_FORCE=1.
+// There the free-memory check is only as good as the host is quiet, and
+// the cgroup's OOM killer now and then takes the bystander too.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,9 +79,23 @@ static void *touch_all(void *arg)
 	return 0;
 }
 
+// Has the kernel fill the memory instead: read() from /dev/zero, so the
+// faults happen inside the kernel's copy to user memory.
+static int fill_by_read(void)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0)
+		return 5;
+	for (size_t off = 0; off < hog_len; off += MIB)
+		if (read(fd, hog_area + off, MIB) < 0)
+			return 6;
+	return 4;
+}
+
 // Touches twice the machine's memory (MAP_NORESERVE: the mapping itself
 // is allowed, the pages are not there).  Returns only if it survived.
-static int run_hog(int threads)
+static int run_hog(int threads, bool by_read)
 {
 	pthread_t t[4];
 
@@ -89,6 +106,8 @@ static int run_hog(int threads)
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (hog_area == MAP_FAILED)
 		return 2;
+	if (by_read)
+		return fill_by_read();
 	for (int i = 1; i < threads; i++)
 		if (pthread_create(&t[i], 0, touch_all, (void *)(uintptr_t)i) != 0)
 			return 3;
@@ -128,7 +147,7 @@ static int run_bystander(int stop_fd)
 
 // ---- cases ----
 
-static void hog_and_bystander(int threads)
+static void hog_and_bystander(int threads, bool by_read)
 {
 	uint64_t before;
 	int stop[2];
@@ -148,7 +167,7 @@ static void hog_and_bystander(int threads)
 	close(stop[0]);
 	hog = fork_child();
 	if (hog == 0)
-		_exit(run_hog(threads));
+		_exit(run_hog(threads, by_read));
 	check_killed_by(hog, SIGKILL, "the hog");
 	close(stop[1]);
 	check_child_ok(bystander, "the bystander (1: its memory changed, 2: no memory)");
@@ -167,8 +186,9 @@ static void hog_and_bystander(int threads)
 		     (unsigned long long)(after / MIB), (unsigned long long)(before / MIB));
 }
 
-static void t_hog_killed(void)		{ hog_and_bystander(1); }
-static void t_threaded_hog_killed(void)	{ hog_and_bystander(4); }
+static void t_hog_killed(void)		{ hog_and_bystander(1, false); }
+static void t_threaded_hog_killed(void)	{ hog_and_bystander(4, false); }
+static void t_read_hog_killed(void)	{ hog_and_bystander(1, true); }
 
 // After all that, an ordinary allocation of a good part of memory works.
 static void t_memory_usable_after(void)
@@ -193,6 +213,7 @@ static void t_memory_usable_after(void)
 static const struct test_case cases[] = {
 	{ "hog_killed_bystander_lives", t_hog_killed },
 	{ "threaded_hog_killed_bystander_lives", t_threaded_hog_killed },
+	{ "read_hog_killed_bystander_lives", t_read_hog_killed },
 	{ "memory_usable_after", t_memory_usable_after },
 };
 
