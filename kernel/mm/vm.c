@@ -716,6 +716,14 @@ int vm_protect(struct mm *mm, uint64_t start, size_t len, int prot, bool growsdo
 			err = -ENOMEM;		// a hole
 			break;
 		}
+		if (v->prot == prot) {
+			// Nothing to change: no split (which could fail at the
+			// map count limit), as Linux.
+			cur = v->node.end;
+			last = v;
+			v = vma_next(v);
+			continue;
+		}
 		if ((err = boundary_at(mm, start)) < 0 || (err = boundary_at(mm, end)) < 0)
 			break;
 		v = vma_find(mm, cur);
