@@ -927,7 +927,9 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 		return -ENOMEM;
 	int r = unmap_locked(mm, new_addr, new_addr + new_len, g);
 	if (r == 0 && old_len > new_len) {
-		r = unmap_locked(mm, old + new_len, old + old_len, g);
+		r = unmap_range_ok(old + new_len, old_len - new_len);
+		if (r == 0)
+			r = unmap_locked(mm, old + new_len, old + old_len, g);
 		old_len = new_len;
 	}
 	if (r < 0)
