@@ -133,7 +133,7 @@ static void load_user_bases(struct thread *t)
 
 bool arch_user_base_ok(uint64_t base)
 {
-	return base < TASK_SIZE_MAX;
+	return base < USER_TOP;
 }
 
 uint64_t arch_user_fs(void)

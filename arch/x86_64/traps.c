@@ -90,7 +90,7 @@ static void exception(struct trap_frame *f)
 					page_fault_present(f));
 			return;
 		}
-		if (uaccess_fixup(f))
+		if (uaccess_fixup(f, addr))
 			return;
 		// A kernel fault on a user address outside uaccess is a bug, but
 		// demand paging of user memory the kernel touches goes through
@@ -158,8 +158,10 @@ void trap_dispatch(struct trap_frame *f)
 	struct cpu *c = this_cpu();
 
 	if (f->vector < 32) {
-		// Exceptions keep the interrupted context's interrupt state: a
-		// user fault may sleep (paging), a kernel one does not care.
+		// The gate turned interrupts off.  A fault from user mode may
+		// sleep or wait for a lock: on again.  A kernel one stays off,
+		// except that a fault inside a user-memory copy turns them back
+		// on while it resolves the fault (uaccess_fixup).
 		if (trap_from_user(f))
 			irq_enable();
 		exception(f);

@@ -8,6 +8,7 @@
 #include <kernel/thread.h>
 #include <kernel/process.h>
 #include <kernel/vm.h>
+#include <mm/oom.h>
 #include <kernel/panic.h>
 #include <kernel/console.h>
 #include <kernel/ktest.h>
@@ -15,18 +16,22 @@
 #include <lib/string.h>
 #include <uapi/errno.h>
 
+// Out of memory is not the faulting thread's fault: the OOM policy kills
+// a victim and the fault is tried again (mm/oom.h).  If the thread is the
+// one to die, it returns with SIGKILL pending.
 void user_page_fault(struct trap_frame *f, uint64_t addr, bool write, bool exec, bool present)
 {
 	struct thread *t = current_thread();
-	int r = vm_fault(t->mm, addr, write, exec);
+	int r;
 
+	(void)f;
 	(void)present;
+	for (int tries = 0; (r = vm_fault(t->mm, addr, write, exec)) == -ENOMEM; tries++)
+		if (!oom_retry(tries, true))
+			return;
 	if (r == 0)
 		return;
-	if (r == -ENOMEM)
-		kprintf("%s[%d]: out of memory at %#lx\n", t->name, t->proc->pid, addr);
 	signal_force_fault(SIGSEGV, r == -EACCES ? SEGV_ACCERR : SEGV_MAPERR, addr);
-	(void)f;
 }
 
 // Exception flags (bits 0-5: invalid, denormal, divide by zero,

@@ -83,6 +83,9 @@ void page_free(void *va, unsigned order);
 
 // Frames managed (usable RAM) and frames free right now.
 void frame_stats(uint64_t *total_pages, uint64_t *free_pages);
+// Frames free right now, read without the lock (for policy checks on hot
+// paths, where a slightly stale count is fine).
+uint64_t frame_free_estimate(void);
 
 // Reports memory-allocator corruption (double free, bad pointer).  The
 // kernel panics; host tests record the report and carry on, so callers

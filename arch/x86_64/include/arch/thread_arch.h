@@ -33,7 +33,7 @@ void arch_set_user_fs(uint64_t base);
 void arch_set_user_gs(uint64_t base);
 
 // Can a user FS/GS base (or CLONE_SETTLS value) be set to this?  Linux's
-// limit: below TASK_SIZE_MAX, the last page under the non-canonical hole.
+// limit: below USER_TOP, the last page under the non-canonical hole.
 bool arch_user_base_ok(uint64_t base);
 
 // clone: the child's bases are the caller's current ones, or 'tls' for FS
