@@ -246,6 +246,11 @@ const char *arch_fac_name(int f)
 	return f == FAC_XSTATE ? "FP" : "AMX";
 }
 
+bool arch_fac_present(int f)
+{
+	return f == FAC_XSTATE || amx;
+}
+
 static bool amx_permitted(struct thread *t)
 {
 	return t->proc && (t->proc->arch.xfeatures_perm & XFEATURE_TILEDATA);

@@ -77,8 +77,9 @@ struct fac_policy {
 extern struct fac_policy fac_policy;
 const char *fac_policy_name(void);
 
-// The switch path, with interrupts off: prev leaves this CPU for next.
-void fac_switch(struct thread *prev, struct thread *next);
+// The switch path, with interrupts off: prev leaves this CPU.  (What the
+// next thread may see is decided when it returns to user mode.)
+void fac_switch_out(struct thread *prev);
 // The last step before user mode (interrupts off): switch each facility
 // on or off for t, loading or wiping registers as the policy says.
 void fac_return_to_user(struct thread *t);

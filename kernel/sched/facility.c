@@ -233,12 +233,13 @@ static void guard_registers(struct thread *t, int f)
 	c->stats.resets++;
 }
 
-void fac_switch(struct thread *prev, struct thread *next)
+void fac_switch_out(struct thread *prev)
 {
-	(void)next;
 	if (!prev->mm)
 		return;		// kernel threads never touch these registers
 	for (int f = 0; f < NR_FACILITIES; f++) {
+		if (!arch_fac_present(f))
+			continue;
 		struct fac_thread *pf = &prev->fac[f];
 		struct fac_cpu *c = here(f);
 
@@ -274,6 +275,8 @@ void fac_return_to_user(struct thread *t)
 		struct fac_cpu *c = here(f);
 		bool on;
 
+		if (!arch_fac_present(f))
+			continue;
 		if (live_here(t, f)) {
 			on = true;
 			c->stats.restore_skips++;

@@ -277,7 +277,7 @@ void schedule(void)
 	next->slice = next->slice > 0 ? next->slice : SCHED_SLICE_TICKS;
 	c->current = next;
 	c->switch_prev = prev;
-	fac_switch(prev, next);
+	fac_switch_out(prev);
 	arch_context_switch(prev, next);
 	// Back in prev, possibly on another CPU, with that CPU's lock held.
 	sched_finish_switch();

@@ -9,7 +9,8 @@
 // in the rate.
 //
 // Output: one line,
-//   RESULT ctxsw mech=pipe mode=thread cpus=0,0 vec=none once=0
+//   RESULT ctxsw kernel=switchyard policy=deferred:256 mech=pipe mode=thread
+//          cpus=0,0 vec=none once=0
 //          switches_per_sec=N switches=N seconds=S
 // or, when the CPU or kernel lacks the requested registers,
 //   SKIP ctxsw ... reason=...
@@ -84,7 +85,7 @@ static void usage(FILE *out)
 		"  -v  registers each side touches every round; default none\n"
 		"  -o  touch them once at the start only, then never again\n"
 		"  -d  how long to run, in seconds; default 2\n"
-		"Prints one line: RESULT ctxsw mech=.. mode=.. cpus=.. vec=.. once=..\n"
+		"Prints one line: RESULT ctxsw kernel=.. policy=.. mech=.. mode=.. cpus=.. vec=.. once=..\n"
 		"  switches_per_sec=.. switches=.. seconds=..  (a switch = one handoff)\n");
 }
 
@@ -368,10 +369,16 @@ static int parse_options(int argc, char **argv)
 	return optind == argc;
 }
 
+// Called after the run: reading the policy uses stdio, which may touch
+// vector registers, and must not make a "vec=none" side a user of them.
 static void print_settings(const char *tag)
 {
-	printf("%s ctxsw mech=%s mode=%s cpus=%d,%d vec=%s once=%d", tag, mech_names[opt.mech],
-	       opt.processes ? "process" : "thread", opt.cpu[0], opt.cpu[1], vec_names[opt.vec], opt.once);
+	char kernel[32], policy[48];
+
+	kernel_and_policy(kernel, sizeof(kernel), policy, sizeof(policy));
+	printf("%s ctxsw kernel=%s policy=%s mech=%s mode=%s cpus=%d,%d vec=%s once=%d", tag, kernel,
+	       policy, mech_names[opt.mech], opt.processes ? "process" : "thread", opt.cpu[0],
+	       opt.cpu[1], vec_names[opt.vec], opt.once);
 }
 
 int main(int argc, char **argv)

@@ -24,6 +24,7 @@
 struct thread;
 
 const char *arch_fac_name(int f);		// for messages: "FP", "AMX"
+bool arch_fac_present(int f);			// the CPU has it (and it is enabled)
 // Can t use facility f at all (the CPU has it, t may use it, and its save
 // area has room)?  Only then may it be loaded without a trap.
 bool arch_fac_usable(int f, struct thread *t);
