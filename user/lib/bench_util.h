@@ -49,7 +49,7 @@ static inline void kernel_and_policy(char *kernel, size_t ksize, char *policy, s
 	FILE *f = fopen("/proc/switchyard/facilities", "r");
 
 	if (f && fgets(line, sizeof(line), f) && strncmp(line, "policy ", 7) == 0) {
-		line[strcspn(line, "\n")] = 0;
+		line[strcspn(line, " \n")] = 0;
 		snprintf(kernel, ksize, "switchyard");
 		snprintf(policy, psize, "%.*s", (int)psize - 1, line + 7);
 	} else {
