@@ -6,8 +6,11 @@
 //	--tests [NAME...]	run the test programs in /tests (all, or the
 //				named ones), then the shell scripts there
 //	--bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
+//		[--policies LIST [--rounds R]]
 //				run the benchmark matrix and let each program
-//				print its RESULT lines
+//				print its RESULT lines (with --policies: each
+//				run R times under each policy in turn, the
+//				policy changed at run time)
 //	--run PROGRAM ARGS...	run one program; exit with its status
 //	--exit			exit at once (boots that only test the kernel)
 //	(nothing)		print a banner and run /bin/sh
@@ -321,11 +324,18 @@ static const struct { const char *vec; bool once; } ctxsw_vecs[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-// Run one benchmark, with sysstat in front when present so the counter
-// deltas of the run print beside its RESULT line.
 // Benchmark programs that failed: --bench exits 1 when there were any.
 static int bench_failures;
 
+// --policies LIST --rounds R: every run is made R times under each policy
+// in turn, the policy changed at run time, so policies are compared
+// within one boot (a boot's own speed varies by more than the policies
+// differ under TCG).  Without --policies each run is made once.
+static const char *bench_policies;
+static int bench_rounds = 1;
+
+// Run one benchmark, with sysstat in front when present so the counter
+// deltas of the run print beside its RESULT line.
 static void run_bench(char **args)
 {
 	char *argv[MAX_ARGS];
@@ -341,6 +351,41 @@ static void run_bench(char **args)
 	report_status(base_name(args[0]), status);
 	if (status != 0)
 		bench_failures++;
+}
+
+static bool set_policy(const char *name, size_t len)
+{
+	char cmd[64];
+	int fd = open("/proc/switchyard/facilities", O_WRONLY);
+	int n = snprintf(cmd, sizeof(cmd), "policy %.*s\n", (int)len, name);
+	bool ok = fd >= 0 && write(fd, cmd, (size_t)n) == n;
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		say("# init: cannot set the policy %.*s: %s", (int)len, name, strerror(errno));
+	return ok;
+}
+
+// One benchmark run, or R rounds of it under each policy of --policies.
+static void run_compared(char **args)
+{
+	if (!bench_policies) {
+		run_bench(args);
+		return;
+	}
+	for (int r = 0; r < bench_rounds; r++) {
+		for (const char *p = bench_policies; *p;) {
+			size_t len = strcspn(p, ",");
+			if (set_policy(p, len))
+				run_bench(args);
+			else
+				bench_failures++;
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
 }
 
 // How many CPUs to plan for: the runner's hint, else what the kernel says.
@@ -407,7 +452,7 @@ static void run_ctxsw_matrix(int ncpu, const char *mechs, const char *seconds)
 		args[n++] = "-d";
 		args[n++] = secs;
 		args[n] = NULL;
-		run_bench(args);
+		run_compared(args);
 	}
 }
 
@@ -433,11 +478,12 @@ static void run_pipebench(int ncpu)
 			continue;
 		for (int i = 0; i < 4 && variants[v][i]; i++)
 			args[i + 1] = variants[v][i];
-		run_bench(args);
+		run_compared(args);
 	}
 }
 
 // --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
+//	   [--policies LIST [--rounds R]]
 static int run_benchmarks(int argc, char **argv)
 {
 	int hint = 0;
@@ -453,6 +499,10 @@ static int run_benchmarks(int argc, char **argv)
 			seconds = argv[++i];
 		else if (strcmp(argv[i], "--no-pipebench") == 0)
 			pipebench = false;
+		else if (strcmp(argv[i], "--policies") == 0 && i + 1 < argc)
+			bench_policies = argv[++i];
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			bench_rounds = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
 		else
 			say("# init: --bench: ignoring %s", argv[i]);
 	}
