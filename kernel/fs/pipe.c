@@ -12,6 +12,7 @@
 #include <lib/string.h>
 #include <mm/kmalloc.h>
 #include <mm/frame.h>
+#include <mm/phys.h>
 #include <uapi/errno.h>
 #include <uapi/signal.h>
 
@@ -41,6 +42,7 @@ struct pipe *pipe_alloc(void)
 		kfree(p);
 		return NULL;
 	}
+	frame_set_use(virt_to_phys(p->ring), FRAME_PIPE);
 	spin_init(&p->lock, "pipe");
 	return p;
 }

@@ -355,6 +355,7 @@ static void *pin_page(struct vnode *vn, uint64_t index, bool alloc)
 		pa = frame_alloc_zeroed(0);
 		if (!pa)
 			return NULL;
+		frame_set_use(pa, FRAME_FILE);
 		page = phys_to_virt(pa);
 		vn->pages[index] = page;
 	}

@@ -163,6 +163,8 @@ static uint64_t fill_page(struct vma *v, uint64_t page)
 {
 	uint64_t pa = frame_alloc_zeroed(0);
 
+	if (pa)
+		frame_set_use(pa, FRAME_USER);
 	if (!pa || !v->file || page >= v->file_end)
 		return pa;
 	uint64_t n = v->file_end - page;
@@ -212,6 +214,7 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 			uint64_t pa = frame_alloc(0);
 			if (!pa)
 				return -ENOMEM;
+			frame_set_use(pa, FRAME_USER);
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);
 			*e = pte_make(pa, v->prot, false, shared);
 			frame_unref(old);
