@@ -1,6 +1,6 @@
 // Synthetic files: /proc/self/exe, /proc/meminfo and, under
-// /proc/switchyard, cpustat (per-CPU counters) and memstat (memory by
-// use, for leak checks).
+// /proc/switchyard, cpustat (per-CPU counters), memstat (memory by use,
+// for leak checks) and fail_alloc (allocation-failure injection).
 
 #include <fs/dev.h>
 #include <fs/vfs.h>
@@ -10,6 +10,7 @@
 #include <kernel/proc_internal.h>
 #include <lib/printf.h>
 #include <lib/string.h>
+#include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
@@ -299,6 +300,38 @@ static long memstat_write(struct vnode *vn, struct file *f, uint64_t off, struct
 
 static const struct vnode_ops memstat_ops = { .read = memstat_read, .write = memstat_write };
 
+// ---- /proc/switchyard/fail_alloc ----
+
+// Rendered on the stack: reading must not allocate, or a pending "self K"
+// failure would be spent on the read that asks about it.
+static long fail_alloc_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	char text[256];
+	size_t len = fail_inject_render(text, sizeof(text));
+
+	(void)vn; (void)f;
+	if (off >= len)
+		return 0;
+	if (n > len - off)
+		n = len - off;
+	return iobuf_put(b, 0, text + off, n) < 0 ? -EFAULT : (long)n;
+}
+
+static long fail_alloc_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			     size_t n)
+{
+	char cmd[40];
+	long rc = read_command(b, n, cmd, sizeof(cmd));
+
+	(void)vn; (void)f; (void)off;
+	if (rc == 0)
+		rc = fail_inject_command(cmd);
+	return rc < 0 ? rc : (long)n;
+}
+
+static const struct vnode_ops fail_alloc_ops = { .read = fail_alloc_read,
+						 .write = fail_alloc_write };
+
 // ---- the tree ----
 
 static int add_file(const char *dir, const char *name, enum vnode_type type, uint32_t perm,
@@ -325,5 +358,7 @@ int procfs_init(void)
 		rc = add_file("/proc/switchyard", "cpustat", VNODE_REG, 0644, &cpustat_ops);
 	if (rc == 0)
 		rc = add_file("/proc/switchyard", "memstat", VNODE_REG, 0644, &memstat_ops);
+	if (rc == 0)
+		rc = add_file("/proc/switchyard", "fail_alloc", VNODE_REG, 0644, &fail_alloc_ops);
 	return rc;
 }

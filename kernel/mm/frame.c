@@ -9,6 +9,7 @@
 #include <kernel/spinlock.h>
 #include <lib/string.h>
 #include <mm/buddy.h>
+#include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/phys.h>
 
@@ -90,6 +91,8 @@ uint64_t frame_alloc(unsigned order)
 {
 	uint64_t pa;
 
+	if (fail_inject_alloc())
+		return 0;
 	uint64_t irq = spin_lock_irqsave(&frame_lock);
 	bool ok = buddy_alloc(&frames, order, &pa);
 	spin_unlock_irqrestore(&frame_lock, irq);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include <kernel/spinlock.h>
+#include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
@@ -206,6 +207,8 @@ static void *large_alloc(size_t size)
 
 void *kmalloc(size_t size)
 {
+	if (fail_inject_alloc())
+		return NULL;
 	if (size <= KMALLOC_MAX_SLAB_SIZE)
 		return slab_alloc(size_to_class(size));
 	return large_alloc(size);

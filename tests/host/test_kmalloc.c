@@ -10,6 +10,7 @@
 
 #include <kernel/spinlock.h>
 #include <mm/buddy.h>
+#include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
@@ -86,6 +87,18 @@ void frame_free(uint64_t pa, unsigned order)
 	}
 	if (!buddy_free(&frames, pa, order))
 		mm_fatal("frame_free: not an allocated block", pa);
+}
+
+// Allocation-failure injection as mm/fail_inject.h provides it in the
+// kernel: here the test says which call fails.
+static bool inject_next;
+
+bool fail_inject_alloc(void)
+{
+	bool fail = inject_next;
+
+	inject_next = false;
+	return fail;
 }
 
 void frame_set_use(uint64_t pa, enum frame_use use)
@@ -379,6 +392,34 @@ static bool test_slab_accounting(void)
 	return all_frames_back(start);
 }
 
+// An injected failure makes kmalloc return NULL and change nothing: no
+// object counted, no frame taken, and the next call works.
+static bool test_injected_failure(void)
+{
+	uint64_t start = buddy_free_pages(&frames);
+	size_t sizes[] = { 8, 100, 2048, 4096, 20000 };
+	struct kmalloc_stats before, after;
+
+	kmalloc_trim();
+	kmalloc_stats(&before);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		inject_next = true;
+		if (kmalloc(sizes[i]) != NULL)
+			return false;
+		inject_next = true;
+		if (kzalloc(sizes[i]) != NULL)
+			return false;
+	}
+	kmalloc_stats(&after);
+	if (memcmp(&before, &after, sizeof(before)) != 0 || buddy_free_pages(&frames) != start)
+		return false;
+	void *p = kmalloc(100);
+	if (p == NULL)
+		return false;
+	kfree(p);
+	return all_frames_back(start) && kmalloc_tagged == 0;
+}
+
 // Every frame kmalloc holds is tagged as its own, and the empty slabs
 // it keeps are counted as such.
 static bool test_frame_use(void)
@@ -409,13 +450,14 @@ static bool test_frame_use(void)
 int main(void)
 {
 	arena_init();
-	ktap_plan(7);
+	ktap_plan(8);
 	ktap_ok(test_alignment(), "kmalloc_alignment_and_sizes");
 	ktap_ok(test_kzalloc(), "kzalloc_zeroes");
 	ktap_ok(test_slab_accounting(), "kmalloc_slab_accounting");
 	ktap_ok(test_random_ops(), "kmalloc_random_ops");
 	ktap_ok(test_double_free(), "kmalloc_bad_free_detected");
 	ktap_ok(test_exhaustion(), "kmalloc_exhaustion");
+	ktap_ok(test_injected_failure(), "kmalloc_injected_failure_changes_nothing");
 	ktap_ok(test_frame_use(), "kmalloc_frames_tagged_and_empty_slabs_counted");
 	free((void *)host_direct_map_base);
 	return ktap_exit();
