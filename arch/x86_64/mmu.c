@@ -343,24 +343,33 @@ void *kstack_alloc(void)
 		spin_unlock_irqrestore(&kstack_lock, flags);
 		return (char *)top - KSTACK_SIZE + sizeof(void *);
 	}
-	uint64_t slot = kstack_next;
-	kstack_next += KSTACK_SLOT_SIZE;
-	uint64_t base = slot + 4096;		// the guard page stays unmapped
+	// A new slot.  Its page tables first (kept whatever happens next:
+	// kernel tables are never freed), then every frame, and only then
+	// the mappings, so that a failure leaves nothing mapped that would
+	// have to be unmapped and flushed on every CPU before its frame
+	// could be freed, and the slot is simply tried again next time.
+	uint64_t base = kstack_next + 4096;	// the guard page stays unmapped
 	uint64_t nx = cpu_has.nx ? PTE_NX : 0;
-	for (uint64_t off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
-		uint64_t pa = frame_alloc(0);
-		if (pa)
-			frame_set_use(pa, FRAME_KSTACK);
-		uint64_t *e = pa ? walk_to(kernel_pml4_pa, base + off, 1, true, false) : 0;
-		if (!e) {
-			// Leave the slot half-built; it is simply not used.
-			if (pa)
-				frame_free(pa, 0);
-			spin_unlock_irqrestore(&kstack_lock, flags);
-			return 0;
-		}
-		*e = pa | PTE_P | PTE_W | PTE_G | nx;
+	uint64_t pa[KSTACK_SIZE / PAGE_SIZE];
+	uint64_t *e[KSTACK_SIZE / PAGE_SIZE];
+	size_t n = 0;
+	for (; n < KSTACK_SIZE / PAGE_SIZE; n++) {
+		e[n] = walk_to(kernel_pml4_pa, base + n * PAGE_SIZE, 1, true, false);
+		pa[n] = e[n] ? frame_alloc(0) : 0;
+		if (!pa[n])
+			break;
 	}
+	if (n < KSTACK_SIZE / PAGE_SIZE) {
+		while (n-- > 0)
+			frame_free(pa[n], 0);
+		spin_unlock_irqrestore(&kstack_lock, flags);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		frame_set_use(pa[i], FRAME_KSTACK);
+		*e[i] = pa[i] | PTE_P | PTE_W | PTE_G | nx;
+	}
+	kstack_next += KSTACK_SLOT_SIZE;
 	kstacks_in_use++;
 	spin_unlock_irqrestore(&kstack_lock, flags);
 	return (void *)base;
