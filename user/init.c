@@ -518,12 +518,18 @@ static int run_shell(void)
 #define FRESH_PROGRAM	"hello"
 #define SNAPSHOT_MAX	1024
 
-// Makes the stack pages the memory snapshots see the same in both inits:
-// every page from the top of the stack down to 64 KiB below the page of
-// the highest string the kernel put there, whatever the lengths of
-// argv (which differ between the two).
-static void touch_stack(char **argv)
+extern char __executable_start[], _end[];
+
+// Makes the pages of init that the memory snapshots see the same in both
+// inits: the whole image (code is faulted in on first use, and the two
+// run different code before their snapshots), and every stack page from
+// the top down to 64 KiB below the page of the highest string the kernel
+// put there, whatever the lengths of argv (which differ between the two).
+static void touch_memory(char **argv)
 {
+	for (volatile char *p = __executable_start; p < _end; p += 4096)
+		(void)*p;
+
 	uintptr_t top = (uintptr_t)getauxval(AT_EXECFN);
 
 	for (char **p = argv; *p; p++)
@@ -569,11 +575,11 @@ static int run_fresh_program(void)
 	return wait_for(pid);
 }
 
-// The same steps in both inits, first thing in main: touch the stack,
+// The same steps in both inits, first thing in main: touch memory,
 // run the fresh program, take the snapshot.
 static int memory_probe(char **argv, struct memstat *m, int *fresh_status)
 {
-	touch_stack(argv);
+	touch_memory(argv);
 	*fresh_status = run_fresh_program();
 	return memstat_read(m);
 }
