@@ -363,7 +363,7 @@ int fd_install(struct fdtable *fdt, struct file *f, int minfd, bool cloexec)
 		}
 		int rc = fdtable_grow(fdt, fd + 1, &flags);
 		if (rc) {
-			fd = rc == -ENOMEM ? -EMFILE : rc;
+			fd = rc;	// ENOMEM, as Linux says when the table cannot grow
 			break;
 		}
 	}
@@ -431,7 +431,7 @@ int fd_dup_to(struct fdtable *fdt, int oldfd, int newfd, bool cloexec)
 	spin_unlock_irqrestore(&fdt->lock, flags);
 	file_put(f);
 	file_put(replaced);
-	return rc == -ENOMEM ? -EMFILE : rc;
+	return rc;
 }
 
 int fd_get_cloexec(struct fdtable *fdt, int fd)

@@ -192,10 +192,10 @@ static enum outcome op_thread_new_kstack(long k)
 static enum outcome op_execve(long k)
 {
 	int status;
-	pid_t pid = fork();
+	pid_t pid = fork_child();
 
 	if (pid < 0)
-		return fail("fork: errno=%d", errno), BAD;
+		return BAD;
 	if (pid == 0) {
 		char *args[] = { "/tests/hello", NULL };
 		int null = open("/dev/null", O_WRONLY);
@@ -422,10 +422,10 @@ static enum outcome op_getdents(long k)
 static enum outcome op_touch(long k)
 {
 	int status;
-	pid_t pid = fork();
+	pid_t pid = fork_child();
 
 	if (pid < 0)
-		return fail("fork: errno=%d", errno), BAD;
+		return BAD;
 	if (pid == 0) {
 		volatile char *p = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -474,6 +474,40 @@ static enum outcome op_sigqueue(long k)
 		return fail("K=%ld: rt_sigqueueinfo returned 0 but no signal is pending", k), BAD;
 	if (rc < 0 && rc != -EAGAIN)
 		return fail("K=%ld: rt_sigqueueinfo returned %ld, want 0 or -EAGAIN", k, rc), BAD;
+	return fired ? FIRED : DONE;
+}
+
+// A descriptor far above the others: the table has to grow (Linux gives
+// ENOMEM when it cannot, EMFILE only at the descriptor limit).  In a
+// child, whose grown table goes when it exits.
+static enum outcome op_dup_high(long k)
+{
+	int status;
+	pid_t pid = fork_child();
+
+	if (pid < 0)
+		return BAD;
+	if (pid == 0) {
+		struct stat st;
+		arm(k);
+		long fd = raw_syscall3(SYS_fcntl, 1, F_DUPFD, 700);
+		long fd2 = fd >= 0 ? raw_syscall3(SYS_dup2, 1, 900, 0) : 0;
+		write(ctl, "self off", 8);
+		if (fd < 0 && fd != -ENOMEM)
+			_exit(2);
+		if (fd >= 0 && fd2 != 900 && fd2 != -ENOMEM)
+			_exit(3);
+		if ((fd2 < 0 && fstat(900, &st) == 0) || (fd < 0 && fstat(700, &st) == 0))
+			_exit(4);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("K=%ld: lost the child", k), BAD;
+	int fired = strcmp(self_state(), "fired") == 0;
+	disarm();
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return fail("K=%ld: child ended with %#x (2: F_DUPFD gave a wrong errno, 3: dup2 "
+			    "did, 4: a failed call left a descriptor)", k, status), BAD;
 	return fired ? FIRED : DONE;
 }
 
@@ -527,6 +561,7 @@ static void t_writev(void) { sweep(op_writev); }
 static void t_getdents(void) { sweep(op_getdents); }
 static void t_touch(void) { sweep(op_touch); }
 static void t_sigqueue(void) { sweep(op_sigqueue); }
+static void t_dup_high(void) { sweep(op_dup_high); }
 
 static const struct test_case cases[] = {
 	{ "fork_fails_cleanly", t_fork },
@@ -545,24 +580,32 @@ static const struct test_case cases[] = {
 	{ "getdents_fails_cleanly", t_getdents },
 	{ "page_fault_out_of_memory", t_touch },
 	{ "rt_signal_queued_or_eagain", t_sigqueue },
+	{ "descriptor_table_growth_fails_cleanly", t_dup_high },
 };
 
-// Touch the stack this program will use, so that no page fault of its
+// Touch the stack this program will use, and every page of its image
+// (code is faulted in on first use too), so that no page fault of its
 // own shows up between two snapshots.
-static void touch_stack(void)
+extern char __executable_start[], _end[];
+
+static void touch_memory(void)
 {
 	volatile char area[128 * 1024];
 
 	for (size_t i = 0; i < sizeof(area); i += 4096)
 		area[i] = 0;
+	for (volatile char *p = __executable_start; p < _end; p += 4096)
+		(void)*p;
 }
 
 int main(void)
 {
 	snprintf(scratch_dir, sizeof(scratch_dir), "/tmp/allocfail-%d", (int)getpid());
 	mkdir(scratch_dir, 0700);
-	touch_stack();
+	touch_memory();
 	memset(data, 'd', sizeof(data));
+	for (int i = 0; i < 4; i++)
+		memset((char *)scratch(""), 0, PATH_MAX);	// the ring of path buffers
 	ctl = open("/proc/switchyard/fail_alloc", O_RDWR);
 	if (ctl >= 0)
 		self_state();		// its buffer is touched, too
