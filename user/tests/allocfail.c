@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -524,6 +525,38 @@ static enum outcome op_dup_high(long k)
 	return fired ? FIRED : DONE;
 }
 
+// Not an allocation, but the same rule: with every descriptor taken,
+// open(O_CREAT) fails with EMFILE and creates nothing (Linux takes the
+// descriptor before it creates).  Runs on Linux too.
+static void t_open_emfile(void)
+{
+	const char *path = scratch("emfile");
+	struct rlimit old, low = { 16, 16 };
+	struct stat st;
+	int fds[16], n = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &old) < 0 || setrlimit(RLIMIT_NOFILE, &low) < 0) {
+		fail("cannot lower RLIMIT_NOFILE: errno=%d", errno);
+		return;
+	}
+	while (n < 16 && (fds[n] = open("/dev/null", O_RDONLY)) >= 0)
+		n++;
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+	int err = errno;
+	while (n > 0)
+		close(fds[--n]);
+	setrlimit(RLIMIT_NOFILE, &old);
+	if (fd >= 0) {
+		close(fd);
+		fail("open succeeded with no descriptor free");
+	} else if (err != EMFILE) {
+		fail("open failed with errno %d, want EMFILE", err);
+	} else if (stat(path, &st) == 0) {
+		fail("open failed with EMFILE but created the file");
+	}
+	unlink(path);
+}
+
 // ---- the sweep ----
 
 // Runs op for K = 0, 1, ... and checks the memory after each; stops at
@@ -594,6 +627,7 @@ static const struct test_case cases[] = {
 	{ "page_fault_out_of_memory", t_touch },
 	{ "rt_signal_queued_or_eagain", t_sigqueue },
 	{ "descriptor_table_growth_fails_cleanly", t_dup_high },
+	{ "open_creat_emfile_creates_nothing", t_open_emfile },
 };
 
 // Touch the stack this program will use, and every page of its image
