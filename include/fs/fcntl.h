@@ -25,7 +25,8 @@
 #define O_PATH		010000000
 #define O_TMPFILE	020200000
 
-// The flags F_SETFL may change; the others it silently ignores.
+// The flags F_SETFL may change; the others it silently ignores.  O_ASYNC
+// sticks only on files with a fasync method (file_has_fasync).
 #define O_SETFL_MASK	(O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)
 
 #define AT_FDCWD		(-100)
@@ -47,6 +48,11 @@
 #define F_SETLKW	7
 #define F_SETOWN	8
 #define F_GETOWN	9
+#define F_OFD_GETLK	36
+#define F_OFD_SETLK	37
+#define F_OFD_SETLKW	38
+#define F_SETLEASE	1024
+#define F_GETLEASE	1025
 #define F_DUPFD_CLOEXEC	1030
 #define F_SETPIPE_SZ	1031
 #define F_GETPIPE_SZ	1032

@@ -20,13 +20,20 @@ int at_start(int dirfd, const char *path, struct vnode **start);
 // Lookup of a user path relative to dirfd.  'flags' are LOOKUP_*.
 int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out);
 
-// The descriptor's file with a reference, or NULL.
+// The descriptor's file with a reference, or NULL; fget() also gives
+// NULL for an O_PATH descriptor, fget_raw() (for the calls Linux lets
+// use one: *at() directories, fstat, fstatfs, fchdir, fcntl, dup) not.
 struct file *fget(int fd);
+struct file *fget_raw(int fd);
 
 // Sets the cwd of the current process (takes over the reference).
 void vfs_set_cwd(struct vnode *vn);
 
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);
+
+// Files Linux gives a fasync method (pipes and terminals): only these
+// keep O_ASYNC (F_SETFL, FIOASYNC).
+bool file_has_fasync(const struct file *f);
 
 #endif

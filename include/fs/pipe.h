@@ -1,4 +1,5 @@
-// Pipes: a 64 KiB ring buffer between a read end and a write end.
+// Pipes: a ring buffer (64 KiB unless F_SETPIPE_SZ changes it) between a
+// read end and a write end.
 #ifndef FS_PIPE_H
 #define FS_PIPE_H
 
@@ -9,7 +10,7 @@
 struct file;
 struct pipe;
 
-#define PIPE_SIZE (64 * 1024)
+#define PIPE_SIZE (64 * 1024)	// of a new pipe
 
 // Two new files, the read and write ends; 'flags' may hold O_NONBLOCK.
 int pipe_create(struct file **rd, struct file **wr, uint32_t flags);
@@ -17,6 +18,8 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n);
 long pipe_write(struct file *f, struct iobuf *b, size_t n);
 int pipe_poll(struct file *f);
 size_t pipe_bytes_ready(struct file *f);	// FIONREAD
+size_t pipe_size(struct file *f);		// F_GETPIPE_SZ
+long pipe_set_size(struct file *f, uint64_t want);	// F_SETPIPE_SZ
 // The file on one end is going away.
 void pipe_release(struct file *f);
 

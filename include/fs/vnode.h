@@ -116,6 +116,18 @@ int vnode_truncate(struct vnode *vn, uint64_t size);
 // file gets a fresh zeroed page; past the end gives -ENXIO.
 int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa);
 
+// fallocate mode 0: pages for [off, off+len) (zeroed where there were
+// holes), the size grown to cover them.  -ENOSPC, changing nothing, when
+// the tree has not that much space left.
+int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len);
+
+// The tree's size limit (fs_size=) and what is left of it, in pages
+// (statfs).  Writes beyond it fail with ENOSPC.
+void vfs_space(uint64_t *total_pages, uint64_t *free_pages);
+// Parses an fs_size= value: 0 with *value in bytes, or in percent of RAM
+// if *percent; -1 if malformed.
+int fs_size_parse(const char *s, uint64_t *value, bool *percent);
+
 // Largest regular file: bounds the page array.
 #define VNODE_MAX_FILE_SIZE (1ULL << 32)
 

@@ -8,4 +8,10 @@
 // private futex and a shared one); returns the number woken.
 int futex_wake_current(uint64_t uaddr, int n);
 
+struct thread;
+// The thread is dying or execing: every lock on its robust list that it
+// still owns is marked FUTEX_OWNER_DIED and one waiter woken.  Must run
+// in the thread, on its own address space.
+void futex_release_robust_list(struct thread *t);
+
 #endif

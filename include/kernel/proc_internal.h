@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <kernel/spinlock.h>
+#include <kernel/wait.h>
 
 #define PID_MAX 4096
 
@@ -32,8 +33,14 @@ __attribute__((noreturn)) void thread_exit_user(int wait_status, bool group);
 long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
 	      struct trap_frame *f);
 void process_discard(struct process *p);	// undo new_process before it ran
-void vfork_wait(struct process *child);
-void vfork_release(struct process *p);		// the child exec'd or exited
+// vfork: the parent sleeps on a vfork_done of its own (on its stack),
+// which the child (thread->vfork_done) marks when it execs or exits.
+struct vfork_done {
+	struct wait_queue wq;
+	bool done;
+};
+void vfork_wait(struct thread *child, struct vfork_done *vd);
+void vfork_release(struct thread *t);		// t exec'd or is exiting
 struct sighand;
 void sighand_put(struct sighand *sh);
 void itimer_tick(void);

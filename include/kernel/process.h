@@ -58,10 +58,6 @@ struct process {
 	int exit_status;		// wait status (Linux encoding)
 	int exit_signal;		// signal sent to the parent at exit (SIGCHLD)
 
-	// vfork: the parent sleeps until the child execs or exits.
-	struct process *vfork_parent;
-	bool vfork_done;
-
 	// ITIMER_REAL (kernel/proc/itimer.c).
 	bool itimer_armed;
 	uint64_t itimer_deadline, itimer_interval;	// ns

@@ -19,6 +19,7 @@ struct process;
 struct mm;
 struct wait_queue;
 struct sigqueue;
+struct vfork_done;
 
 struct thread {
 	uint64_t kernel_rsp;		// saved by switch_stack
@@ -43,6 +44,7 @@ struct thread {
 	uint64_t wake_deadline;		// ns, 0 = none (sleep timeouts)
 	bool timed_out;
 	volatile bool interruptible;	// a signal may end its sleep
+	volatile bool killable;		// a fatal signal may end its sleep
 	struct thread *timer_next;
 
 	struct process *proc;		// NULL for kernel threads
@@ -61,9 +63,11 @@ struct thread {
 	uint64_t clear_child_tid;	// CLONE_CHILD_CLEARTID / set_tid_address
 	uint64_t robust_list;
 	bool exiting;
+	struct vfork_done *vfork_done;	// vfork child: where its parent waits
 };
 
-// Creates a kernel thread that runs fn(arg) on 'cpu' (-1: this CPU).
+// Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on
+// this CPU, may run anywhere).
 struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg, int cpu);
 
 // Allocates a thread with a kernel stack, not yet runnable.

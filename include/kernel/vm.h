@@ -80,6 +80,9 @@ long vm_move(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len);
 // The physical address behind a user address, faulting it in (shared
 // futexes).  0 or -EFAULT.
 int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa);
+// Futex keys: 1 with the physical address when uaddr is in MAP_SHARED
+// memory (fixed frames), 0 when private memory, -EFAULT if unmapped.
+int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa);
 
 // Flushes [start, end) of mm from the TLBs of every CPU that may cache it.
 void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end);

@@ -33,6 +33,10 @@ struct wait_queue {
 // caller re-checks its condition), -ETIMEDOUT, or -EINTR if interruptible
 // and a signal is pending.
 int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, bool interruptible);
+// The same, but only a fatal signal (the process or thread is being
+// killed) ends the sleep early, with -EINTR: for waits that must not be
+// cut short by an ordinary signal yet must never make a task unkillable.
+int wq_wait_killable(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline);
 
 // Wake threads sleeping on 'wq'; the object's lock must be held.
 // Return the number woken.
@@ -41,13 +45,17 @@ int wq_wake_all(struct wait_queue *wq);
 int wq_wake_n(struct wait_queue *wq, int n);
 bool wq_empty(const struct wait_queue *wq);
 
-// Wakes a thread from an interruptible sleep (a signal arrived for it).
+// Wakes a thread from an interruptible sleep (a signal arrived for it),
+// or from a killable one when that signal is fatal.  Call it after
+// recording the signal.
 void wake_interruptible(struct thread *t);
 
 // Called every tick: wakes threads whose deadline passed.
 void sched_timers_tick(void);
 
-// Hook of the process layer: does 't' have a signal to handle?
+// Hooks of the process layer: does 't' have a signal to handle?  Is it
+// being killed (its process or thread is exiting)?
 bool thread_signal_pending(struct thread *t);
+bool thread_fatal_pending(struct thread *t);
 
 #endif

@@ -133,6 +133,10 @@ struct kernel_winsize {
 #define TIOCSWINSZ	0x5414
 #define FIONREAD	0x541B
 #define TIOCNOTTY	0x5422
+#define TCIFLUSH	0		// TCFLSH queues
+#define TCIOFLUSH	2
+#define TCOON		1		// TCXONC actions
+#define TCION		3
 #define TIOCGSID	0x5429
 
 #define INPUT_SIZE 4096
@@ -403,14 +407,21 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 	case TIOCOUTQ:
 		return put_user_u32(arg, 0);
 	case TCFLSH:
-		if (arg == 0 || arg == 2) {
+		if (arg > TCIOFLUSH)
+			return -EINVAL;
+		if (arg == TCIFLUSH || arg == TCIOFLUSH) {
 			flags = spin_lock_irqsave(&con.lock);
 			con.head = con.count = con.ready = 0;
 			spin_unlock_irqrestore(&con.lock, flags);
 		}
 		return 0;
-	case TCSBRK:
 	case TCXONC:
+		// Output is never suspended, so only "resume" is exact; the
+		// actions that would stop a direction are refused.
+		if (arg == TCOON || arg == TCION)
+			return 0;
+		return -EINVAL;
+	case TCSBRK:
 	case TIOCSCTTY:
 	case TIOCNOTTY:
 		return 0;

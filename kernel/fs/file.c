@@ -202,7 +202,7 @@ int fd_limit(void)
 
 	if (t && t->proc) {
 		cur = t->proc->rlimits[RLIMIT_NOFILE_INDEX].cur;
-		if (cur == 0 || cur > FD_LIMIT)
+		if (cur > FD_LIMIT)
 			cur = FD_LIMIT;
 	}
 	return (int)cur;

@@ -187,6 +187,63 @@ KTEST(fs, file_growth_and_holes)
 	return true;
 }
 
+// fs_size= values: bytes with K/M/G, or a percentage of RAM.
+KTEST(fs, size_option)
+{
+	static const char *const bad[] = { "", "%", "0%", "101%", "12X", "M", "-1", "1.5G",
+					   "99999999999999999999", "17179869184G" };
+	uint64_t v;
+	bool pct;
+
+	KEXPECT(fs_size_parse("64M", &v, &pct) == 0 && v == 64ULL << 20 && !pct);
+	KEXPECT(fs_size_parse("2g", &v, &pct) == 0 && v == 2ULL << 30 && !pct);
+	KEXPECT(fs_size_parse("100k", &v, &pct) == 0 && v == 100ULL << 10 && !pct);
+	KEXPECT(fs_size_parse("12345", &v, &pct) == 0 && v == 12345 && !pct);
+	KEXPECT(fs_size_parse("0", &v, &pct) == 0 && v == 0 && !pct);
+	KEXPECT(fs_size_parse("25%", &v, &pct) == 0 && v == 25 && pct);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		KEXPECT(fs_size_parse(bad[i], &v, &pct) == -1);
+	return true;
+}
+
+// The tree's space: data pages count, holes do not, and every page comes
+// back when it is cut off or its file goes.
+KTEST(fs, space_accounting)
+{
+	uint64_t total, free0, free;
+	struct vnode *vn;
+	char page[64] = "data";
+
+	vfs_space(&total, &free0);
+	KEXPECT(total > 0 && free0 <= total);
+	KEXPECT(make("/kts", VNODE_REG, NULL) == 0);
+	KEXPECT(vfs_lookup("/kts", true, &vn) == 0);
+	KEXPECT(vnode_write(vn, 0, page, sizeof(page)) == sizeof(page));
+	KEXPECT(vnode_write(vn, 2 * 4096 + 5, page, sizeof(page)) == sizeof(page));
+	vfs_space(&total, &free);
+	KEXPECT(free0 - free == 2);		// pages 0 and 2; page 1 is a hole
+	KEXPECT(vnode_truncate(vn, 100 * 4096) == 0);
+	vfs_space(&total, &free);
+	KEXPECT(free0 - free == 2);		// growing makes holes only
+	KEXPECT(vnode_allocate(vn, 0, 4 * 4096) == 0);
+	vfs_space(&total, &free);
+	KEXPECT(free0 - free == 4);		// pages 1 and 3 filled in
+	KEXPECT(vnode_truncate(vn, 4096) == 0);
+	vfs_space(&total, &free);
+	KEXPECT(free0 - free == 1);
+	// More than the whole limit: refused, nothing changed.
+	if (total < VNODE_MAX_FILE_SIZE / 4096)
+		KEXPECT(vnode_allocate(vn, 0, (total + 1) * 4096) == -ENOSPC);
+	KEXPECT(vn->size == 4096);
+	vfs_space(&total, &free);
+	KEXPECT(free0 - free == 1);
+	KEXPECT(remove("/kts", false) == 0);
+	vnode_put(vn);
+	vfs_space(&total, &free);
+	KEXPECT(free == free0);
+	return true;
+}
+
 struct listing {
 	char names[16][16];
 	int n;

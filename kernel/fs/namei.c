@@ -392,10 +392,10 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 		rc = -ENOENT;
 	else if (ndir->nlink == 0)
 		rc = -ENOENT;
+	else if (nd && (flags & RENAME_NOREPLACE))
+		rc = -EEXIST;		// even when both names are one file
 	else if (nd && nd->vn == src)
 		rc = 1;			// same file: nothing to do
-	else if (nd && (flags & RENAME_NOREPLACE))
-		rc = -EEXIST;
 	else if (src->type == VNODE_DIR && is_within(ndir, src))
 		rc = -EINVAL;		// a directory into itself
 	else if (nd && src->type == VNODE_DIR && nd->vn->type != VNODE_DIR)

@@ -16,7 +16,8 @@
 #include <uapi/errno.h>
 #include <uapi/signal.h>
 
-#define PIPE_ORDER 4		// 2^4 pages = 64 KiB
+#define PIPE_ORDER 4		// 2^4 pages = 64 KiB, the size of a new pipe
+#define PIPE_MAX_SIZE (1 << 20)	// Linux's default /proc/sys/fs/pipe-max-size
 #define BOUNCE_SMALL 256	// on the stack; larger transfers use a page
 
 _Static_assert(PIPE_SIZE == (4096 << PIPE_ORDER), "pipe ring is 2^PIPE_ORDER pages");
@@ -24,6 +25,8 @@ _Static_assert(PIPE_SIZE == (4096 << PIPE_ORDER), "pipe ring is 2^PIPE_ORDER pag
 struct pipe {
 	struct spinlock lock;
 	char *ring;
+	unsigned order;			// the ring is 2^order pages
+	size_t size;			// of the ring: the capacity (F_SETPIPE_SZ)
 	size_t head;			// next byte to read
 	size_t count;			// bytes in the ring
 	int readers, writers;		// open ends
@@ -43,13 +46,15 @@ struct pipe *pipe_alloc(void)
 		return NULL;
 	}
 	frame_set_use(virt_to_phys(p->ring), FRAME_PIPE);
+	p->order = PIPE_ORDER;
+	p->size = PIPE_SIZE;
 	spin_init(&p->lock, "pipe");
 	return p;
 }
 
 void pipe_free(struct pipe *p)
 {
-	page_free(p->ring, PIPE_ORDER);
+	page_free(p->ring, p->order);
 	kfree(p);
 }
 
@@ -79,12 +84,12 @@ static size_t ring_take(struct pipe *p, char *dst, size_t n)
 
 	if (n > p->count)
 		n = p->count;
-	first = PIPE_SIZE - p->head;
+	first = p->size - p->head;
 	if (first > n)
 		first = n;
 	memcpy(dst, p->ring + p->head, first);
 	memcpy(dst + first, p->ring, n - first);
-	p->head = (p->head + n) % PIPE_SIZE;
+	p->head = (p->head + n) % p->size;
 	p->count -= n;
 	if (p->count == 0)
 		p->head = 0;	// keeps later writes contiguous
@@ -94,8 +99,8 @@ static size_t ring_take(struct pipe *p, char *dst, size_t n)
 // Copies n bytes into the ring; the caller made sure they fit.
 static void ring_put(struct pipe *p, const char *src, size_t n)
 {
-	size_t tail = (p->head + p->count) % PIPE_SIZE;
-	size_t first = PIPE_SIZE - tail;
+	size_t tail = (p->head + p->count) % p->size;
+	size_t first = p->size - tail;
 
 	if (first > n)
 		first = n;
@@ -204,7 +209,7 @@ long pipe_write(struct file *f, struct iobuf *b, size_t n)
 		// Feed this chunk into the ring, waiting for room as needed.
 		uint64_t flags = spin_lock_irqsave(&p->lock);
 		while (put < chunk) {
-			size_t room = PIPE_SIZE - p->count;
+			size_t room = p->size - p->count;
 			size_t need = atomic ? chunk : 1;
 
 			if (p->readers == 0) {
@@ -247,7 +252,7 @@ int pipe_poll(struct file *f)
 	int mask = 0;
 
 	if (f->pipe_writer) {
-		if (PIPE_SIZE - p->count >= PIPE_BUF)
+		if (p->size - p->count >= PIPE_BUF)
 			mask |= POLLOUT | POLLWRNORM;
 		if (p->readers == 0)
 			mask |= POLLERR;
@@ -259,6 +264,61 @@ int pipe_poll(struct file *f)
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	return mask;
+}
+
+size_t pipe_size(struct file *f)
+{
+	return __atomic_load_n(&f->pipe->size, __ATOMIC_RELAXED);
+}
+
+// F_SETPIPE_SZ: the capacity becomes 'want' rounded up to a power of two
+// pages (at least one), as Linux rounds it, and the contents move to a
+// ring of that size.  Everyone is root here, but no one goes beyond
+// pipe-max-size, as on Linux without CAP_SYS_RESOURCE.
+long pipe_set_size(struct file *f, uint64_t want)
+{
+	struct pipe *p = f->pipe;
+	unsigned order = 0;
+	char *ring, *unused;
+	unsigned unused_order;
+	uint64_t flags;
+	long rc;
+
+	if (want > (1UL << 31))
+		return -EINVAL;
+	if (want > PIPE_MAX_SIZE)
+		return -EPERM;
+	while ((PAGE_SIZE << order) < want)
+		order++;
+	ring = page_alloc(order);
+	if (!ring)
+		return -ENOMEM;
+	frame_set_use(virt_to_phys(ring), FRAME_PIPE);
+	flags = spin_lock_irqsave(&p->lock);
+	if (p->count > (PAGE_SIZE << order)) {
+		rc = -EBUSY;		// the contents would not fit
+		unused = ring;
+		unused_order = order;
+	} else {
+		size_t n = p->count, first = p->size - p->head;
+
+		if (first > n)
+			first = n;
+		memcpy(ring, p->ring + p->head, first);
+		memcpy(ring + first, p->ring, n - first);
+		unused = p->ring;
+		unused_order = p->order;
+		p->ring = ring;
+		p->order = order;
+		p->size = PAGE_SIZE << order;
+		p->head = 0;
+		rc = (long)p->size;
+		wq_wake_all(&p->write_wq);	// there may be room now
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	page_free(unused, unused_order);
+	poll_notify();
+	return rc;
 }
 
 size_t pipe_bytes_ready(struct file *f)

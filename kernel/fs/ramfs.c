@@ -1,9 +1,11 @@
 // The in-memory file tree: vnodes, directory entries and page-backed file
-// data.  See fs/vnode.h for the locking and lifetime rules.
+// data, with a size limit of its own.  See fs/vnode.h for the locking and
+// lifetime rules.
 
 #include <fs/vnode.h>
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
+#include <kernel/boot.h>
 #include <kernel/uaccess.h>
 #include <kernel/time.h>
 #include <lib/string.h>
@@ -18,6 +20,105 @@ static uint64_t next_ino = 1;
 uint64_t fs_now_ns(void)
 {
 	return clock_realtime_ns();
+}
+
+// ---- space ----
+//
+// File data may use only so many pages, as on tmpfs (size=, by default
+// half of RAM): filling /tmp must give the writer ENOSPC, not take the
+// memory other processes need.  Only data pages count: holes are free
+// and a file may be truncated past the limit, as on tmpfs; directories,
+// names and symlink targets are small.
+
+static uint64_t size_value = 50;	// fs_size=: bytes, or percent of RAM
+static bool size_in_percent = true;
+static uint64_t space_max;		// pages; 0 until first needed
+static uint64_t space_used;		// pages held by files
+
+// fs_size=VALUE: bytes with an optional K, M or G (binary) suffix, or
+// N% of RAM (1..100); 0 means no limit, as on tmpfs.
+int fs_size_parse(const char *s, uint64_t *value, bool *percent)
+{
+	char digits[24];
+	size_t n = strlen(s ? s : "");
+	uint64_t v, shift = 0;
+
+	if (n == 0 || n >= sizeof(digits))
+		return -1;
+	memcpy(digits, s, n + 1);
+	*percent = false;
+	switch (digits[n - 1]) {
+	case '%': *percent = true; break;
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	default: n++; break;		// no suffix
+	}
+	digits[n - 1] = 0;
+	if (!parse_u64(digits, 10, &v))
+		return -1;
+	if (*percent && (v < 1 || v > 100))
+		return -1;
+	if (v > (UINT64_MAX >> shift))
+		return -1;
+	*value = v << shift;
+	return 0;
+}
+
+static int set_fs_size(const char *value)
+{
+	return fs_size_parse(value, &size_value, &size_in_percent);
+}
+BOOT_OPTION(fs_size, "size limit of the file tree (/tmp): bytes, with K/M/G, or N% of RAM (default 50%; 0: none)",
+	    set_fs_size);
+
+// The limit in pages, worked out at first use (after the boot options).
+static uint64_t space_limit(void)
+{
+	uint64_t max = __atomic_load_n(&space_max, __ATOMIC_RELAXED);
+	uint64_t total, free;
+
+	if (max)
+		return max;
+	frame_stats(&total, &free);
+	if (size_in_percent)
+		max = total * size_value / 100;
+	else if (size_value == 0)
+		max = UINT64_MAX;
+	else
+		max = (size_value + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (max == 0)
+		max = 1;
+	__atomic_store_n(&space_max, max, __ATOMIC_RELAXED);
+	return max;
+}
+
+// Takes n pages of the tree's space; false if that would pass the limit.
+static bool space_take(uint64_t n)
+{
+	uint64_t max = space_limit();
+	uint64_t used = __atomic_load_n(&space_used, __ATOMIC_RELAXED);
+
+	do {
+		if (n > max || used > max - n)
+			return false;
+	} while (!__atomic_compare_exchange_n(&space_used, &used, used + n, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
+}
+
+static void space_give(uint64_t n)
+{
+	__atomic_sub_fetch(&space_used, n, __ATOMIC_RELAXED);
+}
+
+void vfs_space(uint64_t *total_pages, uint64_t *free_pages)
+{
+	uint64_t max = space_limit();
+	uint64_t used = __atomic_load_n(&space_used, __ATOMIC_RELAXED);
+
+	*total_pages = max;
+	*free_pages = used < max ? max - used : 0;
 }
 
 // ---- iobuf ----
@@ -81,12 +182,16 @@ struct vnode *vnode_alloc(enum vnode_type type, uint32_t perm)
 
 static void free_pages_from(struct vnode *vn, uint64_t first)
 {
+	uint64_t freed = 0;
+
 	for (uint64_t i = first; i < vn->npages; i++) {
 		if (vn->pages[i]) {
 			frame_unref(virt_to_phys(vn->pages[i]));
 			vn->pages[i] = NULL;
+			freed++;
 		}
 	}
+	space_give(freed);
 }
 
 static void vnode_free(struct vnode *vn)
@@ -332,7 +437,7 @@ static int grow_page_array(struct vnode *vn, uint64_t index)
 		want *= 2;
 	pages = kzalloc(want * sizeof(void *));
 	if (!pages)
-		return -ENOSPC;
+		return -ENOMEM;
 	if (vn->npages)
 		memcpy(pages, vn->pages, vn->npages * sizeof(void *));
 	kfree(vn->pages);
@@ -341,27 +446,45 @@ static int grow_page_array(struct vnode *vn, uint64_t index)
 	return 0;
 }
 
-// The page at 'index', allocated (zeroed) if missing, with a frame
-// reference for the caller (vn->lock held).
-static void *pin_page(struct vnode *vn, uint64_t index, bool alloc)
+// Puts a new zeroed page at 'index' (missing) and takes the tree's space
+// for it unless the caller already did ('reserved'); vn->lock held.
+static int add_page(struct vnode *vn, uint64_t index, bool reserved)
+{
+	uint64_t pa;
+	int rc = grow_page_array(vn, index);
+
+	if (rc < 0)
+		return rc;
+	if (!reserved && !space_take(1))
+		return -ENOSPC;
+	pa = frame_alloc_zeroed(0);
+	if (!pa) {
+		if (!reserved)
+			space_give(1);
+		return -ENOMEM;
+	}
+	frame_set_use(pa, FRAME_FILE);
+	vn->pages[index] = phys_to_virt(pa);
+	return 0;
+}
+
+// The page at 'index' in *out, allocated (zeroed) if missing and 'alloc'
+// (else NULL for a hole), with a frame reference for the caller
+// (vn->lock held).  -ENOSPC when the tree is full, -ENOMEM.
+static int pin_page(struct vnode *vn, uint64_t index, bool alloc, void **out)
 {
 	void *page = index < vn->npages ? vn->pages[index] : NULL;
 
 	if (!page && alloc) {
-		uint64_t pa;
-
-		if (grow_page_array(vn, index) < 0)
-			return NULL;
-		pa = frame_alloc_zeroed(0);
-		if (!pa)
-			return NULL;
-		frame_set_use(pa, FRAME_FILE);
-		page = phys_to_virt(pa);
-		vn->pages[index] = page;
+		int rc = add_page(vn, index, false);
+		if (rc < 0)
+			return rc;
+		page = vn->pages[index];
 	}
 	if (page)
 		frame_ref(virt_to_phys(page));
-	return page;
+	*out = page;
+	return 0;
 }
 
 long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n)
@@ -389,7 +512,7 @@ long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n)
 			chunk = n - done;
 		if (chunk > vn->size - pos)
 			chunk = vn->size - pos;
-		page = pin_page(vn, pos >> PAGE_SHIFT, false);
+		pin_page(vn, pos >> PAGE_SHIFT, false, &page);
 		spin_unlock_irqrestore(&vn->lock, flags);
 
 		if (page) {
@@ -446,12 +569,10 @@ long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b
 		if (chunk > n - done)
 			chunk = n - done;
 		flags = spin_lock_irqsave(&vn->lock);
-		page = pin_page(vn, pos >> PAGE_SHIFT, true);
+		err = pin_page(vn, pos >> PAGE_SHIFT, true, &page);
 		spin_unlock_irqrestore(&vn->lock, flags);
-		if (!page) {
-			err = -ENOSPC;
-			break;
-		}
+		if (err < 0)
+			break;		// a short write if some bytes went in
 		err = iobuf_get(b, done, (char *)page + pgoff, chunk);
 		frame_unref(virt_to_phys(page));
 		if (err < 0)
@@ -519,11 +640,68 @@ int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa)
 		spin_unlock_irqrestore(&vn->lock, flags);
 		return -ENXIO;
 	}
-	page = pin_page(vn, index, true);
+	int rc = pin_page(vn, index, true, &page);
 	spin_unlock_irqrestore(&vn->lock, flags);
-	if (!page)
-		return -ENOMEM;
+	if (rc < 0)
+		return rc;
 	*pa = virt_to_phys(page);
+	return 0;
+}
+
+// Counts the holes among pages [first, last] (vn->lock held).
+static uint64_t count_holes(struct vnode *vn, uint64_t first, uint64_t last)
+{
+	uint64_t holes = 0;
+
+	for (uint64_t i = first; i <= last; i++)
+		if (i >= vn->npages || !vn->pages[i])
+			holes++;
+	return holes;
+}
+
+int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len)
+{
+	uint64_t flags, first, last, reserved, i;
+	int rc = 0;
+
+	if (vn->type != VNODE_REG)
+		return vn->type == VNODE_DIR ? -EISDIR : -ENODEV;
+	if (vn->ops)
+		return -EOPNOTSUPP;	// synthetic files have no pages
+	if (len == 0)
+		return -EINVAL;
+	if (len > VNODE_MAX_FILE_SIZE || off > VNODE_MAX_FILE_SIZE - len)
+		return -EFBIG;
+	first = off >> PAGE_SHIFT;
+	last = (off + len - 1) >> PAGE_SHIFT;
+	// All the space or none: a fallocate that fails for want of space
+	// changes nothing.
+	flags = spin_lock_irqsave(&vn->lock);
+	reserved = count_holes(vn, first, last);
+	bool room = space_take(reserved);
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (!room)
+		return -ENOSPC;
+	// One page per lock hold: zeroing pages must not keep interrupts
+	// off for long.  A hole a writer fills meanwhile was paid by the
+	// writer: its reserved page goes back below.
+	for (i = first; i <= last && rc == 0; i++) {
+		flags = spin_lock_irqsave(&vn->lock);
+		if ((i >= vn->npages || !vn->pages[i]) && reserved) {
+			rc = add_page(vn, i, true);
+			if (rc == 0)
+				reserved--;
+		}
+		spin_unlock_irqrestore(&vn->lock, flags);
+	}
+	space_give(reserved);
+	if (rc < 0)
+		return rc;	// -ENOMEM: the zero pages added so far stay
+	flags = spin_lock_irqsave(&vn->lock);
+	if (off + len > vn->size)
+		vn->size = off + len;
+	vn->mtime_ns = vn->ctime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vn->lock, flags);
 	return 0;
 }
 

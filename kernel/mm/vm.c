@@ -545,3 +545,25 @@ int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 	spin_unlock(&mm->lock);
 	return e ? 0 : -EFAULT;
 }
+
+// Futex keys: 1 and the physical address of uaddr when it lies in
+// MAP_SHARED memory (whose frames stay put for the mapping's life: they
+// are populated at mmap time and never copied on write), 0 when it lies
+// in private memory, -EFAULT when nothing readable is mapped there.
+int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
+{
+	spin_lock(&mm->lock);
+	struct vma *v = vma_find(mm, uaddr);
+	int r = v && vma_allows(v, false, false) ? 0 : -EFAULT;
+	if (r == 0 && (v->flags & VMA_SHARED)) {
+		uint64_t *e = pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true);
+		if (e && pte_has_frame(*e)) {
+			*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);
+			r = 1;
+		} else {
+			r = -EFAULT;
+		}
+	}
+	spin_unlock(&mm->lock);
+	return r;
+}

@@ -46,7 +46,9 @@ void user_thread_start(struct thread *t)
 	sched_start(t);
 }
 
-static struct sighand *sighand_copy(struct sighand *src)
+// 'clear' (CLONE_CLEAR_SIGHAND): caught signals go back to their default
+// action; ignored ones stay ignored, as across exec.
+static struct sighand *sighand_copy(struct sighand *src, bool clear)
 {
 	struct sighand *sh = kzalloc(sizeof(*sh));
 
@@ -56,6 +58,13 @@ static struct sighand *sighand_copy(struct sighand *src)
 	sh->refcount = 1;
 	if (src)
 		memcpy(sh->action, src->action, sizeof(sh->action));
+	for (int i = 1; clear && i <= NSIG; i++) {
+		if (sh->action[i].handler != SIG_IGN)
+			sh->action[i].handler = SIG_DFL;
+		sh->action[i].flags = 0;
+		sh->action[i].mask = 0;
+		sh->action[i].restorer = 0;
+	}
 	return sh;
 }
 
@@ -75,6 +84,13 @@ static int check_flags(uint64_t flags)
 	if (flags & (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
 		     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD))
 		return -EINVAL;
+	// Sharing goes only as far as the structures do: a thread shares its
+	// process's cwd, umask and descriptor table, and a new process has
+	// its own cwd and signal handlers (it may share the table).
+	if ((flags & CLONE_THREAD) && (flags & (CLONE_FS | CLONE_FILES)) != (CLONE_FS | CLONE_FILES))
+		return -EINVAL;
+	if (!(flags & CLONE_THREAD) && (flags & (CLONE_FS | CLONE_SIGHAND)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -88,7 +104,12 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 		return 0;
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;
-	p->exit_signal = flags & CSIGNAL;
+	// clone() takes any byte as the exit signal; Linux sends it at exit
+	// only if it is a signal, so one beyond NSIG means none.  A sibling
+	// (CLONE_PARENT) gets the caller's, as on Linux.
+	p->exit_signal = (flags & CSIGNAL) <= NSIG ? flags & CSIGNAL : 0;
+	if (flags & CLONE_PARENT)
+		p->exit_signal = parent->exit_signal;
 	p->umask = parent->umask;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
@@ -100,7 +121,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	}
 	p->fdt = (flags & CLONE_FILES) ? (fdtable_get(parent->fdt), parent->fdt)
 				       : fdtable_copy(parent->fdt);
-	p->sighand = sighand_copy(parent->sighand);
+	p->sighand = sighand_copy(parent->sighand, flags & CLONE_CLEAR_SIGHAND);
 	if (parent->cwd) {
 		vnode_get(parent->cwd);
 		p->cwd = parent->cwd;
@@ -139,6 +160,7 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 	struct thread *me = current_thread();
 	struct process *parent = me->proc;
 	struct process *p;
+	struct vfork_done vd = { 0 };
 	int err = check_flags(flags);
 
 	if (err)
@@ -159,6 +181,10 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 	copy_thread_state(t, me, f, flags, newsp, tls);
 	if (flags & CLONE_CHILD_CLEARTID)
 		t->clear_child_tid = ctid;
+	// vfork, also of a thread (CLONE_THREAD): we wait below until t
+	// execs or exits.
+	if (flags & CLONE_VFORK)
+		t->vfork_done = &vd;
 	if (flags & CLONE_PARENT_SETTID)
 		put_user_u32(ptid, t->tid);		// Linux ignores a bad pointer here
 	if (flags & CLONE_CHILD_SETTID) {
@@ -171,13 +197,11 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 		uint64_t lf = spin_lock_irqsave(&proc_tree_lock);
 		struct process *new_parent = (flags & CLONE_PARENT) && parent->parent ? parent->parent : parent;
 		process_link_child_locked(new_parent, p);
-		if (flags & CLONE_VFORK)
-			p->vfork_parent = parent;
 		spin_unlock_irqrestore(&proc_tree_lock, lf);
 	}
 	user_thread_start(t);
 	if (flags & CLONE_VFORK)
-		vfork_wait(p);
+		vfork_wait(t, &vd);
 	return tid;
 }
 
@@ -191,10 +215,12 @@ SYSCALL_DEFINE(SYS_vfork, vfork)
 	return do_clone(CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0, args->frame);
 }
 
-// clone(flags, newsp, parent_tid, child_tid, tls) on x86-64.
+// clone(flags, newsp, parent_tid, child_tid, tls) on x86-64; as on
+// Linux only the low 32 bits of flags count.
 SYSCALL_DEFINE(SYS_clone, clone)
 {
-	return do_clone(args->a[0], args->a[1], args->a[2], args->a[3], args->a[4], args->frame);
+	return do_clone(args->a[0] & 0xffffffffULL, args->a[1], args->a[2], args->a[3], args->a[4],
+			args->frame);
 }
 
 struct clone_args {
@@ -208,11 +234,34 @@ SYSCALL_DEFINE(SYS_clone3, clone3)
 	uint64_t size = args->a[1];
 
 	memset(&ca, 0, sizeof(ca));
-	if (size < 64 || size > 4096)
+	if (size > 4096)
+		return -E2BIG;
+	if (size < 64)
 		return -EINVAL;
 	if (copy_from_user(&ca, args->a[0], size < sizeof(ca) ? size : sizeof(ca)) < 0)
 		return -EFAULT;
-	if ((ca.flags & CSIGNAL) || ca.exit_signal > NSIG || ca.set_tid || ca.set_tid_size)
+	// A larger struct from a newer libc: what we do not know must be 0.
+	for (uint64_t off = sizeof(ca); off < size; off += 8) {
+		uint64_t word = 0;
+
+		if (copy_from_user(&word, args->a[0] + off, size - off < 8 ? size - off : 8) < 0)
+			return -EFAULT;
+		if (word)
+			return -E2BIG;
+	}
+	// Not implemented: choosing pids (set_tid), cgroups
+	// (CLONE_INTO_CGROUP); the rest is what Linux refuses too.
+	if (ca.set_tid || ca.set_tid_size || ca.exit_signal > NSIG)
+		return -EINVAL;
+	if (ca.flags & ~(0xffffffffULL | CLONE_CLEAR_SIGHAND))
+		return -EINVAL;
+	if (ca.flags & (CSIGNAL | CLONE_DETACHED))
+		return -EINVAL;
+	if ((ca.flags & CLONE_SIGHAND) && (ca.flags & CLONE_CLEAR_SIGHAND))
+		return -EINVAL;
+	if ((ca.flags & (CLONE_THREAD | CLONE_PARENT)) && ca.exit_signal)
+		return -EINVAL;
+	if ((ca.stack == 0) != (ca.stack_size == 0))
 		return -EINVAL;
 	uint64_t sp = ca.stack ? ca.stack + ca.stack_size : 0;
 	return do_clone(ca.flags | ca.exit_signal, sp, ca.parent_tid, ca.child_tid, ca.tls,

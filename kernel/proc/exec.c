@@ -3,6 +3,7 @@
 // space, initial stack) before the point of no return.
 
 #include <kernel/process.h>
+#include <kernel/futex.h>
 #include <kernel/proc_internal.h>
 #include <kernel/exec.h>
 #include <kernel/thread.h>
@@ -282,13 +283,14 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 
 	if (p->nthreads > 1)
 		kill_other_threads(p);
+	// The old image's robust locks die with it, read from the old memory.
+	futex_release_robust_list(t);
 	p->mm = mm;
 	t->mm = mm;
 	mm_activate(mm);
 	if (old)
 		mm_put(old);
-	if (p->vfork_parent)
-		vfork_release(p);
+	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)

@@ -19,11 +19,12 @@
 
 static bool wstatus_signaled(int st)	{ return (st & 0x7f) != 0; }
 
-// The parent does not want zombies: SIGCHLD ignored or SA_NOCLDWAIT.
-static bool parent_autoreaps(struct process *parent)
+// The parent does not want p as a zombie: SIGCHLD ignored or SA_NOCLDWAIT.
+// As on Linux this applies only to children that report with SIGCHLD.
+static bool parent_autoreaps(struct process *parent, struct process *p)
 {
 	struct k_sigaction *a = &parent->sighand->action[SIGCHLD];
-	return a->handler == SIG_IGN || (a->flags & SA_NOCLDWAIT);
+	return p->exit_signal == SIGCHLD && (a->handler == SIG_IGN || (a->flags & SA_NOCLDWAIT));
 }
 
 // Gives every child of p to init.  proc_tree_lock held.
@@ -45,26 +46,39 @@ static void reparent_children_locked(struct process *p)
 	}
 }
 
-void vfork_release(struct process *p)
+// The vfork child t exec'd or is exiting: its parent may go on.
+void vfork_release(struct thread *t)
 {
+	// Only t sets its pointer and only t or its waiter clears it: if t
+	// sees none, none can appear.
+	if (!__atomic_load_n(&t->vfork_done, __ATOMIC_ACQUIRE))
+		return;
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
-	struct process *parent = p->vfork_parent;
+	struct vfork_done *vd = t->vfork_done;
 
-	p->vfork_parent = 0;
-	p->vfork_done = true;
-	if (parent)
-		wq_wake_all(&parent->child_wait);
+	t->vfork_done = 0;
+	if (vd) {
+		vd->done = true;
+		wq_wake_all(&vd->wq);
+	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
-void vfork_wait(struct process *child)
+// Waits until the vfork child (a new process, or a thread with
+// CLONE_THREAD) execs or exits.  Killable, as on Linux: the child borrows
+// our memory, but holds its own reference to it, so a killed parent may
+// go; it must then no longer tell 'vd', which lives on our stack.
+void vfork_wait(struct thread *child, struct vfork_done *vd)
 {
-	struct process *me = current_process();
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 
-	// Not interruptible: the child borrows our memory until it is done.
-	while (!child->vfork_done)
-		wq_wait(&me->child_wait, &proc_tree_lock, WAIT_FOREVER, false);
+	while (!vd->done) {
+		if (wq_wait_killable(&vd->wq, &proc_tree_lock, WAIT_FOREVER) < 0)
+			break;
+	}
+	// Not done: the child has not passed vfork_release, so it still exists.
+	if (!vd->done)
+		child->vfork_done = 0;
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
@@ -108,8 +122,7 @@ static void process_finish(struct process *p)
 	p->cwd = 0;
 	// The signal handlers stay until the zombie is reaped: the parent may
 	// look at them (autoreap) and late signals may still name p.
-	if (p->vfork_parent)
-		vfork_release(p);
+
 	// Off this address space before dropping it.
 	mm_deactivate_current();
 	p->mm = 0;
@@ -121,25 +134,31 @@ static void process_finish(struct process *p)
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	reparent_children_locked(p);
 	struct process *parent = p->parent;
-	if (parent && parent_autoreaps(parent)) {
-		process_unlink_child_locked(p);
-		process_free_locked(p);
+	if (!parent) {
+		p->zombie = true;
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
 		return;
 	}
-	p->zombie = true;
-	if (parent) {
-		if (p->exit_signal) {
-			struct ksiginfo info = {
-				.signo = p->exit_signal, .pid = p->pid,
-				.code = wstatus_signaled(p->exit_status) ? CLD_KILLED : CLD_EXITED,
-				.status = wstatus_signaled(p->exit_status) ? (p->exit_status & 0x7f)
-									  : (p->exit_status >> 8) & 0xff,
-			};
-			signal_send_process(parent, p->exit_signal, &info);
-		}
-		wq_wake_all(&parent->child_wait);
+	// The exit signal goes even to a parent that reaps automatically
+	// (a handler with SA_NOCLDWAIT runs; SIG_IGN drops it).
+	if (p->exit_signal) {
+		struct ksiginfo info = {
+			.signo = p->exit_signal, .pid = p->pid,
+			.code = wstatus_signaled(p->exit_status) ? CLD_KILLED : CLD_EXITED,
+			.status = wstatus_signaled(p->exit_status) ? (p->exit_status & 0x7f)
+								  : (p->exit_status >> 8) & 0xff,
+		};
+		signal_send_process(parent, p->exit_signal, &info);
 	}
+	if (parent_autoreaps(parent, p)) {
+		process_unlink_child_locked(p);
+		process_free_locked(p);
+	} else {
+		p->zombie = true;
+	}
+	// Either way a wait() in the parent must look again: for this zombie,
+	// or (autoreaped) to find it has no children left and fail with ECHILD.
+	wq_wake_all(&parent->child_wait);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
@@ -151,11 +170,14 @@ void thread_exit_user(int wait_status, bool group)
 
 	if (group)
 		process_kill_others(p, wait_status);
+	// Locks this thread still holds die with it (robust futexes).
+	futex_release_robust_list(t);
 	// CLONE_CHILD_CLEARTID: tell a joiner we are gone.
 	if (t->clear_child_tid && p->nthreads > 1) {
 		put_user_u32(t->clear_child_tid, 0);
 		futex_wake_current(t->clear_child_tid, 1);
 	}
+	vfork_release(t);
 
 	uint64_t flags = spin_lock_irqsave(&p->lock);
 	for (struct thread **pp = &p->threads; *pp; pp = &(*pp)->proc_next) {
@@ -280,7 +302,9 @@ SYSCALL_DEFINE(SYS_wait4, wait4)
 	int options = (int)args->a[2];
 	struct wait_result r;
 
-	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL | __WCLONE))
+	// __WCLONE (children with another exit signal only) is not told
+	// apart, and would be answered with every child: refused.
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL))
 		return -EINVAL;
 	if (pid == -2147483647 - 1)
 		return -ESRCH;
@@ -305,7 +329,7 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	int pid;
 
 	if (!(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
-	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL | __WCLONE)))
+	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL)))
 		return -EINVAL;
 	switch (idtype) {
 	case P_ALL: pid = -1; break;

@@ -1,8 +1,11 @@
 // Futexes.
 //
-// A waiter is keyed by (address space, address) for private futexes and
-// by the physical address of the word for shared ones (so processes that
-// share the page through MAP_SHARED memory meet).  Waiters live in a small
+// A waiter is keyed as Linux keys it.  Ops with FUTEX_PRIVATE_FLAG, and
+// non-private ops on private memory, use (address space, address): a
+// copy-on-write break after fork moves private memory to a new page, so
+// the page cannot name the word.  Non-private ops on MAP_SHARED memory
+// use the physical address of the word, whose frame is fixed for the
+// mapping's life, so processes sharing it meet.  Waiters live in a small
 // hash table under one lock: wake-ups and requeues move waiters between
 // chains, and a single lock makes that obviously safe.  The lock is never
 // taken from interrupts and is held with interrupts enabled, because
@@ -33,8 +36,8 @@
 #define NBUCKETS 64
 
 struct futex_key {
-	uint64_t space;		// mm pointer (private) or 0 (shared)
-	uint64_t addr;		// user address (private) or physical address
+	uint64_t space;		// mm pointer (private memory) or 0 (shared memory)
+	uint64_t addr;		// user address (private memory) or physical address
 };
 
 struct futex_waiter {
@@ -68,16 +71,18 @@ static int make_key(uint64_t uaddr, bool private, struct futex_key *k)
 	if (!user_range_ok(uaddr, 4))
 		return -EFAULT;
 	struct mm *mm = current_process()->mm;
-	if (private) {
-		k->space = (uint64_t)mm;
-		k->addr = uaddr;
+	k->space = (uint64_t)mm;
+	k->addr = uaddr;
+	if (private)
 		return 0;
-	}
 	uint64_t pa;
-	if (vm_user_phys(mm, uaddr, &pa) < 0)
-		return -EFAULT;
-	k->space = 0;
-	k->addr = pa;
+	int r = vm_shared_phys(mm, uaddr, &pa);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		k->space = 0;
+		k->addr = pa;
+	}
 	return 0;
 }
 
@@ -166,11 +171,54 @@ static long futex_wake(uint64_t uaddr, bool private, int n, uint32_t bitset)
 	return r;
 }
 
+// CLONE_CHILD_CLEARTID: Linux wakes with a non-private op, which finds
+// joiners of either kind on private memory (one key).  A joiner that used
+// the private flag on MAP_SHARED memory has a key of its own: wake it too.
 int futex_wake_current(uint64_t uaddr, int n)
 {
-	long a = futex_wake(uaddr, true, n, FUTEX_BITSET_MATCH_ANY);
-	long b = futex_wake(uaddr, false, n, FUTEX_BITSET_MATCH_ANY);
-	return (int)((a > 0 ? a : 0) + (b > 0 ? b : 0));
+	struct futex_key priv, shared;
+	int woken;
+
+	if (make_key(uaddr, true, &priv) < 0 || make_key(uaddr, false, &shared) < 0)
+		return 0;
+	spin_lock(&futex_lock);
+	woken = wake_locked(&shared, n, FUTEX_BITSET_MATCH_ANY);
+	if (!key_equal(&priv, &shared))
+		woken += wake_locked(&priv, n, FUTEX_BITSET_MATCH_ANY);
+	spin_unlock(&futex_lock);
+	return woken;
+}
+
+// Moves up to n waiters from k1 to k2 and counts them; futex_lock held.
+// They are taken off k1's chain first and added to k2's afterwards, so
+// that a move onto the same word (or the same chain) cannot meet the
+// waiters it has just moved.
+static int move_locked(const struct futex_key *k1, const struct futex_key *k2, int n)
+{
+	struct futex_waiter *taken = 0;
+	struct futex_waiter **p = &buckets[bucket_of(k1)];
+	int moved = 0;
+
+	while (*p && moved < n) {
+		struct futex_waiter *w = *p;
+		if (!key_equal(&w->key, k1)) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		w->next = taken;
+		taken = w;
+		moved++;
+	}
+	unsigned b = bucket_of(k2);
+	while (taken) {
+		struct futex_waiter *w = taken;
+		taken = w->next;
+		w->key = *k2;
+		w->next = buckets[b];
+		buckets[b] = w;
+	}
+	return moved;
 }
 
 static long futex_requeue(uint64_t uaddr, uint64_t uaddr2, bool private, int nwake, int nmove,
@@ -196,21 +244,7 @@ static long futex_requeue(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 		}
 	}
 	int done = wake_locked(&k1, nwake, FUTEX_BITSET_MATCH_ANY);
-	int moved = 0;
-	struct futex_waiter **p = &buckets[bucket_of(&k1)];
-	while (*p && moved < nmove) {
-		struct futex_waiter *w = *p;
-		if (!key_equal(&w->key, &k1)) {
-			p = &w->next;
-			continue;
-		}
-		*p = w->next;
-		w->key = k2;
-		unsigned b = bucket_of(&k2);
-		w->next = buckets[b];
-		buckets[b] = w;
-		moved++;
-	}
+	int moved = move_locked(&k1, &k2, nmove);
 	spin_unlock(&futex_lock);
 	return done + moved;
 }
@@ -321,7 +355,9 @@ SYSCALL_DEFINE(SYS_futex, futex)
 	uint64_t deadline;
 	int r;
 
-	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_WAIT)
+	// As on Linux, only FUTEX_WAIT_BITSET takes a realtime clock (its
+	// timeout is absolute); FUTEX_WAIT's relative one would ignore it.
+	if (realtime && cmd != FUTEX_WAIT_BITSET)
 		return -ENOSYS;
 	switch (cmd) {
 	case FUTEX_WAIT:

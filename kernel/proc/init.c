@@ -10,6 +10,7 @@
 #include <kernel/panic.h>
 #include <kernel/sched.h>
 #include <kernel/trap.h>
+#include <fs/fcntl.h>
 #include <kernel/vm.h>
 #include <mm/fail_inject.h>
 #include <mm/kmalloc.h>
@@ -102,7 +103,7 @@ void start_init(void)
 	for (int i = 0; i < RLIMIT_COUNT; i++)
 		p->rlimits[i] = (struct rlimit_pair){ ~0ULL, ~0ULL };
 	p->rlimits[3] = (struct rlimit_pair){ USER_STACK_SIZE, ~0ULL };	// RLIMIT_STACK
-	p->rlimits[7] = (struct rlimit_pair){ 1024, 4096 };		// RLIMIT_NOFILE
+	p->rlimits[7] = (struct rlimit_pair){ FD_LIMIT, FD_LIMIT };	// RLIMIT_NOFILE: nr_open
 
 	struct thread *t = user_thread_alloc(p, "init");
 	if (!t || p->pid != 1)

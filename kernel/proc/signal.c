@@ -112,17 +112,61 @@ static bool valid_signal(int sig)
 }
 
 // Default action of each signal: terminate, or ignore (stop/continue are
-// treated as ignore: there is no job control).
+// treated as ignore: there is no job control, and senders of a stopping
+// signal are refused, see would_stop).
 static bool default_ignores(int sig)
 {
 	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT ||
 	       sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+// No job control: a signal that would stop its target (SIGSTOP always,
+// SIGTSTP/SIGTTIN/SIGTTOU at their default action) cannot be delivered
+// as Linux would, so kill() and friends refuse it with EINVAL.  Caught or
+// ignored, those three are ordinary signals.
+static bool would_stop(struct process *p, int sig)
+{
+	if (sig == SIGSTOP)
+		return true;
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		return false;
+	return __atomic_load_n(&p->sighand->action[sig].handler, __ATOMIC_RELAXED) == SIG_DFL;
+}
+
 static bool ignored(struct process *p, int sig)
 {
 	uint64_t h = p->sighand->action[sig].handler;
 	return h == SIG_IGN || (h == SIG_DFL && default_ignores(sig));
+}
+
+// Signals whose default action on Linux dumps core (here: terminates).
+static bool default_dumps_core(int sig)
+{
+	return sig == SIGQUIT || sig == SIGILL || sig == SIGTRAP || sig == SIGABRT ||
+	       sig == SIGBUS || sig == SIGFPE || sig == SIGSEGV || sig == SIGXCPU ||
+	       sig == SIGXFSZ || sig == SIGSYS;
+}
+
+// As on Linux, a signal that will kill the process anyway (default action
+// "terminate", no core dump) kills every thread as soon as it is sent, as
+// SIGKILL does, rather than when one of them dequeues it: threads asleep
+// in killable waits (vfork) must not outlive it.  sighand lock held.
+static bool kills_at_once(struct process *p, int sig)
+{
+	return p->sighand->action[sig].handler == SIG_DFL && !default_ignores(sig) &&
+	       !default_dumps_core(sig);
+}
+
+// Is there a thread in p that does not block sig?  sighand lock held.
+static bool some_thread_takes(struct process *p, int sig)
+{
+	bool any = false;
+
+	spin_lock(&p->lock);
+	for (struct thread *t = p->threads; t && !any; t = t->proc_next)
+		any = !(t->sig_blocked & sigmask_of(sig));
+	spin_unlock(&p->lock);
+	return any;
 }
 
 // Picks the thread that should take a process-directed signal and wakes it.
@@ -168,6 +212,11 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		return 0;
 	}
+	if (kills_at_once(p, sig) && some_thread_takes(p, sig)) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		process_kill_others(p, sig);
+		return 0;
+	}
 	int rc = make_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
 	if (rc == 0)
 		signal_wake_one(p, sig);
@@ -185,6 +234,11 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 	if (sig == SIGKILL)
 		return signal_send_process(p, sig, info);
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	if (!ignored(p, sig) && kills_at_once(p, sig) && !(t->sig_blocked & sigmask_of(sig))) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		process_kill_others(p, sig);
+		return 0;
+	}
 	if (!ignored(p, sig))
 		rc = make_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 	if (!ignored(p, sig) && rc == 0) {
@@ -205,6 +259,13 @@ bool thread_signal_pending(struct thread *t)
 	if (t->exiting || p->exiting)
 		return true;
 	return ((t->sig_pending | p->sig_pending) & ~t->sig_blocked) != 0;
+}
+
+bool thread_fatal_pending(struct thread *t)
+{
+	struct process *p = t->proc;
+
+	return p && (t->exiting || p->exiting);
 }
 
 // Kills the process for an unhandled fatal signal.
@@ -332,6 +393,10 @@ SYSCALL_DEFINE(SYS_rt_sigaction, rt_sigaction)
 	old = p->sighand->action[sig];
 	if (args->a[1]) {
 		act.mask &= ~UNBLOCKABLE;
+		// Unknown flags are dropped, as Linux does, so a program can
+		// read back which ones the kernel knows.
+		act.flags &= SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_EXPOSE_TAGBITS |
+			     SA_RESTORER | SA_ONSTACK | SA_RESTART | SA_NODEFER | SA_RESETHAND;
 		p->sighand->action[sig] = act;
 		// Setting SIG_IGN (or a default that ignores) discards pending ones.
 		if (ignored(p, sig)) {
@@ -460,6 +525,8 @@ static int kill_one(struct process *p, int sig, struct ksiginfo *info)
 {
 	if (!p)
 		return -ESRCH;
+	if (sig && !p->zombie && would_stop(p, sig))
+		return -EINVAL;
 	if (sig && !p->zombie)
 		signal_send_process(p, sig, info);
 	return 0;
@@ -470,6 +537,7 @@ struct kill_group {
 	bool all;
 	struct process *self;
 	struct ksiginfo *info;
+	bool check_only, stops;		// first pass: would any target stop?
 };
 
 static void kill_group_fn(struct process *p, void *arg)
@@ -480,6 +548,10 @@ static void kill_group_fn(struct process *p, void *arg)
 		return;
 	if (g->all ? (p->pid == 1 || p == g->self) : p->pgid != g->pgid)
 		return;
+	if (g->check_only) {
+		g->stops |= g->sig && would_stop(p, g->sig);
+		return;
+	}
 	g->sent++;
 	if (g->sig)
 		signal_send_process(p, g->sig, g->info);
@@ -499,10 +571,15 @@ SYSCALL_DEFINE(SYS_kill, kill)
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
 		return r;
 	}
-	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info };
+	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info, true, false };
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
-	process_for_each_locked(kill_group_fn, &g);
+	process_for_each_locked(kill_group_fn, &g);	// all or none
+	g.check_only = false;
+	if (!g.stops)
+		process_for_each_locked(kill_group_fn, &g);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	if (g.stops)
+		return -EINVAL;
 	return g.sent ? 0 : -ESRCH;
 }
 
@@ -518,6 +595,8 @@ static long kill_thread(int tgid, int tid, int sig)
 	long r = 0;
 	if (!t || !t->proc || (tgid > 0 && t->proc->pid != tgid) || t->exiting)
 		r = -ESRCH;
+	else if (sig && would_stop(t->proc, sig))
+		r = -EINVAL;
 	else if (sig)
 		signal_send_thread(t, sig, &info);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
@@ -566,8 +645,9 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		return -EINVAL;
 	if (copy_from_user(&si, uinfo, sizeof(si)) < 0)
 		return -EFAULT;
-	// Only the kernel may claim to be the kernel (or kill()).
-	if (si.si_code >= 0 || si.si_code == SI_TKILL)
+	// Only the kernel may claim to be the kernel (or kill()), except to
+	// the caller itself, as on Linux.
+	if ((si.si_code >= 0 || si.si_code == SI_TKILL) && tgid != me->pid)
 		return -EPERM;
 	struct ksiginfo info = { .signo = sig, .code = si.si_code, .pid = me->pid,
 				 .value = *(uint64_t *)(si.u.raw + 8) };
@@ -577,12 +657,16 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		struct thread *t = thread_find(tid);
 		if (!t || !t->proc || t->proc->pid != tgid)
 			r = -ESRCH;
+		else if (would_stop(t->proc, sig))
+			r = -EINVAL;
 		else
 			r = signal_send_thread(t, sig, &info);	// -EAGAIN: not queued
 	} else {
 		struct process *p = process_find(tgid);
 		if (!p || p->zombie)
 			r = -ESRCH;
+		else if (would_stop(p, sig))
+			r = -EINVAL;
 		else
 			r = signal_send_process(p, sig, &info);
 	}

@@ -146,3 +146,35 @@ KTEST(sched, migrate_then_exit)
 	KEXPECT(h.done == n);
 	return true;
 }
+
+static void note_cpu_and_exit(void *arg)
+{
+	struct hopper_count *h = arg;
+
+	for (int i = 0; i < 20; i++)
+		sched_yield();
+	if (this_cpu()->id != 0)
+		__atomic_add_fetch(&h->done, 1000, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&h->done, 1, __ATOMIC_SEQ_CST);
+}
+
+// Regression: a kernel thread created for a CPU was only queued there,
+// so an idle CPU's balancer could pull it away (seen on 4 CPUs as
+// smp.cross_call_every_cpu_to_every_cpu running a test thread elsewhere).
+KTEST(sched, kthread_for_a_cpu_stays_there)
+{
+	static struct hopper_count h;
+	const int n = 16;
+
+	h.done = 0;
+	for (int i = 0; i < n; i++) {
+		struct thread *t = kthread_create("bound", note_cpu_and_exit, &h, 0);
+		KEXPECT(t != 0);
+		KEXPECT(t->affinity == cpumask_of(0));
+	}
+	uint64_t t0 = clock_monotonic_ns();
+	while (h.done < n && clock_monotonic_ns() - t0 < 20000000000ULL)
+		sched_yield();
+	KEXPECT(h.done == n);
+	return true;
+}

@@ -59,6 +59,10 @@ struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg, i
 	if (!t)
 		return 0;
 	arch_thread_init(t, fn, arg);
+	// A thread created for a given CPU is bound to it: an idle CPU's
+	// balancer must not pull it away before (or after) it first runs.
+	if (cpu >= 0)
+		t->affinity = cpumask_of(cpu);
 	t->cpu = cpu < 0 ? this_cpu()->id : cpu;
 	sched_start(t);
 	return t;

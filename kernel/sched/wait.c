@@ -68,22 +68,48 @@ static void wq_remove(struct wait_queue *wq, struct thread *t)
 	t->waiting_on = 0;
 }
 
-int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, bool interruptible)
+// How a sleep may be cut short besides a wake-up or its deadline.
+enum sleep_kind {
+	SLEEP_UNINTERRUPTIBLE,	// never (kernel threads and short internal waits)
+	SLEEP_KILLABLE,		// only by a fatal signal
+	SLEEP_INTERRUPTIBLE,	// by any signal to handle
+};
+
+static bool sleep_broken(struct thread *t, enum sleep_kind kind)
+{
+	if (kind == SLEEP_INTERRUPTIBLE)
+		return thread_signal_pending(t);
+	if (kind == SLEEP_KILLABLE)
+		return thread_fatal_pending(t);
+	return false;
+}
+
+static int sleep_on(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline,
+		    enum sleep_kind kind)
 {
 	struct thread *t = current_thread();
 	uint64_t flags = irq_save();
 	int err = 0;
 
-	if (interruptible && thread_signal_pending(t)) {
-		irq_restore(flags);
-		return -EINTR;
-	}
-	if (deadline != WAIT_FOREVER && deadline <= clock_monotonic_ns()) {
-		irq_restore(flags);
-		return -ETIMEDOUT;
-	}
+	// Say how we sleep before looking for signals: a sender records its
+	// signal before it looks at these (wake_interruptible), so either we
+	// see the signal here or it sees us and wakes us.
 	__atomic_store_n(&t->state, THREAD_BLOCKED, __ATOMIC_SEQ_CST);
-	t->interruptible = interruptible;
+	__atomic_store_n(&t->interruptible, kind == SLEEP_INTERRUPTIBLE, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->killable, kind == SLEEP_KILLABLE, __ATOMIC_SEQ_CST);
+	if (sleep_broken(t, kind))
+		err = -EINTR;
+	else if (deadline != WAIT_FOREVER && deadline <= clock_monotonic_ns())
+		err = -ETIMEDOUT;
+	if (err) {
+		// Not sleeping after all (a racing sched_wake finds us still
+		// current and only marks us runnable, as we do).
+		t->interruptible = false;
+		t->killable = false;
+		__atomic_store_n(&t->state, THREAD_RUNNABLE, __ATOMIC_SEQ_CST);
+		irq_restore(flags);
+		return err;
+	}
 	if (wq) {
 		t->waiting_on = wq;
 		t->wq_next = wq->head;
@@ -93,8 +119,6 @@ int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, boo
 		timer_add(t, deadline);
 	if (lock)
 		spin_unlock(lock);
-	// A signal that arrived after the check above found us BLOCKED and
-	// woke us; one before it made us return.  Either way nothing is lost.
 	t->preempted = false;
 	schedule();
 	// Interrupts back as the caller had them before spinning on its lock:
@@ -114,10 +138,21 @@ int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, boo
 	if (wq && !woken)
 		wq_remove(wq, t);
 	t->interruptible = false;
-	if (!err && !woken && interruptible && thread_signal_pending(t))
+	t->killable = false;
+	if (!err && !woken && sleep_broken(t, kind))
 		err = -EINTR;
 	irq_restore(flags);
 	return err;
+}
+
+int wq_wait(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline, bool interruptible)
+{
+	return sleep_on(wq, lock, deadline, interruptible ? SLEEP_INTERRUPTIBLE : SLEEP_UNINTERRUPTIBLE);
+}
+
+int wq_wait_killable(struct wait_queue *wq, struct spinlock *lock, uint64_t deadline)
+{
+	return sleep_on(wq, lock, deadline, SLEEP_KILLABLE);
 }
 
 int wq_wake_n(struct wait_queue *wq, int n)
@@ -152,6 +187,8 @@ bool wq_empty(const struct wait_queue *wq)
 
 void wake_interruptible(struct thread *t)
 {
-	if (t->interruptible)
+	// Pairs with sleep_on: the caller's signal is recorded before we look.
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (t->interruptible || (t->killable && thread_fatal_pending(t)))
 		sched_wake(t);
 }

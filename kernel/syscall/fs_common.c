@@ -14,6 +14,11 @@ uint32_t current_umask(void)
 	return p ? p->umask : 022;
 }
 
+bool file_has_fasync(const struct file *f)
+{
+	return f->pipe || (f->vn && f->vn->ops && f->vn->ops->stream);
+}
+
 long user_path(uint64_t upath, char **out)
 {
 	char *buf = kmalloc(PATH_MAX);
@@ -30,9 +35,22 @@ long user_path(uint64_t upath, char **out)
 	return len;
 }
 
-struct file *fget(int fd)
+struct file *fget_raw(int fd)
 {
 	return fd_get(current_fdtable(), fd);
+}
+
+// An O_PATH descriptor only names a file: Linux lets the calls that
+// use fget() take it for a closed one (EBADF).
+struct file *fget(int fd)
+{
+	struct file *f = fget_raw(fd);
+
+	if (f && (f->flags & O_PATH)) {
+		file_put(f);
+		return NULL;
+	}
+	return f;
 }
 
 int at_start(int dirfd, const char *path, struct vnode **start)
@@ -42,7 +60,7 @@ int at_start(int dirfd, const char *path, struct vnode **start)
 	*start = NULL;
 	if (path[0] == '/' || dirfd == AT_FDCWD)
 		return 0;
-	f = fget(dirfd);
+	f = fget_raw(dirfd);
 	if (!f)
 		return -EBADF;
 	if (!f->vn || (f->vn->type != VNODE_DIR && path[0])) {
@@ -65,7 +83,7 @@ int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out)
 		return (int)rc;
 	// AT_EMPTY_PATH on a non-directory descriptor: the file itself.
 	if (path[0] == 0 && (flags & LOOKUP_EMPTY_OK) && dirfd != AT_FDCWD) {
-		struct file *f = fget(dirfd);
+		struct file *f = fget_raw(dirfd);
 
 		kfree(path);
 		if (!f)

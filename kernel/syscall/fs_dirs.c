@@ -144,7 +144,7 @@ SYSCALL_DEFINE(SYS_chdir, chdir)
 
 SYSCALL_DEFINE(SYS_fchdir, fchdir)
 {
-	struct file *f = fget((int)args->a[0]);
+	struct file *f = fget_raw((int)args->a[0]);
 	struct vnode *vn;
 
 	if (!f)

@@ -9,7 +9,7 @@
 
 SYSCALL_DEFINE(SYS_dup, dup)
 {
-	struct file *f = fget((int)args->a[0]);
+	struct file *f = fget_raw((int)args->a[0]);
 	int fd;
 
 	if (!f)
@@ -24,7 +24,7 @@ SYSCALL_DEFINE(SYS_dup2, dup2)
 	int oldfd = (int)args->a[0], newfd = (int)args->a[1];
 
 	if (oldfd == newfd) {
-		struct file *f = fget(oldfd);
+		struct file *f = fget_raw(oldfd);
 
 		if (!f)
 			return -EBADF;
@@ -46,13 +46,46 @@ SYSCALL_DEFINE(SYS_dup3, dup3)
 	return fd_dup_to(current_fdtable(), oldfd, newfd, flags & O_CLOEXEC);
 }
 
-// struct flock of x86-64: only l_type is touched (F_GETLK says "unlocked").
-#define F_UNLCK 2
+#define F_UNLCK		2
+#define FLOCK_SIZE	32	// struct flock of x86-64
+
+// Record locks (POSIX and open-file-description) and leases: there are
+// none, and granting them without keeping them would let two processes
+// hold conflicting locks.  They fail as on a Linux built without
+// CONFIG_FILE_LOCKING: the lock is read first (-EFAULT), then queries
+// give -EINVAL and requests -EACCES.
+static long fcntl_lock(int cmd, uint64_t arg)
+{
+	uint8_t flock[FLOCK_SIZE];
+
+	if (copy_from_user(flock, arg, sizeof(flock)) < 0)
+		return -EFAULT;
+	return cmd == F_GETLK || cmd == F_OFD_GETLK ? -EINVAL : -EACCES;
+}
+
+// F_SETFL.  O_DIRECT on a pipe asks for packet mode, which pipes here do
+// not have; O_ASYNC stays only where Linux keeps it (and as no owner can
+// be set, no SIGIO is ever due).
+static long fcntl_setfl(struct file *f, uint32_t arg)
+{
+	uint32_t want = arg & O_SETFL_MASK;
+	uint64_t flags;
+
+	if (f->pipe && (want & O_DIRECT))
+		return -EINVAL;
+	if ((want & O_NOATIME) && !(f->flags & O_NOATIME))
+		return -EPERM;		// see do_open
+	if (!file_has_fasync(f))
+		want = (want & ~O_ASYNC) | (f->flags & O_ASYNC);
+	flags = spin_lock_irqsave(&f->lock);
+	f->flags = (f->flags & ~O_SETFL_MASK) | want;
+	spin_unlock_irqrestore(&f->lock, flags);
+	return 0;
+}
 
 static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 {
 	struct fdtable *fdt = current_fdtable();
-	uint64_t flags;
 	int rc;
 
 	switch (cmd) {
@@ -69,38 +102,46 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 	case F_GETFL:
 		return f->flags | (f->pipe ? 0 : O_LARGEFILE);
 	case F_SETFL:
-		flags = spin_lock_irqsave(&f->lock);
-		f->flags = (f->flags & ~O_SETFL_MASK) | ((uint32_t)arg & O_SETFL_MASK);
-		spin_unlock_irqrestore(&f->lock, flags);
-		return 0;
-	case F_GETLK: {
-		int16_t type = F_UNLCK;
-		return copy_to_user(arg, &type, sizeof(type));
-	}
+		return fcntl_setfl(f, (uint32_t)arg);
+	case F_GETLK:
 	case F_SETLK:
 	case F_SETLKW:
-		return 0;		// one machine, no contention worth modelling
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		return fcntl_lock(cmd, arg);
+	case F_GETLEASE:
+		return F_UNLCK;		// never a lease
 	case F_GETOWN:
+		return 0;		// never an owner
 	case F_SETOWN:
-		return 0;
+		// SIGIO is not delivered: only "no owner" can be honoured.
+		return (int)arg == 0 ? 0 : -EINVAL;
 	case F_GETPIPE_SZ:
-		return f->pipe ? PIPE_SIZE : -EBADF;
+		return f->pipe ? (long)pipe_size(f) : -EBADF;
 	case F_SETPIPE_SZ:
-		return f->pipe ? PIPE_SIZE : -EBADF;
+		return f->pipe ? pipe_set_size(f, arg) : -EBADF;
 	default:
+		// Among others F_SETLEASE, F_SETSIG/F_GETSIG, F_SETOWN_EX/
+		// F_GETOWN_EX, F_NOTIFY, seals and write hints.
 		return -EINVAL;
 	}
 }
 
 SYSCALL_DEFINE(SYS_fcntl, fcntl)
 {
-	int fd = (int)args->a[0];
-	struct file *f = fget(fd);
+	int fd = (int)args->a[0], cmd = (int)args->a[1];
+	struct file *f = fget_raw(fd);
 	long rc;
 
 	if (!f)
 		return -EBADF;
-	rc = fcntl_file(f, fd, (int)args->a[1], args->a[2]);
+	// An O_PATH descriptor takes only the descriptor commands, as on Linux.
+	if ((f->flags & O_PATH) && cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD &&
+	    cmd != F_SETFD && cmd != F_GETFL)
+		rc = -EBADF;
+	else
+		rc = fcntl_file(f, fd, cmd, args->a[2]);
 	file_put(f);
 	return rc;
 }

@@ -163,15 +163,23 @@ SYSCALL_DEFINE(SYS_pwritev, pwritev)
 
 static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 {
-	bool excl = (flags & O_CREAT) && (flags & O_EXCL);
-	int lflags = (flags & O_NOFOLLOW) || excl ? 0 : LOOKUP_FOLLOW;
 	struct vnode *start = NULL, *vn = NULL;
 	struct file *f = NULL;
 	char *path;
 	long rc;
 
+	// O_PATH keeps only these; Linux drops the rest (O_CREAT included).
+	if (flags & O_PATH)
+		flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW;
+	bool excl = (flags & O_CREAT) && (flags & O_EXCL);
+	int lflags = (flags & O_NOFOLLOW) || excl ? 0 : LOOKUP_FOLLOW;
+
 	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return -EOPNOTSUPP;
+	// Reads update the access time whatever the descriptor says: not
+	// updating it is refused as Linux refuses it to a non-owner.
+	if (flags & O_NOATIME)
+		return -EPERM;
 	rc = user_path(upath, &path);
 	if (rc < 0)
 		return rc;
@@ -361,23 +369,29 @@ SYSCALL_DEFINE(SYS_fallocate, fallocate)
 {
 	struct file *f = fget((int)args->a[0]);
 	int mode = (int)args->a[1];
-	int64_t off = (int64_t)args->a[2], len = (int64_t)args->a[3];
+	int64_t off = (int64_t)args->a[2], len = (int64_t)args->a[3], end;
 	int rc = 0;
 
+	// Only mode 0 (allocate, extending the size) is implemented; the
+	// checks come in Linux's order.
 	if (!f)
 		return -EBADF;
-	if (mode != 0)
-		rc = -EOPNOTSUPP;
-	else if (off < 0 || len <= 0)
+	if (off < 0 || len <= 0)
 		rc = -EINVAL;
-	else if (f->pipe)
-		rc = -ESPIPE;
+	else if (mode != 0)
+		rc = -EOPNOTSUPP;
 	else if (!file_writable(f))
 		rc = -EBADF;
+	else if (f->pipe)
+		rc = -ESPIPE;
+	else if (f->vn->type == VNODE_DIR)
+		rc = -EISDIR;
 	else if (f->vn->type != VNODE_REG)
 		rc = -ENODEV;
-	else if ((uint64_t)(off + len) > f->vn->size)
-		rc = vnode_truncate(f->vn, (uint64_t)(off + len));
+	else if (__builtin_add_overflow(off, len, &end))
+		rc = -EFBIG;
+	else
+		rc = vnode_allocate(f->vn, (uint64_t)off, (uint64_t)len);
 	file_put(f);
 	return rc;
 }
@@ -463,14 +477,29 @@ static long fd_must_exist(int fd)
 	return 0;
 }
 
+// fsync and fdatasync: a file or directory is always as good as on disk;
+// pipes and devices have no fsync method on Linux (EINVAL).
+static long fd_sync(int fd)
+{
+	struct file *f = fget(fd);
+	long rc = 0;
+
+	if (!f)
+		return -EBADF;
+	if (!f->vn || (f->vn->type != VNODE_REG && f->vn->type != VNODE_DIR))
+		rc = -EINVAL;
+	file_put(f);
+	return rc;
+}
+
 SYSCALL_DEFINE(SYS_fsync, fsync)
 {
-	return fd_must_exist((int)args->a[0]);
+	return fd_sync((int)args->a[0]);
 }
 
 SYSCALL_DEFINE(SYS_fdatasync, fdatasync)
 {
-	return fd_must_exist((int)args->a[0]);
+	return fd_sync((int)args->a[0]);
 }
 
 SYSCALL_DEFINE(SYS_syncfs, syncfs)
@@ -487,14 +516,17 @@ SYSCALL_DEFINE(SYS_sync, sync)
 SYSCALL_DEFINE(SYS_fadvise64, fadvise64)
 {
 	struct file *f = fget((int)args->a[0]);
+	int64_t len = (int64_t)args->a[2];
 	int advice = (int)args->a[3];
 	long rc = 0;
 
+	// Every advice is only a hint about caching: with all files in
+	// memory, following it changes nothing a program can see.
 	if (!f)
 		return -EBADF;
 	if (f->pipe)
 		rc = -ESPIPE;
-	else if (advice < 0 || advice > 5)
+	else if (len < 0 || advice < 0 || advice > 5)
 		rc = -EINVAL;
 	file_put(f);
 	return rc;

@@ -35,6 +35,18 @@ static long ioctl_file(struct file *f, int fd, unsigned cmd, uint64_t arg)
 	case FIONCLEX:
 		return fd_set_cloexec(current_fdtable(), fd, false);
 	case FIOASYNC:
+		// Only files with a fasync method take it (ENOTTY elsewhere,
+		// as on Linux); no owner can be set, so no SIGIO is due.
+		if (!file_has_fasync(f))
+			return -ENOTTY;
+		if (get_user_u32(&v, arg) < 0)
+			return -EFAULT;
+		flags = spin_lock_irqsave(&f->lock);
+		if (v)
+			f->flags |= O_ASYNC;
+		else
+			f->flags &= ~O_ASYNC;
+		spin_unlock_irqrestore(&f->lock, flags);
 		return 0;
 	}
 	if (f->pipe) {

@@ -7,7 +7,6 @@
 #include <kernel/uaccess.h>
 #include <lib/string.h>
 #include <kernel/process.h>
-#include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
@@ -65,6 +64,7 @@ _Static_assert(sizeof(struct user_statx) == 256, "struct statx is 256 bytes");
 
 #define STATX_BASIC_STATS	0x07ff
 #define STATX_BTIME		0x0800
+#define STATX_RESERVED		0x80000000u	// must be clear in the request
 
 // The attributes every stat variant reports.
 struct kstat {
@@ -156,7 +156,7 @@ static int stat_at(int dirfd, uint64_t upath, int atflags, struct kstat *k)
 		if (copy_from_user(&c, upath, 1) < 0)
 			return -EFAULT;
 		if (c == 0 && dirfd != AT_FDCWD) {
-			struct file *f = fget(dirfd);
+			struct file *f = fget_raw(dirfd);
 
 			if (!f)
 				return -EBADF;
@@ -204,7 +204,7 @@ SYSCALL_DEFINE(SYS_newfstatat, newfstatat)
 
 SYSCALL_DEFINE(SYS_fstat, fstat)
 {
-	struct file *f = fget((int)args->a[0]);
+	struct file *f = fget_raw((int)args->a[0]);
 	struct kstat k;
 
 	if (!f)
@@ -223,10 +223,13 @@ SYSCALL_DEFINE(SYS_statx, statx)
 {
 	int dirfd = (int)args->a[0];
 	int atflags = (int)args->a[2];
+	uint32_t mask = (uint32_t)args->a[3];
 	struct user_statx sx;
 	struct kstat k;
 	int rc;
 
+	if (mask & STATX_RESERVED)
+		return -EINVAL;
 	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE))
 		return -EINVAL;
 	if ((atflags & AT_STATX_SYNC_TYPE) == AT_STATX_SYNC_TYPE)
@@ -276,7 +279,7 @@ static long put_statfs(uint64_t ubuf)
 	struct user_statfs s;
 	uint64_t total, free;
 
-	frame_stats(&total, &free);
+	vfs_space(&total, &free);	// pages: BLKSIZE is the page size
 	memset(&s, 0, sizeof(s));
 	s.f_type = TMPFS_MAGIC;
 	s.f_bsize = BLKSIZE;
@@ -303,7 +306,7 @@ SYSCALL_DEFINE(SYS_statfs, statfs)
 
 SYSCALL_DEFINE(SYS_fstatfs, fstatfs)
 {
-	struct file *f = fget((int)args->a[0]);
+	struct file *f = fget_raw((int)args->a[0]);
 
 	if (!f)
 		return -EBADF;
@@ -548,6 +551,10 @@ SYSCALL_DEFINE(SYS_utimensat, utimensat)
 			    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000 || ts[i].tv_sec < 0))
 				return -EINVAL;
 	}
+	if (!upath && dirfd == AT_FDCWD)
+		return -EFAULT;			// no path to look up
+	if (!upath && atflags)
+		return -EINVAL;			// futimens() takes no flags
 	if (!upath) {
 		// futimens(): the descriptor itself.
 		struct file *f = fget(dirfd);

@@ -31,16 +31,41 @@ SYSCALL_DEFINE(SYS_geteuid, geteuid) { (void)args; return 0; }
 SYSCALL_DEFINE(SYS_getgid, getgid) { (void)args; return 0; }
 SYSCALL_DEFINE(SYS_getegid, getegid) { (void)args; return 0; }
 
-// Only root exists: setting any ID to 0 succeeds, anything else is EPERM
-// would be Linux's answer for an unprivileged user; root may set anything,
-// so accept and ignore.
-SYSCALL_DEFINE(SYS_setuid, setuid) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_setgid, setgid) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_setreuid, setreuid) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_setregid, setregid) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_setresuid, setresuid) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_setresgid, setresgid) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_setgroups, setgroups) { (void)args; return 0; }
+// Only root exists, as in a user namespace that maps ID 0 alone: setting
+// an ID to 0 (or leaving it, -1, where the call allows) succeeds, and any
+// other ID is EINVAL, Linux's answer for an ID without a mapping.  A
+// program that drops privileges thus learns that it did not.
+static long ids_root(struct syscall_args *args, int n, bool keep_ok)
+{
+	for (int i = 0; i < n; i++) {
+		uint32_t id = (uint32_t)args->a[i];
+
+		if (id != 0 && !(keep_ok && id == (uint32_t)-1))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_setuid, setuid) { return ids_root(args, 1, false); }
+SYSCALL_DEFINE(SYS_setgid, setgid) { return ids_root(args, 1, false); }
+SYSCALL_DEFINE(SYS_setreuid, setreuid) { return ids_root(args, 2, true); }
+SYSCALL_DEFINE(SYS_setregid, setregid) { return ids_root(args, 2, true); }
+SYSCALL_DEFINE(SYS_setresuid, setresuid) { return ids_root(args, 3, true); }
+SYSCALL_DEFINE(SYS_setresgid, setresgid) { return ids_root(args, 3, true); }
+
+#define NGROUPS_MAX 65536
+
+// The supplementary group list is always empty: emptying it is exact,
+// filling it is refused as in a user namespace that denies setgroups.
+SYSCALL_DEFINE(SYS_setgroups, setgroups)
+{
+	if ((uint32_t)args->a[0] > NGROUPS_MAX)
+		return -EINVAL;
+	return (int)args->a[0] == 0 ? 0 : -EPERM;
+}
+
+// These return the old ID and never fail; Linux leaves the ID unchanged
+// for one without a mapping, so the answer is always 0.
 SYSCALL_DEFINE(SYS_setfsuid, setfsuid) { (void)args; return 0; }
 SYSCALL_DEFINE(SYS_setfsgid, setfsgid) { (void)args; return 0; }
 
@@ -91,6 +116,19 @@ SYSCALL_DEFINE(SYS_getsid, getsid)
 	return r;
 }
 
+struct group_search {
+	int pgid, sid;
+	bool found;
+};
+
+static void group_search_fn(struct process *p, void *arg)
+{
+	struct group_search *g = arg;
+
+	if (p->pgid == g->pgid && p->sid == g->sid)	// zombies count, as on Linux
+		g->found = true;
+}
+
 SYSCALL_DEFINE(SYS_setpgid, setpgid)
 {
 	int pid = (int)args->a[0], pgid = (int)args->a[1];
@@ -105,7 +143,15 @@ SYSCALL_DEFINE(SYS_setpgid, setpgid)
 		r = -ESRCH;
 	else if (p->sid != me->sid || p->pid == p->sid)
 		r = -EPERM;
-	else
+	if (r == 0 && pgid && pgid != p->pid) {
+		// Joining a group: it must exist in the caller's session.
+		struct group_search g = { pgid, me->sid, false };
+
+		process_for_each_locked(group_search_fn, &g);
+		if (!g.found)
+			r = -EPERM;
+	}
+	if (r == 0)
 		p->pgid = pgid ? pgid : p->pid;
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	return r;

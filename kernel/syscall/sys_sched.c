@@ -16,6 +16,7 @@
 #define SCHED_RR	2
 #define SCHED_BATCH	3
 #define SCHED_IDLE	5
+#define SCHED_DEADLINE	6
 
 SYSCALL_DEFINE(SYS_sched_yield, sched_yield)
 {
@@ -86,19 +87,50 @@ SYSCALL_DEFINE(SYS_sched_getscheduler, sched_getscheduler)
 	return target_thread((int)args->a[0]) ? SCHED_OTHER : -ESRCH;
 }
 
+// The sched_param of a set call, with Linux's checks before the lookup:
+// no pointer or a negative pid is -EINVAL, a bad pointer -EFAULT.
+static int get_sched_param(int pid, uint64_t uparam, int32_t *prio)
+{
+	uint32_t v;
+
+	if (!uparam || pid < 0)
+		return -EINVAL;
+	if (get_user_u32(&v, uparam) < 0)
+		return -EFAULT;
+	*prio = (int32_t)v;
+	return target_thread(pid) ? 0 : -ESRCH;
+}
+
+// Every thread runs SCHED_OTHER with priority 0, and only that can be set.
 SYSCALL_DEFINE(SYS_sched_setscheduler, sched_setscheduler)
 {
 	int policy = (int)args->a[1];
-	if ((int)args->a[0] < 0)
+	int32_t prio;
+	int rc = get_sched_param((int)args->a[0], args->a[2], &prio);
+
+	if (rc < 0)
+		return rc;
+	switch (policy) {
+	case SCHED_OTHER:
+		return prio == 0 ? 0 : -EINVAL;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		if (prio < 1 || prio > 99)
+			return -EINVAL;
+		// Not implemented: EPERM, which Linux also gives root when
+		// real-time group scheduling leaves no runtime for it.
+		return -EPERM;
+	default:
+		// SCHED_BATCH and SCHED_IDLE (not honoured: one policy for
+		// all), SCHED_DEADLINE (sched_setattr only on Linux),
+		// SCHED_RESET_ON_FORK (not kept) and unknown policies.
 		return -EINVAL;
-	if (!target_thread((int)args->a[0]))
-		return -ESRCH;
-	return policy == SCHED_OTHER || policy == SCHED_BATCH || policy == SCHED_IDLE ? 0 : -EPERM;
+	}
 }
 
 SYSCALL_DEFINE(SYS_sched_getparam, sched_getparam)
 {
-	if ((int)args->a[0] < 0)
+	if (!args->a[1] || (int)args->a[0] < 0)
 		return -EINVAL;
 	if (!target_thread((int)args->a[0]))
 		return -ESRCH;
@@ -107,9 +139,12 @@ SYSCALL_DEFINE(SYS_sched_getparam, sched_getparam)
 
 SYSCALL_DEFINE(SYS_sched_setparam, sched_setparam)
 {
-	if ((int)args->a[0] < 0)
-		return -EINVAL;
-	return target_thread((int)args->a[0]) ? 0 : -ESRCH;
+	int32_t prio;
+	int rc = get_sched_param((int)args->a[0], args->a[1], &prio);
+
+	if (rc < 0)
+		return rc;
+	return prio == 0 ? 0 : -EINVAL;		// SCHED_OTHER takes only 0
 }
 
 SYSCALL_DEFINE(SYS_sched_get_priority_max, sched_get_priority_max)
@@ -117,7 +152,8 @@ SYSCALL_DEFINE(SYS_sched_get_priority_max, sched_get_priority_max)
 	int p = (int)args->a[0];
 	if (p == SCHED_FIFO || p == SCHED_RR)
 		return 99;
-	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE ? 0 : -EINVAL;
+	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE || p == SCHED_DEADLINE ?
+	       0 : -EINVAL;
 }
 
 SYSCALL_DEFINE(SYS_sched_get_priority_min, sched_get_priority_min)
@@ -125,12 +161,18 @@ SYSCALL_DEFINE(SYS_sched_get_priority_min, sched_get_priority_min)
 	int p = (int)args->a[0];
 	if (p == SCHED_FIFO || p == SCHED_RR)
 		return 1;
-	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE ? 0 : -EINVAL;
+	return p == SCHED_OTHER || p == SCHED_BATCH || p == SCHED_IDLE || p == SCHED_DEADLINE ?
+	       0 : -EINVAL;
 }
 
 SYSCALL_DEFINE(SYS_sched_rr_get_interval, sched_rr_get_interval)
 {
 	int64_t ts[2] = { 0, SCHED_SLICE_TICKS * 10000000LL };
+
+	if ((int)args->a[0] < 0)
+		return -EINVAL;
+	if (!target_thread((int)args->a[0]))
+		return -ESRCH;
 	return copy_to_user(args->a[1], ts, sizeof(ts)) < 0 ? -EFAULT : 0;
 }
 
@@ -140,24 +182,6 @@ SYSCALL_DEFINE(SYS_set_tid_address, set_tid_address)
 	return current_thread()->tid;
 }
 
-SYSCALL_DEFINE(SYS_set_robust_list, set_robust_list)
-{
-	if (args->a[1] != 24)
-		return -EINVAL;
-	current_thread()->robust_list = args->a[0];
-	return 0;
-}
-
-SYSCALL_DEFINE(SYS_get_robust_list, get_robust_list)
-{
-	struct thread *t = target_thread((int)args->a[0]);
-
-	if (!t)
-		return -ESRCH;
-	if (put_user_u64(args->a[1], t->robust_list) < 0 || put_user_u64(args->a[2], 24) < 0)
-		return -EFAULT;
-	return 0;
-}
 
 SYSCALL_DEFINE(SYS_prctl, prctl)
 {

@@ -3,6 +3,8 @@
 
 #include <kernel/syscall.h>
 #include <kernel/process.h>
+#include <kernel/proc_internal.h>
+#include <fs/fcntl.h>
 #include <kernel/uaccess.h>
 #include <kernel/time.h>
 #include <kernel/cpu.h>
@@ -39,43 +41,96 @@ struct sysinfo_linux {
 	char reserved[4];
 };
 
+static void count_threads(struct process *p, void *arg)
+{
+	if (!p->zombie)
+		*(uint64_t *)arg += (uint64_t)p->nthreads;
+}
+
+// Load averages are not kept (they read 0); "procs" is, as on Linux, the
+// number of threads.
 SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 {
 	struct sysinfo_linux si;
-	uint64_t total, free;
+	uint64_t total, free, threads = 0, flags;
 
 	memset(&si, 0, sizeof(si));
 	frame_stats(&total, &free);
+	flags = spin_lock_irqsave(&proc_tree_lock);
+	process_for_each_locked(count_threads, &threads);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	si.uptime = (int64_t)(clock_monotonic_ns() / 1000000000ULL);
 	si.totalram = total * 4096;
 	si.freeram = free * 4096;
-	si.procs = 1;
+	si.procs = threads > 0xffff ? 0xffff : (uint16_t)threads;
 	si.mem_unit = 1;
 	return copy_to_user(args->a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
 }
 
 #define RLIMIT_NLIMITS 16
+#define RLIMIT_CPU	0
+#define RLIMIT_FSIZE	1
+#define RLIMIT_DATA	2
+#define RLIMIT_STACK	3
+#define RLIMIT_NOFILE	7
+#define RLIMIT_AS	9
+#define RLIMIT_SIGPENDING 11
 
+// Can 'nl' replace 'old' and be honoured exactly?  RLIMIT_NOFILE is
+// enforced, up to FD_LIMIT, this kernel's nr_open (Linux: EPERM above
+// it).  CPU time, file size, data, stack, address space and pending
+// signals are not enforced, so only the values in force can be "set".
+// The rest have no effect a program can see, as on Linux for root: no
+// core dumps are written, RSS and LOCKS are ignored by Linux too, root is
+// exempt from NPROC and MEMLOCK, and there are no message queues,
+// priorities or real-time policies for MSGQUEUE, NICE, RTPRIO, RTTIME.
+static int limit_check(int resource, const struct rlimit_pair *old, const struct rlimit_pair *nl)
+{
+	switch (resource) {
+	case RLIMIT_NOFILE:
+		return nl->max > FD_LIMIT ? -EPERM : 0;
+	case RLIMIT_CPU:
+	case RLIMIT_FSIZE:
+	case RLIMIT_DATA:
+	case RLIMIT_STACK:
+	case RLIMIT_AS:
+	case RLIMIT_SIGPENDING:
+		return nl->cur == old->cur && nl->max == old->max ? 0 : -EINVAL;
+	default:
+		return 0;
+	}
+}
+
+// prlimit64 of any process (everyone is root, so every process may);
+// the old value goes out after the new one is set, as on Linux.
 static long do_prlimit(int pid, int resource, uint64_t unew, uint64_t uold)
 {
-	struct process *p = current_process();
-	struct rlimit_pair nl;
+	struct rlimit_pair nl, old;
+	struct process *p;
+	uint64_t flags;
+	long rc = 0;
 
-	if (pid != 0 && pid != p->pid)
-		return -ESRCH;		// other processes' limits: not supported
+	if (unew && copy_from_user(&nl, unew, sizeof(nl)) < 0)
+		return -EFAULT;
 	if (resource < 0 || resource >= RLIMIT_NLIMITS)
 		return -EINVAL;
-	if (unew) {
-		if (copy_from_user(&nl, unew, sizeof(nl)) < 0)
-			return -EFAULT;
-		if (nl.cur > nl.max)
-			return -EINVAL;
+	if (unew && nl.cur > nl.max)
+		return -EINVAL;
+	flags = spin_lock_irqsave(&proc_tree_lock);
+	p = pid == 0 ? current_process() : process_find(pid);
+	if (!p) {
+		rc = -ESRCH;
+	} else {
+		old = p->rlimits[resource];
+		if (unew)
+			rc = limit_check(resource, &old, &nl);
+		if (unew && rc == 0)
+			p->rlimits[resource] = nl;
 	}
-	if (uold && copy_to_user(uold, &p->rlimits[resource], sizeof(nl)) < 0)
-		return -EFAULT;
-	if (unew)
-		p->rlimits[resource] = nl;
-	return 0;
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	if (rc == 0 && uold && copy_to_user(uold, &old, sizeof(old)) < 0)
+		rc = -EFAULT;
+	return rc;
 }
 
 SYSCALL_DEFINE(SYS_prlimit64, prlimit64)
@@ -105,6 +160,8 @@ SYSCALL_DEFINE(SYS_getrandom, getrandom)
 
 	if (args->a[2] & ~(uint64_t)(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
 		return -EINVAL;
+	if ((args->a[2] & (GRND_RANDOM | GRND_INSECURE)) == (GRND_RANDOM | GRND_INSECURE))
+		return -EINVAL;		// contradictory, as on Linux
 	if (len > 33554431)
 		len = 33554431;
 	for (size_t done = 0; done < len;) {

@@ -34,7 +34,11 @@ uint64_t clock_realtime_ns(void)
 	return boot_epoch_ns + clock_monotonic_ns();
 }
 
-// Reads clock 'id' in ns; -EINVAL for unknown clocks.
+// Reads clock 'id' in ns; -EINVAL for unknown clocks.  The monotonic
+// clock is never slewed, so it is also the raw one, and nothing suspends,
+// so it is also boot time.  CPU time is not accounted: the CPU-time
+// clocks (of the process, the thread, or another one's) do not exist,
+// as on a Linux built without POSIX timers, rather than give wall time.
 static int64_t clock_read(int id)
 {
 	switch (id) {
@@ -45,10 +49,6 @@ static int64_t clock_read(int id)
 	case CLOCK_MONOTONIC_RAW:
 	case CLOCK_MONOTONIC_COARSE:
 	case CLOCK_BOOTTIME:
-	// CPU time is not accounted per thread yet: the monotonic clock is a
-	// monotonic upper bound of it.
-	case CLOCK_PROCESS_CPUTIME_ID:
-	case CLOCK_THREAD_CPUTIME_ID:
 		return (int64_t)clock_monotonic_ns();
 	default:
 		return -EINVAL;
@@ -152,10 +152,11 @@ SYSCALL_DEFINE(SYS_clock_nanosleep, clock_nanosleep)
 	int flags = (int)args->a[1];
 	uint64_t ns;
 
-	if (id == CLOCK_THREAD_CPUTIME_ID)
-		return -EINVAL;
 	if (clock_read(id) < 0)
 		return -EINVAL;
+	// Linux has no sleep on these clocks either.
+	if (id == CLOCK_MONOTONIC_RAW || id == CLOCK_REALTIME_COARSE || id == CLOCK_MONOTONIC_COARSE)
+		return -EOPNOTSUPP;
 	int r = get_timespec_ns(args->a[2], &ns);
 	if (r < 0)
 		return r;

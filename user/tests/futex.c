@@ -39,6 +39,7 @@
 #define FUTEX_WAIT_PRIVATE		(FUTEX_WAIT | FUTEX_PRIVATE_FLAG)
 #define FUTEX_WAKE_PRIVATE		(FUTEX_WAKE | FUTEX_PRIVATE_FLAG)
 #define FUTEX_REQUEUE_PRIVATE		(FUTEX_REQUEUE | FUTEX_PRIVATE_FLAG)
+#define FUTEX_CMP_REQUEUE_PRIVATE	(FUTEX_CMP_REQUEUE | FUTEX_PRIVATE_FLAG)
 #define FUTEX_WAKE_OP_PRIVATE		(FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG)
 #define FUTEX_WAIT_BITSET_PRIVATE	(FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG)
 #define FUTEX_WAKE_BITSET_PRIVATE	(FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG)
@@ -56,7 +57,7 @@ static int futex_op(int op, int oparg, int cmp, int cmparg)
 }
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 20
+#define NR_CASES 26
 // How long a helper may take to go to sleep before the test gives up.
 #define SETTLE_MS 5000
 
@@ -300,6 +301,94 @@ static void test_requeue(void)
 	ktap_result(ok && parked == N && rc == 2 && on_to == 2 && left_on_from == 2, "requeue_private");
 }
 
+// Requeue onto the word the waiters already sleep on: Linux counts each
+// woken and each "moved" waiter once and returns at once.
+static void test_requeue_same_word(int cmp, const char *name)
+{
+	enum { N = 3 };
+	atomic_int staging = 0, word = 0;
+	struct waiter w[N];
+	int parked, ok;
+	long rc, left;
+
+	for (int i = 0; i < N; i++)
+		start_waiter(&w[i], &staging, FUTEX_WAIT_PRIVATE, 0);
+	parked = park_waiters(&staging, &word, N, FUTEX_PRIVATE_FLAG);
+	// Wake one, move the others from 'word' to 'word'.
+	if (cmp)
+		rc = futex_val2(&word, FUTEX_CMP_REQUEUE_PRIVATE, 1, INT_MAX, &word, 0);
+	else
+		rc = futex_val2(&word, FUTEX_REQUEUE_PRIVATE, 1, INT_MAX, &word, 0);
+	left = futex(&word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	if (rc != N || left != N - 1)
+		ktap_diag("%s: rc %ld (want %d), left on the word %ld (want %d)", name, rc, N,
+			  left, N - 1);
+	ok = join_waiters(w, N);
+	ktap_result(ok && parked == N && rc == N && left == N - 1, "%s", name);
+}
+
+// A waiter with a time limit, so that a lost wake-up fails the case
+// instead of hanging the program.
+struct timed_waiter {
+	pthread_t thread;
+	atomic_int *word;
+	long rc;
+	int err;
+};
+
+static void *timed_waiter_body(void *arg)
+{
+	struct timed_waiter *w = arg;
+	struct timespec limit = { 10, 0 };
+
+	w->rc = futex(w->word, FUTEX_WAIT, 0, &limit, NULL, 0);
+	w->err = errno;
+	return NULL;
+}
+
+// A process-shared (non-private) futex op on private memory is keyed by
+// the address space and the address, as on Linux, not by the page behind
+// it: after fork the page is copy-on-write, a write gives this process a
+// new copy, and the waiter must still be found at the same address.
+static void test_nonprivate_private_memory_cow(void)
+{
+	char *mem = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct timed_waiter tw;
+	int parked = 0, status = 0;
+	long rc = -1;
+	pid_t pid;
+
+	if (mem == MAP_FAILED) {
+		ktap_result(0, "nonprivate_futex_private_memory_cow # mmap failed");
+		return;
+	}
+	atomic_int *staging = (atomic_int *)mem, *word = (atomic_int *)(mem + 4096);
+	*staging = 0;
+	*word = 0;
+	// A child keeps both pages copy-on-write shared while we work.
+	pid = fork();
+	if (pid == 0) {
+		alarm(30);
+		for (;;)
+			pause();
+	}
+	memset(&tw, 0, sizeof(tw));
+	tw.word = staging;
+	pthread_create(&tw.thread, NULL, timed_waiter_body, &tw);
+	parked = park_waiters(staging, word, 1, 0);
+	atomic_store(word, 1);		// copy-on-write break: a new page
+	rc = futex(word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	pthread_join(tw.thread, NULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	munmap(mem, 2 * 4096);
+	if (rc != 1 || tw.rc != 0)
+		ktap_diag("nonprivate_futex_private_memory_cow: wake %ld, waiter rc %ld errno %d",
+			  rc, tw.rc, tw.err);
+	ktap_result(pid > 0 && parked == 1 && rc == 1 && tw.rc == 0,
+		    "nonprivate_futex_private_memory_cow");
+}
+
 static void test_wake_op(void)
 {
 	atomic_int staging1 = 0, staging2 = 0, word1 = 0, word2 = 0;
@@ -486,6 +575,129 @@ static void test_efault(void)
 		    "wait_bad_address_efault");
 }
 
+// ---- robust lists ----
+
+#define FUTEX_WAITERS		0x80000000u
+#define FUTEX_OWNER_DIED	0x40000000u
+
+// A robust list with one lock, laid out as the kernel reads it: the head
+// (next, futex_offset, list_op_pending), then an entry whose lock word sits
+// futex_offset bytes after it.
+struct robust_area {
+	void *next;
+	long offset;
+	void *pending;
+	struct {
+		void *next;
+		atomic_int lock;
+	} entry;
+};
+
+static void test_robust_list_calls(void)
+{
+	struct robust_area a = { 0 };
+	void *head = NULL;
+	size_t len = 0;
+	int ok;
+
+	a.next = &a;
+	ok = syscall(SYS_set_robust_list, &a, sizeof(long) * 3) == 0;
+	ok = ok && syscall(SYS_get_robust_list, 0L, &head, &len) == 0 && head == &a &&
+	     len == sizeof(long) * 3;
+	ok = ok && syscall(SYS_set_robust_list, &a, sizeof(long) * 3 - 1) == -1 && errno == EINVAL;
+	ok = ok && syscall(SYS_get_robust_list, 0x3fffffffL, &head, &len) == -1 && errno == ESRCH;
+	ok = ok && syscall(SYS_get_robust_list, 0L, (void *)8, &len) == -1 && errno == EFAULT;
+	syscall(SYS_set_robust_list, NULL, sizeof(long) * 3);
+	ktap_result(ok, "robust_list_set_get");
+}
+
+// A process holding a robust lock dies (SIGKILL): the kernel marks the lock
+// FUTEX_OWNER_DIED and wakes the process waiting on it.
+static void test_robust_owner_death(void)
+{
+	struct robust_area *a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ready[2], status = 0, wstatus = 0;
+	pid_t owner, waiter;
+	char c;
+
+	if (a == MAP_FAILED || pipe(ready) < 0) {
+		ktap_result(0, "robust_owner_death_wakes_waiter # setup failed");
+		return;
+	}
+	owner = fork();
+	if (owner == 0) {
+		alarm(30);
+		a->next = &a->entry;
+		a->offset = (char *)&a->entry.lock - (char *)&a->entry;
+		a->pending = NULL;
+		a->entry.next = a;
+		atomic_store(&a->entry.lock, (int)(syscall(SYS_gettid) | FUTEX_WAITERS));
+		syscall(SYS_set_robust_list, a, sizeof(long) * 3);
+		write(ready[1], "r", 1);
+		pause();
+		_exit(1);
+	}
+	read(ready[0], &c, 1);
+	int held = atomic_load(&a->entry.lock);
+	waiter = fork();
+	if (waiter == 0) {
+		alarm(30);
+		long rc = futex(&a->entry.lock, FUTEX_WAIT, held, NULL, NULL, 0);
+		// Woken (0), or the owner died before we slept (EAGAIN).
+		_exit((rc == 0 || errno == EAGAIN) ? 0 : 2);
+	}
+	sleep_ms(100);		// let the waiter sleep (either order passes)
+	kill(owner, SIGKILL);
+	waitpid(owner, &status, 0);
+	waitpid(waiter, &wstatus, 0);
+	unsigned after = (unsigned)atomic_load(&a->entry.lock);
+	ktap_result(WIFSIGNALED(status) && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 &&
+			    after == (FUTEX_OWNER_DIED | FUTEX_WAITERS),
+		    "robust_owner_death_wakes_waiter");
+	close(ready[0]);
+	close(ready[1]);
+	munmap(a, 4096);
+}
+
+// The same through libc: a process-shared robust mutex whose owner is
+// killed is handed to the next locker with EOWNERDEAD.
+static void test_robust_pthread_mutex(void)
+{
+	pthread_mutex_t *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t attr;
+	int ready[2], status = 0, rc = -1;
+	pid_t owner;
+	char c;
+
+	if (m == MAP_FAILED || pipe(ready) < 0) {
+		ktap_result(0, "robust_pthread_mutex_eownerdead # setup failed");
+		return;
+	}
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(m, &attr);
+	owner = fork();
+	if (owner == 0) {
+		alarm(30);
+		pthread_mutex_lock(m);
+		write(ready[1], "r", 1);
+		pause();
+		_exit(1);
+	}
+	read(ready[0], &c, 1);
+	kill(owner, SIGKILL);
+	waitpid(owner, &status, 0);
+	rc = pthread_mutex_lock(m);
+	int consistent = rc == EOWNERDEAD && pthread_mutex_consistent(m) == 0 &&
+			 pthread_mutex_unlock(m) == 0;
+	ktap_result(consistent, "robust_pthread_mutex_eownerdead");
+	close(ready[0]);
+	close(ready[1]);
+	munmap(m, 4096);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -503,14 +715,20 @@ int main(void)
 	test_wake_all();
 	test_cmp_requeue();
 	test_requeue();
+	test_requeue_same_word(0, "requeue_onto_same_word");
+	test_requeue_same_word(1, "cmp_requeue_onto_same_word");
 	test_wake_op();
 	test_bitset_selective();
 	test_bitset_zero_einval();
 	test_wait_eintr();
 	test_shared_across_fork();
+	test_nonprivate_private_memory_cow();
 	test_bad_op();
 	test_einval();
 	test_efault();
+	test_robust_list_calls();
+	test_robust_owner_death();
+	test_robust_pthread_mutex();
 	finish_watchdog();
 	return ktap_finish();
 }

@@ -1,12 +1,16 @@
 // procs: process life cycle and basic process queries of Switchyard's
-// Linux ABI: fork, vfork, wait4/waitid status encoding, kill with default
-// actions, exit versus exit_group, orphan reparenting, identity, clocks,
+// Linux ABI: fork, vfork (and the killable vfork wait, also with
+// CLONE_THREAD), wait4/waitid status encoding, children reaped
+// automatically, kill with default actions, exit versus exit_group, orphan reparenting, identity, clocks,
 // sleeping, getrandom and resource limits.  Linux is the reference: every
 // case passes there.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +69,33 @@ static void run_isolated(void (*body)(void))
 	close(p[0]);
 	check_child_ok(pid, "isolated case");
 }
+
+// Wait up to 'ms' milliseconds for 'pid' to end; 1 with its status if it
+// did, 0 if it is still there (a hung or unkillable process must fail the
+// case, not stall it).
+static int wait_bounded(pid_t pid, int *status, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return 0;
+		sleep_ms(10);
+	}
+	return 0;
+}
+
+// Wait up to 'ms' milliseconds for something to read on 'fd'.
+static int readable_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+#define CLONE_STACK_SIZE (64 * 1024)
 
 // ---- fork and vfork -----------------------------------------------------------
 
@@ -129,6 +160,218 @@ static void t_vfork(void)
 		return;
 	check(shared_mark == 42, "child ran first, in the parent's memory");
 	check_exit_code(pid, 3, "vfork child");
+}
+
+// ---- vfork waits that must stay killable --------------------------------------------------
+
+// A vfork child that never lets its parent go: it sends its pid, then
+// waits (bounded) until it has a new parent, says so and sleeps on.
+struct vfork_sleeper {
+	int fd;
+	pid_t parent;
+};
+
+static int vfork_sleeper_body(void *arg)
+{
+	struct vfork_sleeper *s = arg;
+	pid_t me = getpid();
+	char reparented = 'R';
+
+	alarm(CHILD_TIMEOUT);
+	write(s->fd, &me, sizeof(me));
+	for (int i = 0; i < 1500 && getppid() == s->parent; i++)
+		sleep_ms(10);
+	write(s->fd, &reparented, 1);
+	for (;;)
+		pause();
+	return 0;
+}
+
+// SIGKILL ends a parent waiting for its vfork child at once (Linux's vfork
+// wait is killable), and so does any signal whose default action kills;
+// the child lives on and is given to init.
+static void vfork_parent_killed_by(int sig)
+{
+	int p[2], status = 0;
+	pid_t parent, child = 0;
+	char c = 0;
+
+	if (!check_ok(pipe(p), "pipe"))
+		return;
+	parent = fork_child();
+	if (parent == 0) {
+		struct vfork_sleeper s = { p[1], getpid() };
+		char *stack = malloc(CLONE_STACK_SIZE);
+
+		close(p[0]);
+		if (stack)
+			clone(vfork_sleeper_body, stack + CLONE_STACK_SIZE,
+			      CLONE_VM | CLONE_VFORK | SIGCHLD, &s);
+		_exit(1);	// only once the child is done with our memory
+	}
+	close(p[1]);
+	if (parent < 0 || !check(read(p[0], &child, sizeof(child)) == sizeof(child),
+				 "vfork child sent its pid")) {
+		close(p[0]);
+		if (parent > 0)
+			kill(parent, SIGKILL), reap(parent);
+		return;
+	}
+	sleep_ms(20);		// let the parent fall asleep in vfork
+	kill(parent, sig);
+	if (!wait_bounded(parent, &status, 10000)) {
+		fail("vfork parent still there 10 s after signal %d", sig);
+		kill(child, SIGKILL);	// lets it go, so it can die
+		reap(parent);
+		close(p[0]);
+		return;
+	}
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != sig)
+		fail_status("vfork parent", status);
+	check(readable_within(p[0], 10000) && read(p[0], &c, 1) == 1 && c == 'R',
+	      "vfork child lives on with a new parent");
+	check_ok(kill(child, 0), "vfork child still exists");
+	kill(child, SIGKILL);
+	close(p[0]);
+}
+
+static void t_vfork_parent_killable(void)
+{
+	vfork_parent_killed_by(SIGKILL);
+}
+
+static void t_vfork_parent_sigterm(void)
+{
+	vfork_parent_killed_by(SIGTERM);
+}
+
+// clone(CLONE_VFORK | CLONE_THREAD): as on Linux, the calling thread waits
+// until the new thread exits, then clone returns its tid.
+#define VFORK_THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+			    CLONE_THREAD | CLONE_SYSVSEM | CLONE_VFORK)
+
+static atomic_int vfork_thread_mark;
+
+static int vfork_thread_exits(void *arg)
+{
+	(void)arg;
+	sleep_ms(50);
+	atomic_store(&vfork_thread_mark, 1);
+	return 0;	// musl's clone ends the thread with SYS_exit
+}
+
+static void t_vfork_thread_waits(void)
+{
+	int status = 0;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		char *stack = malloc(CLONE_STACK_SIZE);
+		int tid;
+
+		atomic_store(&vfork_thread_mark, 0);
+		if (!stack)
+			_exit(4);
+		tid = clone(vfork_thread_exits, stack + CLONE_STACK_SIZE, VFORK_THREAD_FLAGS, NULL);
+		if (tid <= 0)
+			_exit(2);
+		_exit(atomic_load(&vfork_thread_mark) == 1 ? 0 : 3);
+	}
+	if (pid < 0)
+		return;
+	if (!wait_bounded(pid, &status, 10000)) {
+		fail("clone(CLONE_VFORK|CLONE_THREAD) still not back after 10 s");
+		kill(pid, SIGKILL);
+		if (!wait_bounded(pid, &status, 5000))
+			fail("... and the process survives SIGKILL");
+		return;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_status("CLONE_VFORK|CLONE_THREAD (3: returned before the thread exited)", status);
+}
+
+// The new thread never exits: SIGKILL must still end the process.
+static int vfork_thread_sleeps(void *arg)
+{
+	int fd = *(int *)arg;
+	char c = 'S';
+
+	write(fd, &c, 1);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static void t_vfork_thread_killable(void)
+{
+	int p[2], status = 0;
+	pid_t pid;
+	char c = 0;
+
+	if (!check_ok(pipe(p), "pipe"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		char *stack = malloc(CLONE_STACK_SIZE);
+
+		close(p[0]);
+		if (stack)
+			clone(vfork_thread_sleeps, stack + CLONE_STACK_SIZE, VFORK_THREAD_FLAGS, &p[1]);
+		_exit(2);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return;
+	}
+	check(readable_within(p[0], 10000) && read(p[0], &c, 1) == 1, "thread started");
+	close(p[0]);
+	sleep_ms(20);
+	kill(pid, SIGKILL);
+	if (!wait_bounded(pid, &status, 10000)) {
+		fail("process in clone(CLONE_VFORK|CLONE_THREAD) survived SIGKILL for 10 s");
+		return;
+	}
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		fail_status("killed in CLONE_VFORK|CLONE_THREAD", status);
+}
+
+// The new thread execs: the process becomes the new program (the thread
+// waiting in clone goes with the old one, as every other thread does).
+static int vfork_thread_execs(void *arg)
+{
+	char *argv[] = { "sh", "-c", "exit 5", NULL };
+	char *envp[] = { NULL };
+
+	(void)arg;
+	execve("/bin/sh", argv, envp);
+	syscall(SYS_exit_group, 6);
+	return 0;
+}
+
+static void t_vfork_thread_exec(void)
+{
+	int status = 0;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		char *stack = malloc(CLONE_STACK_SIZE);
+
+		if (stack)
+			clone(vfork_thread_execs, stack + CLONE_STACK_SIZE, VFORK_THREAD_FLAGS, NULL);
+		_exit(2);
+	}
+	if (pid < 0)
+		return;
+	if (!wait_bounded(pid, &status, 10000)) {
+		fail("exec from a CLONE_VFORK|CLONE_THREAD thread did not finish in 10 s");
+		kill(pid, SIGKILL);
+		if (!wait_bounded(pid, &status, 5000))
+			fail("... and the process survives SIGKILL");
+		return;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 5)
+		fail_status("exec'd program (5 expected; 6: exec failed)", status);
 }
 
 static void t_gettid(void)
@@ -231,6 +474,96 @@ static void t_wait_any(void)
 static void t_wait_echild(void)
 {
 	run_isolated(wait_echild);
+}
+
+// ---- children reaped automatically ----------------------------------------------------
+
+static void on_alarm_interrupt(int sig)
+{
+	(void)sig;
+}
+
+// wait() with every child reaped automatically: it sleeps until the last
+// child is gone, then fails with ECHILD.  SIGALRM (no SA_RESTART) cuts a
+// wait that would hang.
+static void wait_for_autoreaped_child(void)
+{
+	struct sigaction sa;
+	int status;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		sleep_ms(50);
+		_exit(0);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm_interrupt;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(10);
+	check_errno(wait(&status), ECHILD, "wait() once the auto-reaped child has exited");
+	alarm(0);
+	check_errno(kill(pid, 0), ESRCH, "the child left no zombie");
+}
+
+static void wait_sigchld_ignored(void)
+{
+	signal(SIGCHLD, SIG_IGN);
+	wait_for_autoreaped_child();
+}
+
+static void t_wait_sigchld_ignored(void)
+{
+	run_isolated(wait_sigchld_ignored);
+}
+
+static volatile sig_atomic_t sigchld_seen;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	sigchld_seen++;
+}
+
+// SA_NOCLDWAIT with a handler: no zombies, but SIGCHLD is still sent.
+static void wait_sa_nocldwait(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_NOCLDWAIT | SA_RESTART;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigchld_seen = 0;
+	wait_for_autoreaped_child();
+	check(sigchld_seen == 1, "SIGCHLD handler ran once");
+}
+
+static void t_wait_sa_nocldwait(void)
+{
+	run_isolated(wait_sa_nocldwait);
+}
+
+// Only children that report with SIGCHLD are reaped automatically: one
+// whose exit signal is 0 stays a zombie for wait (with __WALL).
+static void wait_exit_signal_zero(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	signal(SIGCHLD, SIG_IGN);
+	fflush(stdout);
+	pid = (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
+	if (pid == 0)
+		_exit(4);
+	if (!check_ok(pid, "clone with exit signal 0"))
+		return;
+	check(waitpid(pid, &status, __WALL) == pid, "waitpid(__WALL) finds the child");
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 4, "its status");
+}
+
+static void t_wait_exit_signal_zero(void)
+{
+	run_isolated(wait_exit_signal_zero);
 }
 
 static void t_waitid_exited(void)
@@ -684,12 +1017,20 @@ static const struct test_case cases[] = {
 	{ "fork_identity", t_fork_identity },
 	{ "fork_memory_is_copied", t_fork_memory_is_copied },
 	{ "vfork", t_vfork },
+	{ "vfork_parent_killable", t_vfork_parent_killable },
+	{ "vfork_parent_sigterm", t_vfork_parent_sigterm },
+	{ "vfork_thread_waits_for_exit", t_vfork_thread_waits },
+	{ "vfork_thread_killable", t_vfork_thread_killable },
+	{ "vfork_thread_exec", t_vfork_thread_exec },
 	{ "getpid_gettid_getppid", t_gettid },
 	{ "wait4_exit_codes", t_wait4_exit_codes },
 	{ "wait4_null_status", t_wait4_null_status },
 	{ "waitpid_any", t_wait_any },
 	{ "waitpid_wnohang", t_wait_nohang },
 	{ "waitpid_echild", t_wait_echild },
+	{ "wait_echild_sigchld_ignored", t_wait_sigchld_ignored },
+	{ "wait_echild_sa_nocldwait", t_wait_sa_nocldwait },
+	{ "exit_signal_0_not_autoreaped", t_wait_exit_signal_zero },
 	{ "waitid_exited", t_waitid_exited },
 	{ "waitid_killed", t_waitid_killed },
 	{ "many_children_50", t_many_children },
