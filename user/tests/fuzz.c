@@ -122,6 +122,14 @@ struct lane {
 
 static struct lane *lanes;		// MAP_SHARED, one per running child
 
+// Which numbers the kernel implements (not ENOSYS), found once by a probe
+// process before the children start; 7 draws in 8 pick among them, the
+// rest from the whole table and beyond.  The same kernel gives the same
+// list, so a seed still means the same calls.
+static volatile unsigned char *implemented;	// MAP_SHARED, NR_MAX entries
+static int implemented_nr[NR_MAX];
+static int nimplemented;
+
 // ---- randomness ----
 
 struct rng {
@@ -472,6 +480,8 @@ static bool next_call(struct gen *g, long *nr, uint64_t a[6], uint64_t scratch)
 
 	if (safe_mode) {
 		*nr = safe_calls[pick(r, NSAFE)];
+	} else if (nimplemented && pick(r, 8) != 0) {
+		*nr = implemented_nr[pick(r, nimplemented)];
 	} else if (pick(r, 32) == 0) {
 		// Numbers nobody implements, and the x32 and 32-bit bits.
 		*nr = (long)PICK(r, NR_MAX + pick(r, 100), 0x40000000 + pick(r, 600),
@@ -719,6 +729,41 @@ static __attribute__((noreturn)) void run_child(int index, struct lane *lane, co
 }
 
 // ---- the parent ----
+
+// The probe: every number once, with every argument -1 (a bad descriptor,
+// pointer, length or ID everywhere), in a process of its own; calls that
+// would end or block it are taken as implemented without a try.
+static void probe_table(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		sigset_t all;
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		for (long nr = 0; nr < NR_MAX; nr++) {
+			const char *sig = sig_table[nr];
+			uint64_t m = (uint64_t)-1;
+			if (nr == SYS_pause || nr == SYS_rt_sigreturn || nr == SYS_exit ||
+			    nr == SYS_exit_group || (sig && *sig == '-')) {
+				implemented[nr] = 1;
+				continue;
+			}
+			long rc = is_clone_call(nr) ? raw_clone_exit(nr, m, m, m, m, m, m)
+						    : raw_syscall6(nr, m, m, m, m, m, m);
+			implemented[nr] = rc != -ENOSYS;
+		}
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		ktap_diag("fuzz: the probe failed; drawing from the whole table only");
+		return;
+	}
+	for (int nr = 0; nr < NR_MAX; nr++)
+		if (implemented[nr] && (!sig_table[nr] || *sig_table[nr] != '-'))
+			implemented_nr[nimplemented++] = nr;
+}
 
 struct running {
 	pid_t pid;
@@ -1059,19 +1104,23 @@ int main(int argc, char **argv)
 	ktap_diag("fuzz: seed %#lx, %d children x %ld calls, %d threads each, %d at a time, "
 		  "deadline %d s%s", (unsigned long)seed, children, calls, nthreads, parallel,
 		  deadline, safe_mode ? ", safe calls only" : "");
-	ktap_diag("fuzz: reproduce with: fuzz -s %#lx -c %d -n %ld -t %d -j %d -d %d%s",
+	ktap_diag("fuzz: reproduce with: fuzz -s %#lx -c %d -n %ld -t %d -j %d -d %d%s "
+		  "(same kernel: the calls drawn depend on which it implements)",
 		  (unsigned long)seed, children, calls, nthreads, parallel, deadline,
 		  safe_mode ? " --safe" : "");
 	snprintf(dir, sizeof(dir), "/tmp/fuzz.%d", (int)getpid());
 	snprintf(work, sizeof(work), "%s/work", dir);
-	lanes = mmap(NULL, sizeof(struct lane) * MAX_LANES, PROT_READ | PROT_WRITE,
+	lanes = mmap(NULL, sizeof(struct lane) * MAX_LANES + NR_MAX, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	implemented = (unsigned char *)(lanes + MAX_LANES);
 	if (lanes == MAP_FAILED || mkdir(dir, 0700) < 0 || mkdir(work, 0700) < 0) {
 		ktap_result(0, "children_end # cannot set up (errno %d)", errno);
 		ktap_result(0, "system_works_afterwards");
 		ktap_result(0, "memory_returned");
 		return ktap_finish();
 	}
+	if (!safe_mode)
+		probe_table();
 	touch_memory();
 	int console = dup(1);
 	if (switchyard) {
@@ -1080,6 +1129,8 @@ int main(int argc, char **argv)
 		memstat_read(&before);
 	}
 
+	if (nimplemented)
+		ktap_diag("fuzz: %d of %d numbers implemented", nimplemented, NR_MAX);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	run_children(work, console);
 	double seconds = since(&start);
