@@ -75,14 +75,78 @@ static const char *self_state(void)
 	return line;
 }
 
-// Cancels the failure if it did not fire; says whether it fired.
+// Cancels the failure if it did not fire; says whether it fired.  The
+// cancel comes first: reading the state writes to memory, and a page
+// fault there must not be what the failure hits.
 static int disarm(void)
 {
-	int fired = strcmp(self_state(), "fired") == 0;
-
 	if (write(ctl, "self off", 8) != 8)
 		fail("cannot cancel the injected failure: errno=%d", errno);
-	return fired;
+	return strcmp(self_state(), "fired") == 0;
+}
+
+// A call made with failure K armed just before it and cancelled just
+// after it, in one asm statement that writes no memory in between: after
+// a fork every page of the parent is copy-on-write until the child is
+// gone, and a page fault of the test itself must not be what the failure
+// hits.  A clone-family child (is_clone) exits at once.
+struct armed {
+	long ctl;
+	const char *cmd;
+	long cmd_len;
+	long nr;
+	long a[6];
+	long is_clone;
+};
+
+static const char self_off[] = "self off";
+
+static long armed_call(long k, long nr, long a0, long a1, long a2, long a3, long a4, long a5,
+		       long is_clone)
+{
+	char cmd[32];
+	struct armed c = { ctl, cmd, 0, nr, { a0, a1, a2, a3, a4, a5 }, is_clone };
+	long ret;
+
+	c.cmd_len = snprintf(cmd, sizeof(cmd), "self %ld", k);
+	__asm__ volatile("mov $1, %%eax\n\t"		// write(ctl, "self K")
+			 "mov 0(%%rbx), %%rdi\n\t"
+			 "mov 8(%%rbx), %%rsi\n\t"
+			 "mov 16(%%rbx), %%rdx\n\t"
+			 "syscall\n\t"
+			 "mov 24(%%rbx), %%rax\n\t"	// the call
+			 "mov 32(%%rbx), %%rdi\n\t"
+			 "mov 40(%%rbx), %%rsi\n\t"
+			 "mov 48(%%rbx), %%rdx\n\t"
+			 "mov 56(%%rbx), %%r10\n\t"
+			 "mov 64(%%rbx), %%r8\n\t"
+			 "mov 72(%%rbx), %%r9\n\t"
+			 "syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "cmpq $0, 80(%%rbx)\n\t"
+			 "je 1f\n\t"
+			 "mov $60, %%eax\n\t"		// a clone child: exit(0)
+			 "xor %%edi, %%edi\n\t"
+			 "syscall\n\t"
+			 "ud2\n"
+			 "1:\n\t"
+			 "mov %%rax, %%r12\n\t"
+			 "mov $1, %%eax\n\t"		// write(ctl, "self off")
+			 "mov 0(%%rbx), %%rdi\n\t"
+			 "lea %[off], %%rsi\n\t"
+			 "mov $8, %%edx\n\t"
+			 "syscall\n\t"
+			 "mov %%r12, %%rax"
+			 : "=a"(ret)
+			 : "b"(&c), [off] "m"(self_off)
+			 : "rcx", "r11", "rdi", "rsi", "rdx", "r10", "r8", "r9", "r12", "memory");
+	return ret;
+}
+
+static int fired(void)
+{
+	return strcmp(self_state(), "fired") == 0;
 }
 
 static int one_of(long rc, const int *ok, int n)
@@ -100,18 +164,17 @@ static enum outcome op_fork(long k)
 	static const int ok[] = { ENOMEM, EAGAIN };
 	int status;
 
-	arm(k);
-	long pid = raw_clone_exit(SYS_fork, 0, 0, 0, 0, 0, 0);
-	int fired = disarm();
+	long pid = armed_call(k, SYS_fork, 0, 0, 0, 0, 0, 0, 1);
+	int hit = fired();
 	if (pid > 0) {
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 			return fail("K=%ld: fork child lost or odd status", k), BAD;
 	} else if (!one_of(pid, ok, 2)) {
 		return fail("K=%ld: fork returned %ld, want a pid, -ENOMEM or -EAGAIN", k, pid), BAD;
-	} else if (!fired) {
+	} else if (!hit) {
 		return fail("K=%ld: fork failed (%ld) with no failure injected", k, pid), BAD;
 	}
-	return fired ? FIRED : DONE;
+	return hit ? FIRED : DONE;
 }
 
 static enum outcome op_vfork(long k)
@@ -119,16 +182,15 @@ static enum outcome op_vfork(long k)
 	static const int ok[] = { ENOMEM, EAGAIN };
 	int status;
 
-	arm(k);
-	long pid = raw_clone_exit(SYS_vfork, 0, 0, 0, 0, 0, 0);
-	int fired = disarm();
+	long pid = armed_call(k, SYS_vfork, 0, 0, 0, 0, 0, 0, 1);
+	int hit = fired();
 	if (pid > 0) {
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 			return fail("K=%ld: vfork child lost or odd status", k), BAD;
 	} else if (!one_of(pid, ok, 2)) {
 		return fail("K=%ld: vfork returned %ld", k, pid), BAD;
 	}
-	return fired ? FIRED : DONE;
+	return hit ? FIRED : DONE;
 }
 
 // Waits until a CLONE_CHILD_CLEARTID word is cleared by the thread's exit.
@@ -145,47 +207,52 @@ static enum outcome op_thread(long k)
 	static const int ok[] = { ENOMEM, EAGAIN };
 
 	thread_ctid = 1;
-	arm(k);
-	long tid = raw_clone_exit(SYS_clone, THREAD_FLAGS, 0, 0, (uint64_t)&thread_ctid, 0, 0);
-	int fired = disarm();
+	long tid = armed_call(k, SYS_clone, THREAD_FLAGS, 0, 0, (long)&thread_ctid, 0, 0, 1);
+	int hit = fired();
 	if (tid > 0)
 		join(&thread_ctid);
 	else if (!one_of(tid, ok, 2))
 		return fail("K=%ld: clone(thread) returned %ld", k, tid), BAD;
-	return fired ? FIRED : DONE;
+	return hit ? FIRED : DONE;
 }
 
 // A thread that needs a kernel stack the kernel has none cached for:
-// first as many sleeping threads as stacks are cached.
-#define MAX_SLEEPERS	256
+// before each try, sleeping threads take every cached stack (and keep
+// them until the sweep is over, so the snapshots include them).
+#define MAX_SLEEPERS	3000
 static volatile int sleepers_go;
 static volatile int sleeper_ctid[MAX_SLEEPERS];
+static int nsleepers;
 
-static enum outcome op_thread_new_kstack(long k)
+static int take_cached_stacks(void)
 {
 	struct memstat m;
-	int n = 0, cached;
-	enum outcome out;
 
-	if (memstat_read(&m) < 0)
-		return fail("cannot read memstat"), BAD;
-	cached = (int)memstat_get(&m, "kstacks_cached");
-	if (cached > MAX_SLEEPERS)
-		return fail("%d kernel stacks cached, more than %d", cached, MAX_SLEEPERS), BAD;
-	sleepers_go = 0;
-	for (; n < cached; n++) {
-		sleeper_ctid[n] = 1;
-		if (raw_clone_sleeper(THREAD_FLAGS, &sleepers_go, &sleeper_ctid[n]) < 0)
-			break;
+	for (;;) {
+		if (memstat_read(&m) < 0)
+			return fail("cannot read memstat"), -1;
+		long cached = memstat_get(&m, "kstacks_cached");
+		if (cached <= 0)
+			return 0;
+		if (nsleepers + cached > MAX_SLEEPERS)
+			return fail("%ld kernel stacks cached, more than %d", cached, MAX_SLEEPERS), -1;
+		while (cached-- > 0) {
+			sleeper_ctid[nsleepers] = 1;
+			if (raw_clone_sleeper(THREAD_FLAGS, &sleepers_go, &sleeper_ctid[nsleepers]) < 0)
+				return fail("cannot start a sleeping thread"), -1;
+			nsleepers++;
+		}
 	}
-	if (memstat_read(&m) == 0 && memstat_get(&m, "kstacks_cached") != 0)
-		fail("K=%ld: %ld kernel stacks still cached", k, memstat_get(&m, "kstacks_cached"));
-	out = op_thread(k);
+}
+
+static void release_sleepers(void)
+{
 	sleepers_go = 1;
-	raw_syscall6(SYS_futex, (uint64_t)&sleepers_go, FUTEX_WAKE, n, 0, 0, 0);
-	for (int i = 0; i < n; i++)
+	raw_syscall6(SYS_futex, (uint64_t)&sleepers_go, FUTEX_WAKE, nsleepers, 0, 0, 0);
+	for (int i = 0; i < nsleepers; i++)
 		join(&sleeper_ctid[i]);
-	return out;
+	nsleepers = 0;
+	sleepers_go = 0;
 }
 
 // execve in a child (which arms its own failure); the parent reads from
@@ -202,15 +269,14 @@ static enum outcome op_execve(long k)
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 1);
 		dup2(null, 2);
-		arm(k);
-		long rc = raw_syscall3(SYS_execve, (uint64_t)args[0], (uint64_t)args, (uint64_t)environ);
+		long rc = armed_call(k, SYS_execve, (long)args[0], (long)args, (long)environ, 0, 0, 0,
+				     0);
 		_exit(rc == -ENOMEM ? 20 : rc == -E2BIG ? 21 : 22);
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return fail("K=%ld: lost the execve child", k), BAD;
 	const char *state = self_state();
 	int fired = strcmp(state, "fired") == 0;
-	disarm();
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return fired ? FIRED : DONE;	// hello ran
 	// Past the point of no return a failed exec kills the process.
@@ -439,8 +505,8 @@ static enum outcome op_touch(long k)
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return fail("K=%ld: lost the child", k), BAD;
-	int fired = strcmp(self_state(), "fired") == 0;
 	disarm();
+	int fired = strcmp(self_state(), "fired") == 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return fired ? FIRED : DONE;
 	if (WIFSIGNALED(status) && fired &&
@@ -503,25 +569,22 @@ static enum outcome op_dup_high(long k)
 		return BAD;
 	if (pid == 0) {
 		struct stat st;
-		arm(k);
-		long fd = raw_syscall3(SYS_fcntl, 1, F_DUPFD, 700);
-		long fd2 = fd >= 0 ? raw_syscall3(SYS_dup2, 1, 900, 0) : 0;
-		write(ctl, "self off", 8);
+		// (The child's pages are copy-on-write: armed_call.)
+		long fd = armed_call(k, SYS_fcntl, 1, F_DUPFD, 700, 0, 0, 0, 0);
 		if (fd < 0 && fd != -ENOMEM)
 			_exit(2);
-		if (fd >= 0 && fd2 != 900 && fd2 != -ENOMEM)
+		if (fd >= 0 && fd != 700)
 			_exit(3);
-		if ((fd2 < 0 && fstat(900, &st) == 0) || (fd < 0 && fstat(700, &st) == 0))
+		if (fd < 0 && fstat(700, &st) == 0)
 			_exit(4);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return fail("K=%ld: lost the child", k), BAD;
 	int fired = strcmp(self_state(), "fired") == 0;
-	disarm();
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return fail("K=%ld: child ended with %#x (2: F_DUPFD gave a wrong errno, 3: dup2 "
-			    "did, 4: a failed call left a descriptor)", k, status), BAD;
+		return fail("K=%ld: child ended with %#x (2: F_DUPFD gave a wrong errno, 3: a "
+			    "descriptor other than 700, 4: a failed call left one)", k, status), BAD;
 	return fired ? FIRED : DONE;
 }
 
@@ -561,7 +624,8 @@ static void t_open_emfile(void)
 
 // Runs op for K = 0, 1, ... and checks the memory after each; stops at
 // the first K the operation does not reach (or the first problem).
-static void sweep(enum outcome (*op)(long))
+// 'prepare', if any, runs before each snapshot.
+static void sweep_prepared(enum outcome (*op)(long), int (*prepare)(void))
 {
 	static struct memstat base, now;
 	static char why[1024];
@@ -574,6 +638,8 @@ static void sweep(enum outcome (*op)(long))
 	if (memstat_read(&base) == 0)
 		memstat_settle(&base, &now, 0, why, sizeof(why));
 	for (long k = 0; k < MAX_K; k++) {
+		if (prepare && prepare() < 0)
+			return;
 		if (memstat_read(&base) < 0) {
 			fail("cannot read %s", MEMSTAT_PATH);
 			return;
@@ -591,10 +657,19 @@ static void sweep(enum outcome (*op)(long))
 	fail("still failing after %d allocations", MAX_K);
 }
 
+static void sweep(enum outcome (*op)(long))
+{
+	sweep_prepared(op, NULL);
+}
+
 static void t_fork(void) { sweep(op_fork); }
 static void t_vfork(void) { sweep(op_vfork); }
 static void t_thread(void) { sweep(op_thread); }
-static void t_thread_new_kstack(void) { sweep(op_thread_new_kstack); }
+static void t_thread_new_kstack(void)
+{
+	sweep_prepared(op_thread, take_cached_stacks);
+	release_sleepers();
+}
 static void t_execve(void) { sweep(op_execve); }
 static void t_pipe(void) { sweep(op_pipe); }
 static void t_file_write(void) { sweep(op_file_write); }
