@@ -13,6 +13,10 @@
 //	--exit			exit at once (boots that only test the kernel)
 //	(nothing)		print a banner and run /bin/sh
 //
+// --program-timeout S (before --tests or --soak) kills a test program
+// still running after S seconds (runs with fault injection, where a test
+// whose helper could not start may wait for it until its own watchdog).
+//
 // Any of them may follow --check-memory: init then takes a memory
 // snapshot (/proc/switchyard/memstat) before the task, and afterwards
 // switches allocation-failure injection off, kills what is left, empties
@@ -171,6 +175,52 @@ static int run_and_wait(char *const argv[])
 	return wait_for(pid);
 }
 
+static int program_timeout;		// seconds, 0: none (--program-timeout)
+static volatile sig_atomic_t alarm_rang;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_rang = 1;
+}
+
+// run_and_wait, but a program still running after program_timeout
+// seconds is killed (it then reports "killed by signal 9").
+static int run_limited(char *const argv[], const char *name)
+{
+	struct sigaction sa;
+	pid_t pid;
+	int status;
+
+	if (program_timeout <= 0)
+		return run_and_wait(argv);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	// no SA_RESTART: waitpid returns EINTR
+	sigaction(SIGALRM, &sa, NULL);
+	pid = start_program(argv);
+	if (pid < 0)
+		return -1;
+	alarm_rang = 0;
+	alarm(program_timeout);
+	for (;;) {
+		pid_t got = waitpid(-1, &status, 0);
+		if (got == pid)
+			break;
+		if (got < 0 && errno == EINTR && alarm_rang) {
+			say("# init: %s still running after %d s: killed", name, program_timeout);
+			kill(pid, SIGKILL);
+			alarm_rang = 0;
+			continue;
+		}
+		if (got < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+	}
+	alarm(0);
+	return status;
+}
+
 static int compare_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -295,7 +345,7 @@ static void run_test(const char *dir, const char *name, bool script)
 		argv[0] = path;
 		argv[1] = NULL;
 	}
-	status = run_and_wait(argv);
+	status = run_limited(argv, name);
 	report_status(name, status);
 }
 
@@ -672,6 +722,11 @@ static int memory_final(char **argv, int argc, char **all_argv)
 
 static int run_task(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[0], "--program-timeout") == 0) {
+		program_timeout = atoi(argv[1]);
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 1)
 		return run_shell();
 	if (strcmp(argv[0], "--tests") == 0)
