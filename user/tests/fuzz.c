@@ -163,17 +163,17 @@ static uint64_t pick(struct rng *r, uint64_t n)
 //   m mode          a address (memory calls)     P process ID (own only)
 //   g signal        i small number / command     t time (timespec ptr)
 //   v iovec array   u uid or gid                 c clone flags
-//   x anything
+//   T timeout in ms x anything
 // A leading '!' marks a call that ends a child's progress (blocks for
-// good, or kills it): it is made one time in 16 it is drawn.
+// good, or kills it): it is made one time in 64 it is drawn.
 // A leading '-' marks a denied call (see the header).
 
 static const char *const sig_table[NR_MAX] = {
 	[0] = "fol", [1] = "fpl", [2] = "sFm", [3] = "f", [4] = "so", [5] = "fo",
-	[6] = "so", [7] = "vli", [8] = "fxi", [9] = "alFFfx", [10] = "alF", [11] = "al",
+	[6] = "so", [7] = "vlT", [8] = "fxi", [9] = "alFFfx", [10] = "alF", [11] = "al",
 	[12] = "a", [13] = "gpol", [14] = "ipol", [15] = "!", [16] = "fix", [17] = "folx",
 	[18] = "fplx", [19] = "fvl", [20] = "fvl", [21] = "si", [22] = "o",
-	[23] = "ioooo", [24] = "", [25] = "allFa", [26] = "alF", [27] = "alo", [28] = "ali",
+	[23] = "iooot", [24] = "", [25] = "allFa", [26] = "alF", [27] = "alo", [28] = "ali",
 	[29] = "ilF", [30] = "ipF", [31] = "iio", [32] = "f", [33] = "ff", [34] = "!",
 	[35] = "to", [36] = "io", [37] = "i", [38] = "ipo", [39] = "", [40] = "ffol",
 	[41] = "iii", [42] = "fpl", [43] = "fol", [44] = "fplFpl", [45] = "folFol",
@@ -210,17 +210,17 @@ static const char *const sig_table[NR_MAX] = {
 	[216] = "alixF", [217] = "fol", [218] = "a", [219] = "", [220] = "iplt",
 	[221] = "flli", [222] = "ipo", [223] = "iFpo", [224] = "io", [225] = "i",
 	[226] = "i", [227] = "ip", [228] = "io", [229] = "io", [230] = "iFto",
-	[231] = "-", [232] = "foli", [233] = "fiip", [234] = "PPg", [235] = "sp",
+	[231] = "-", [232] = "folT", [233] = "fiip", [234] = "PPg", [235] = "sp",
 	[236] = "", [237] = "aliplF", [238] = "ipl", [239] = "oolaF", [240] = "sFmp",
 	[241] = "s", [242] = "fplit", [243] = "folot", [244] = "fp", [245] = "fpo",
 	[246] = "-", [247] = "iPoFo", [248] = "pppli", [249] = "pppi", [250] = "ixxxx",
 	[251] = "iPi", [252] = "iP", [253] = "", [254] = "fsF", [255] = "fi",
 	[256] = "Plpp", [257] = "fsFm", [258] = "fsm", [259] = "fsmi", [260] = "fsuuF",
 	[261] = "fsp", [262] = "fsoF", [263] = "fsF", [264] = "fsfs", [265] = "fsfsF",
-	[266] = "sfs", [267] = "fsol", [268] = "fsm", [269] = "fsi", [270] = "iooopp",
+	[266] = "sfs", [267] = "fsol", [268] = "fsm", [269] = "fsi", [270] = "ioootp",
 	[271] = "vltpl", [272] = "F", [273] = "pl", [274] = "Poo", [275] = "fofolF",
 	[276] = "fflF", [277] = "fllF", [278] = "fvlF", [279] = "Plppoi", [280] = "fspF",
-	[281] = "folipl", [282] = "fpl", [283] = "iF", [284] = "i", [285] = "fill",
+	[281] = "folTpl", [282] = "fpl", [283] = "iF", [284] = "i", [285] = "fill",
 	[286] = "fFpo", [287] = "fo", [288] = "foF", [289] = "fplF", [290] = "iF",
 	[291] = "F", [292] = "ffF", [293] = "oF", [294] = "F", [295] = "fvlll",
 	[296] = "fvlll", [297] = "PPgp", [298] = "pPifF", [299] = "fplFt",
@@ -467,6 +467,7 @@ static uint64_t gen_arg(struct gen *g, char kind, uint64_t scratch)
 	case 'v': return gen_iov(r, scratch);
 	case 'u': return PICK(r, 0, 1, 1000, 65534, (uint64_t)-1, 0xffffffff);
 	case 'c': return gen_clone_flags(r);
+	case 'T': return pick(r, 8) ? pick(r, 3) : PICK(r, (uint64_t)-1, 10, 0x7fffffff);
 	default: return pick(r, 2) ? gen_ptr(r, false) : rnd(r);
 	}
 }
@@ -499,7 +500,7 @@ static bool next_call(struct gen *g, long *nr, uint64_t a[6], uint64_t scratch)
 		a[i] = kinds[i] ? gen_arg(g, kinds[i], scratch + 64 * i) : rnd(r);
 	if (*sig == '-')
 		return false;
-	if (*sig == '!' && pick(r, 16) != 0)
+	if (*sig == '!' && pick(r, 64) != 0)
 		return false;
 	// Commands that name a process take the child's own IDs too.
 	if (*nr == SYS_fcntl && (a[1] == 8 /* F_SETOWN */ || a[1] == 15 /* F_SETOWN_EX */))
@@ -909,12 +910,14 @@ static void run_children(const char *dir, int console)
 
 // Removes everything below 'dir' (not dir itself), without malloc: the
 // memory check must not see the parent's own heap grow.
+#define MAX_DEPTH 64	// children can chdir into what they made and nest further
+
 static void empty_dir(int dirfd)
 {
-	static char bufs[8][4096];
+	static char bufs[MAX_DEPTH][4096];
 	static int depth;
 
-	if (depth >= 8)
+	if (depth >= MAX_DEPTH)
 		return;
 	char *buf = bufs[depth++];
 	long n;
@@ -1143,6 +1146,11 @@ int main(int argc, char **argv)
 	int fd = open(work, O_RDONLY | O_DIRECTORY);
 	if (fd >= 0) {
 		empty_dir(fd);
+		lseek(fd, 0, SEEK_SET);
+		static char names[4096];
+		if (raw_syscall3(SYS_getdents64, fd, (uint64_t)names, sizeof(names)) > 48)
+			ktap_diag("fuzz: %s could not be emptied: what is left counts in the memory "
+				  "figures", work);
 		close(fd);
 	}
 	ktap_result(system_works(), "system_works_afterwards");
