@@ -1,7 +1,7 @@
 // A fixed-seed system-call fuzzer.
 //
 //	fuzz [-s SEED] [-c CHILDREN] [-n CALLS] [-t THREADS] [-j PARALLEL]
-//	     [-d DEADLINE] [-C CHILD] [-v] [--safe]
+//	     [-d DEADLINE] [-F FIRST] [-C CHILD] [-v] [--safe]
 //
 // CHILDREN processes (PARALLEL at a time) each make CALLS system calls,
 // split over THREADS threads that share the child's descriptors and
@@ -17,7 +17,8 @@
 // The seed fixes every call: thread T of child C makes the same calls
 // with the same arguments whenever the seed, CALLS and THREADS are the
 // same (results and timing may differ).  "-C C" runs child C alone, "-v"
-// prints each of its calls before making it.  A run prints its seed and
+// prints each of its calls before making it; "-F FIRST" runs children
+// FIRST .. FIRST+CHILDREN-1 (to bisect a long run).  A run prints its seed and
 // the command that reproduces it.
 //
 // The kernel must survive: every child ends (normally, by a signal, or
@@ -85,6 +86,7 @@ static int nthreads = 3;
 static int parallel = 2;
 static int deadline = 4;		// seconds a child may run
 static int only_child = -1;
+static int first_child;
 static int verbose;
 static int safe_mode;
 
@@ -873,8 +875,8 @@ static void police(int lane_no)
 // Runs every child; returns when all have ended (or are unkillable).
 static void run_children(const char *dir, int console)
 {
-	int next = only_child >= 0 ? only_child : 0;
-	int last = only_child >= 0 ? only_child + 1 : children;
+	int next = only_child >= 0 ? only_child : first_child;
+	int last = only_child >= 0 ? only_child + 1 : first_child + children;
 	struct timespec pause = { 0, 5 * 1000 * 1000 };
 
 	for (;;) {
@@ -1037,7 +1039,7 @@ static int system_works(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: fuzz [-s SEED] [-c CHILDREN] [-n CALLS] [-t THREADS] [-j PARALLEL]\n"
-			"            [-d DEADLINE] [-C CHILD] [-v] [--safe]\n");
+			"            [-d DEADLINE] [-F FIRST] [-C CHILD] [-v] [--safe]\n");
 	exit(2);
 }
 
@@ -1067,10 +1069,11 @@ static void parse(int argc, char **argv)
 		else if (!strcmp(o, "-j")) parallel = (int)number(v);
 		else if (!strcmp(o, "-d")) deadline = (int)number(v);
 		else if (!strcmp(o, "-C")) only_child = (int)number(v);
+		else if (!strcmp(o, "-F")) first_child = (int)number(v);
 		else usage();
 	}
 	if (children < 1 || calls < 0 || nthreads < 1 || nthreads > MAX_THREADS || parallel < 1 ||
-	    parallel > MAX_LANES || deadline < 1 || only_child >= children)
+	    parallel > MAX_LANES || deadline < 1 || first_child < 0)
 		usage();
 }
 
@@ -1107,9 +1110,9 @@ int main(int argc, char **argv)
 	ktap_diag("fuzz: seed %#lx, %d children x %ld calls, %d threads each, %d at a time, "
 		  "deadline %d s%s", (unsigned long)seed, children, calls, nthreads, parallel,
 		  deadline, safe_mode ? ", safe calls only" : "");
-	ktap_diag("fuzz: reproduce with: fuzz -s %#lx -c %d -n %ld -t %d -j %d -d %d%s "
+	ktap_diag("fuzz: reproduce with: fuzz -s %#lx -c %d -n %ld -t %d -j %d -d %d -F %d%s "
 		  "(same kernel: the calls drawn depend on which it implements)",
-		  (unsigned long)seed, children, calls, nthreads, parallel, deadline,
+		  (unsigned long)seed, children, calls, nthreads, parallel, deadline, first_child,
 		  safe_mode ? " --safe" : "");
 	snprintf(dir, sizeof(dir), "/tmp/fuzz.%d", (int)getpid());
 	snprintf(work, sizeof(work), "%s/work", dir);
