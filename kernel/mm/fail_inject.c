@@ -202,6 +202,7 @@ int fail_inject_command(const char *cmd)
 		mode = FAIL_OFF;
 		__atomic_store_n(&target, NULL, __ATOMIC_RELEASE);
 		self_state = SELF_OFF;
+		__atomic_store_n(&armed, false, __ATOMIC_RELEASE);	// nothing left to check
 		return 0;
 	}
 	if (strncmp(cmd, "seed ", 5) == 0)
@@ -210,6 +211,8 @@ int fail_inject_command(const char *cmd)
 		__atomic_store_n(&target, NULL, __ATOMIC_RELEASE);
 		if (self_state == SELF_PENDING)
 			self_state = SELF_OFF;
+		if (mode == FAIL_OFF)
+			__atomic_store_n(&armed, false, __ATOMIC_RELEASE);
 		return 0;
 	}
 	if (strncmp(cmd, "self ", 5) == 0) {
