@@ -110,8 +110,11 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 		if (file_bytes > len)
 			file_bytes = len;
 	}
-	if (len > USER_END)
+	if (len > USER_END) {
+		if (vn)
+			vnode_put(vn);	// the file's reference, taken above
 		return -ENOMEM;
+	}
 	long r = vm_map(current_process()->mm, addr, len, prot, flags, vn, off, file_bytes);
 	if (vn)
 		vnode_put(vn);
