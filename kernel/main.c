@@ -32,9 +32,13 @@ void kernel_main(void)
 	memory_init();
 	boot_options_apply(boot_info.cmdline);
 
-	arch_init_platform();		// clock, interrupt controller, timer
+	// Interrupts stay off until this CPU's scheduler state exists: every
+	// handler may rely on it (docs/architecture.md, "Interrupts during
+	// boot").
+	arch_init_platform();		// clock, CPU list, interrupt controller
 	for (int i = 0; i < ncpus; i++)
 		sched_init_cpu(&cpus[i]);
+	smp_boot_cpu_online(&cpus[0]);	// tick on, interrupts on
 	kprintf("cpu: %s, %d CPU%s, %s\n", arch_cpu_description(), ncpus,
 		ncpus == 1 ? "" : "s", arch_clock_description());
 	arch_start_secondary_cpus();

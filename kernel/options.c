@@ -5,6 +5,7 @@
 #include <kernel/console.h>
 #include <kernel/power.h>
 #include <lib/cmdline.h>
+#include <lib/string.h>
 
 extern const struct boot_option boot_options_start[], boot_options_end[];
 
@@ -20,6 +21,7 @@ void boot_options_apply(const char *cmdline)
 		return;
 	char help[2048];
 	cmdline_help(boot_options_start, n, help, sizeof(help));
-	kprintf("switchyard: %s\nboot options:\n%s", err, help);
+	kprintf("switchyard: %s\nboot options:\n", err);
+	console_write(help, strlen(help));	// more than one kprintf holds
 	machine_exit(EXIT_BAD_OPTION);
 }

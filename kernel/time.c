@@ -2,6 +2,7 @@
 // second; the tick drives preemption and timeouts.
 
 #include <kernel/time.h>
+#include <kernel/arch.h>
 #include <kernel/trap.h>
 #include <kernel/cpu.h>
 #include <kernel/boot.h>
@@ -24,18 +25,24 @@ static int set_hz(const char *value)
 }
 BOOT_OPTION(hz, "timer ticks per second per CPU (10..10000, default 100)", set_hz);
 
+// Safe at any point of boot: jiffies, the interval-timer list and the
+// console input buffer are static, and the scheduler's part runs only
+// once this CPU has a current thread.  (Interrupts stay off until it has
+// one anyway; this keeps a stray tick harmless whatever the order.)
 void timer_interrupt(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 
 	(void)f;
 	c->stats.ticks++;
+	arch_clock_tick();
 	if (c->id == 0) {
 		jiffies++;
 		itimer_tick();
 		console_poll_input();
 	}
-	sched_tick();
+	if (__atomic_load_n(&c->current, __ATOMIC_ACQUIRE))
+		sched_tick();
 }
 
 void delay_ns(uint64_t ns)

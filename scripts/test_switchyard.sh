@@ -146,7 +146,7 @@ if ! gcc -m32 -ffreestanding -fno-pic -fno-stack-protector -O2 -Wall -Werror \
 	sed 's/^/# /' "$tmp/cc.log"
 	exit 0
 fi
-echo "1..24"
+echo "1..27"
 
 count=0
 failures=0
@@ -224,20 +224,34 @@ rip 0x1234
 # expect-panic: double fault
 KERNEL PANIC: page fault at 0x0
 @exit 1
+@end
+@if boot_stress
+smp: 2 of 2 CPUs online
+switchyard: init exited with status 0
+@exit 0
 @end'
 
 status=0
-sy "$good_boot" test --no-build --no-host --no-panic --smp 2 >"$tmp/out" 2>&1 || status=$?
+sy "$good_boot" test --no-build --no-host --no-panic --stress-boots 0 --smp 2 >"$tmp/out" 2>&1 || status=$?
 check "clean boot passes" "4 passed, 0 failed" $status 0
 has "program name in results" "ok 1 smp2/files: open"
 has "kernel results labelled" "ok 2 smp2: fake.two"
 has "logs named by configuration" "logs/smp2-microvm-tcg/"
 
 status=0
-sy "$good_boot" test --no-build --no-host --machine q35 --accel tcg >"$tmp/out" 2>&1 || status=$?
+sy "$good_boot" test --no-build --no-host --stress-boots 0 --machine q35 --accel tcg >"$tmp/out" 2>&1 || status=$?
 check "q35 boot with panic tests" "5 passed, 1 failed" $status 1
 has "expected panic passes" "ok 2 runner: panic fake.good: page fault"
 has "wrong panic text fails" "not ok 3 runner: panic fake.wrong: 'double fault' not in the panic report"
+
+status=0
+sy "$good_boot" test --no-build --no-host --no-panic --stress-boots 2 --smp 2 >"$tmp/out" 2>&1 || status=$?
+check "boot-stress boots pass" "6 passed, 0 failed" $status 0
+has "boot-stress boot named" "ok 3 runner: boot stress 2/2 smp=2: 2 of 2 CPUs online"
+
+status=0
+sy "$good_boot" test --no-build --no-host --no-panic --stress-boots 1 --smp 4 >"$tmp/out" 2>&1 || status=$?
+has "boot-stress boot without every CPU fails" "not ok 2 runner: boot stress 1/1 smp=4: 2 of 2 CPUs online"
 
 status=0
 sy '@if test=all
@@ -246,7 +260,7 @@ KTAP version 1
 ok 1 fake.one
 KERNEL PANIC: general protection fault
 @hang
-@end' test --no-build --no-host --no-panic >"$tmp/out" 2>&1 || status=$?
+@end' test --no-build --no-host --no-panic --stress-boots 0 >"$tmp/out" 2>&1 || status=$?
 check "unexpected panic fails" "1 passed, 2 failed" $status 1
 has "panic named" "kernel panic: general protection fault"
 has "missing result counted" "missing result 2"
@@ -254,7 +268,7 @@ has "missing result counted" "missing result 2"
 status=0
 SECONDS=0
 sy 'booting
-@hang' test --no-build --no-host --no-panic --timeout 3 >"$tmp/out" 2>&1 || status=$?
+@hang' test --no-build --no-host --no-panic --stress-boots 0 --timeout 3 >"$tmp/out" 2>&1 || status=$?
 took=$SECONDS
 check "timeout fails" "0 passed, 1 failed" $status 1
 ok=0
@@ -263,12 +277,12 @@ result $ok "timeout stops QEMU in time ($took s)"
 
 status=0
 sy 'booting
-@exit 2' test --no-build --no-host --no-panic >"$tmp/out" 2>&1 || status=$?
+@exit 2' test --no-build --no-host --no-panic --stress-boots 0 >"$tmp/out" 2>&1 || status=$?
 has "early QEMU exit explained" "QEMU exited with status 5 before init finished"
 
 status=0
 SWITCHYARD_KERNEL=$tmp/none.elf SWITCHYARD_INITRD=$tmp/script.txt \
-	"$root/switchyard" test --no-build --no-host >"$tmp/out" 2>&1 || status=$?
+	"$root/switchyard" test --no-build --no-host --stress-boots 0 >"$tmp/out" 2>&1 || status=$?
 check "missing kernel fails" "0 passed, 2 failed" $status 1
 has "missing kernel named" "no kernel at $tmp/none.elf"
 

@@ -1,6 +1,7 @@
-// ACPI table walking: RSDP -> XSDT (or RSDT) -> MADT.  Only the MADT is
-// read; it lists the local APICs (one per CPU), the IOAPICs and the ISA
-// interrupt overrides.
+// ACPI table walking: RSDP -> XSDT (or RSDT) -> MADT, FADT, HPET.  The
+// MADT lists the local APICs (one per CPU), the IOAPICs and the ISA
+// interrupt overrides; the FADT says where the PM timer is, the HPET table
+// where the HPET is (both are clock references for calibrating the TSC).
 
 #include <stdint.h>
 #include <arch/acpi.h>
@@ -40,6 +41,20 @@ struct madt {
 	uint32_t flags;
 	uint8_t entries[];
 } __attribute__((packed));
+
+// FADT offsets (ACPI 6): the fields around the PM timer.
+#define FADT_PM_TMR_BLK		76	// 32-bit I/O port
+#define FADT_PM_TMR_LEN		91
+#define FADT_FLAGS		112
+#define FADT_X_PM_TMR_BLK	208	// generic address structure
+#define FADT_FLAG_TMR_VAL_EXT	(1u << 8)	// 32-bit timer, not 24
+#define FADT_FLAG_HW_REDUCED	(1u << 20)	// no fixed hardware (microvm)
+
+// The HPET table's generic address structure of the registers.
+#define HPET_ADDRESS		40
+
+#define GAS_SYSTEM_MEMORY	0
+#define GAS_SYSTEM_IO		1
 
 static int checksum_ok(const void *p, uint32_t len)
 {
@@ -127,6 +142,51 @@ static void parse_madt(const struct madt *m, uint32_t boot_apic_id)
 	}
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+// A generic address structure at p: its address if it lies in 'space'.
+static uint64_t gas_address(const uint8_t *p, uint8_t space)
+{
+	uint64_t addr;
+
+	if (p[0] != space)
+		return 0;
+	memcpy(&addr, p + 4, 8);
+	return addr;
+}
+
+static void parse_fadt(const struct sdt_header *h)
+{
+	const uint8_t *f = (const uint8_t *)h;
+	uint64_t port = 0;
+
+	if (h->length < FADT_FLAGS + 4)
+		return;
+	uint32_t flags = le32(f + FADT_FLAGS);
+	if (flags & FADT_FLAG_HW_REDUCED)
+		return;
+	if (h->length >= FADT_X_PM_TMR_BLK + 12)
+		port = gas_address(f + FADT_X_PM_TMR_BLK, GAS_SYSTEM_IO);
+	if (!port && f[FADT_PM_TMR_LEN] == 4)
+		port = le32(f + FADT_PM_TMR_BLK);
+	if (!port || port > 0xfffc)
+		return;
+	acpi.pm_timer_port = (uint16_t)port;
+	acpi.pm_timer_bits = flags & FADT_FLAG_TMR_VAL_EXT ? 32 : 24;
+}
+
+static void parse_hpet(const struct sdt_header *h)
+{
+	if (h->length < HPET_ADDRESS + 12)
+		return;
+	acpi.hpet_pa = gas_address((const uint8_t *)h + HPET_ADDRESS, GAS_SYSTEM_MEMORY);
+}
+
 int acpi_init(uint64_t rsdp_pa, uint32_t boot_apic_id)
 {
 	for (int i = 0; i < 16; i++)
@@ -137,6 +197,12 @@ int acpi_init(uint64_t rsdp_pa, uint32_t boot_apic_id)
 	const struct rsdp *rsdp = phys_to_virt(rsdp_pa);
 	if (memcmp(rsdp->signature, "RSD PTR ", 8) || !checksum_ok(rsdp, 20))
 		return -1;
+	const struct sdt_header *t = find_table(rsdp, "FACP");
+	if (t)
+		parse_fadt(t);
+	t = find_table(rsdp, "HPET");
+	if (t)
+		parse_hpet(t);
 	const struct madt *m = (const struct madt *)find_table(rsdp, "APIC");
 	if (!m)
 		return -1;

@@ -9,14 +9,17 @@
 #include <arch/acpi.h>
 #include <arch/mmu.h>
 #include <arch/tsc.h>
+#include <arch/clock_refs.h>
 #include <arch/irq_vectors.h>
 #include <kernel/cpu.h>
 #include <kernel/panic.h>
 #include <kernel/console.h>
+#include <lib/clock_estimate.h>
 
 #define REG_ID		0x020
 #define REG_EOI		0x0b0
 #define REG_SPURIOUS	0x0f0
+#define REG_IRR		0x200		// 8 registers, 0x10 apart
 #define REG_ICR_LOW	0x300
 #define REG_ICR_HIGH	0x310
 #define REG_LVT_TIMER	0x320
@@ -36,9 +39,20 @@
 #define LVT_MASKED		(1u << 16)
 #define LVT_PERIODIC		(1u << 17)
 
+// With boot_stress the timer runs with this count from the moment the
+// APIC is enabled: 50 us under QEMU (1 GHz timer), about 100 times more
+// often than the normal tick.  (Shorter periods make QEMU TCG deliver
+// fewer ticks, not more.)
+#define STRESS_TIMER_COUNT	50000
+
+#define CAL_WINDOWS	8
+
 static volatile uint32_t *xapic;
 static bool x2apic;
-static uint64_t timer_hz;		// LAPIC timer counts per second (divide by 1)
+static uint64_t apic_hz;		// LAPIC timer counts per second (divide by 1)
+static unsigned tick_hz;		// ticks per second it is programmed for
+static uint32_t tick_gen;		// bumped when apic_hz is corrected
+static uint32_t tick_gen_seen[MAX_CPUS];	// ... and what each CPU applied
 
 static uint32_t lapic_read(uint32_t reg)
 {
@@ -53,6 +67,25 @@ static void lapic_write(uint32_t reg, uint32_t v)
 		wrmsr(0x800 + (reg >> 4), v);
 	else
 		xapic[reg / 4] = v;
+}
+
+static bool timer_pending(void)
+{
+	return lapic_read(REG_IRR + 0x10 * (VEC_TIMER / 32)) & (1u << (VEC_TIMER % 32));
+}
+
+// boot_stress: the timer fires as early and as often as it can.  Wait
+// until a tick is pending, so the first moment this CPU enables
+// interrupts takes one, however quickly it gets there.
+static void stress_timer_arm(void)
+{
+	if (!boot_stress)
+		return;
+	lapic_write(REG_TIMER_DIV, 0xb);
+	lapic_write(REG_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
+	lapic_write(REG_TIMER_INIT, STRESS_TIMER_COUNT);
+	for (int i = 0; i < 10000000 && !timer_pending(); i++)
+		cpu_relax();
 }
 
 bool lapic_x2apic_mode(void)
@@ -80,6 +113,7 @@ void lapic_init_this_cpu(void)
 	lapic_write(REG_LVT_ERROR, LVT_MASKED);
 	lapic_write(REG_TIMER_DIV, 0xb);	// divide by 1
 	lapic_eoi();
+	stress_timer_arm();
 }
 
 uint32_t lapic_id(void)
@@ -122,6 +156,24 @@ void lapic_send_ipi_all_others(uint8_t vector)
 	irq_restore(flags);
 }
 
+// boot_stress: one IPI of every kind at a CPU that is coming online.
+void lapic_stress_ipis(uint32_t apic_id)
+{
+	static const uint8_t vectors[] = {
+		VEC_IPI_CALL, VEC_IPI_RESCHED, VEC_IPI_TLB, VEC_IPI_TEST, VEC_TIMER,
+	};
+
+	for (unsigned i = 0; i < sizeof(vectors); i++)
+		lapic_send_ipi(apic_id, vectors[i]);
+}
+
+void lapic_send_nmi(uint32_t apic_id)
+{
+	uint64_t flags = irq_save();
+	icr_write(apic_id, ICR_NMI | ICR_LEVEL_ASSERT);
+	irq_restore(flags);
+}
+
 void lapic_send_nmi_all_others(void)
 {
 	icr_write(0, ICR_NMI | ICR_ALL_BUT_SELF | ICR_LEVEL_ASSERT);
@@ -137,37 +189,89 @@ void lapic_send_startup(uint32_t apic_id, uint8_t page)
 	icr_write(apic_id, ICR_STARTUP | page);
 }
 
-// Counts the timer's decrements over a stretch of TSC time.
+// The timer counting up from a one-shot start at the largest count.
+static uint32_t timer_elapsed(void)
+{
+	return 0xffffffffu - lapic_read(REG_TIMER_CUR);
+}
+
+// The timer's rate against the TSC, as the TSC's against its references
+// (clock_refs.c): windows of 5 ms of TSC time between two reads of the
+// timer's count, each bracketed tightly by TSC reads, then the median of
+// the windows that agree.
 void lapic_timer_calibrate(void)
 {
-	uint64_t span = tsc_hz() / 50;		// 20 ms
+	uint64_t tsc = tsc_hz(), samples[CAL_WINDOWS];
+	struct rate_estimate est;
+	int n = 0;
 
 	lapic_write(REG_LVT_TIMER, LVT_MASKED);
 	lapic_write(REG_TIMER_DIV, 0xb);
 	lapic_write(REG_TIMER_INIT, 0xffffffff);
-	uint64_t t0 = rdtsc();
-	while (rdtsc() - t0 < span)
-		cpu_relax();
-	uint32_t left = lapic_read(REG_TIMER_CUR);
-	uint64_t elapsed = rdtsc() - t0;
+	uint64_t limit = clock_tight_limit(timer_elapsed);
+	for (int i = 0; i < CAL_WINDOWS; i++) {
+		struct bracketed a, b;
+		lapic_write(REG_TIMER_INIT, 0xffffffff);	// restart
+		if (!clock_read_tight(timer_elapsed, limit, &a))
+			continue;
+		while (rdtsc() - a.tsc < tsc / 200)
+			cpu_relax();
+		if (!clock_read_tight(timer_elapsed, limit, &b))
+			continue;
+		if (b.value == 0xffffffffu || b.value <= a.value)
+			continue;	// ran out (a stall of seconds), or stopped
+		samples[n++] = rate_from_counts(b.value - a.value, b.tsc - a.tsc, tsc);
+	}
 	lapic_write(REG_TIMER_INIT, 0);
-	timer_hz = (uint64_t)(0xffffffffu - left) * tsc_hz() / elapsed;
-	if (timer_hz == 0)
+	int rc = rate_estimate(samples, n, CAL_WINDOWS, 500, &est);
+	if (est.hz == 0)
 		panic("local APIC timer does not count");
+	apic_hz = est.hz;
+	kprintf("clock: APIC timer %lu.%03lu MHz (%d/%d windows agree, spread %u.%04u%%%s)\n",
+		apic_hz / 1000000, apic_hz % 1000000 / 1000, est.agree, est.total,
+		est.spread_ppm / 10000, est.spread_ppm % 10000, rc ? ", no majority" : "");
+	stress_timer_arm();
 }
 
 uint64_t lapic_timer_hz(void)
 {
-	return timer_hz;
+	return apic_hz;
 }
 
 void lapic_timer_start(unsigned hz)
 {
 	struct cpu *c = this_cpu();
 
-	c->arch.lapic_timer_count = timer_hz / hz;
+	tick_hz = hz;
+	tick_gen_seen[c->id] = __atomic_load_n(&tick_gen, __ATOMIC_ACQUIRE);
+	c->arch.lapic_timer_count = boot_stress ? STRESS_TIMER_COUNT : apic_hz / hz;
 	lapic_write(REG_TIMER_DIV, 0xb);
 	lapic_write(REG_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
+	lapic_write(REG_TIMER_INIT, (uint32_t)c->arch.lapic_timer_count);
+}
+
+// The TSC's rate was corrected: the timer's, measured against it, scales
+// the same way.  Every CPU reloads its tick length at its next tick.
+void lapic_timer_rescale(uint64_t old_tsc_hz, uint64_t new_tsc_hz)
+{
+	apic_hz = rate_from_counts(apic_hz, old_tsc_hz, new_tsc_hz);
+	__atomic_add_fetch(&tick_gen, 1, __ATOMIC_RELEASE);
+	kprintf("clock: APIC timer now %lu.%03lu MHz: tick length recomputed\n",
+		apic_hz / 1000000, apic_hz % 1000000 / 1000);
+}
+
+// Every CPU's tick.
+void lapic_timer_tick(void)
+{
+	struct cpu *c = this_cpu();
+	uint32_t gen = __atomic_load_n(&tick_gen, __ATOMIC_ACQUIRE);
+
+	if (tick_gen_seen[c->id] == gen)
+		return;
+	tick_gen_seen[c->id] = gen;
+	if (boot_stress || !tick_hz)
+		return;
+	c->arch.lapic_timer_count = apic_hz / tick_hz;
 	lapic_write(REG_TIMER_INIT, (uint32_t)c->arch.lapic_timer_count);
 }
 

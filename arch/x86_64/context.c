@@ -4,7 +4,9 @@
 // and finally the stack switch.
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <arch/x86.h>
+#include <arch/irq.h>
 #include <arch/memlayout.h>
 #include <arch/xstate.h>
 #include <arch/mmu.h>
@@ -45,33 +47,156 @@ uint64_t thread_kstack_top(struct thread *t)
 	return (uint64_t)t->kstack + KSTACK_SIZE;
 }
 
-// Loads a user thread's FS and GS bases unless this CPU already holds
-// them: kernel threads (idle) leave the MSRs alone, so a thread coming
-// back after idle usually finds its own values still there.  While in the
-// kernel, the user's GS base waits in KERNEL_GS_BASE.
-void arch_load_user_bases(struct thread *t)
+// ---- user FS and GS bases ----
+//
+// t->arch.fs_base and gs_base are a thread's bases while it is off the
+// CPU.  With FSGSBASE, user code changes the registers itself (WRFSBASE,
+// WRGSBASE), so the values are read back when a user thread leaves the
+// CPU.  Each CPU remembers what its registers hold for user space
+// (user_fs_loaded, user_gs_loaded) so that a thread coming back to the
+// registers it left skips the writes; the memory is only right because
+// every path that changes the registers updates it, and the read-back
+// at switch-out catches what user code changed.  While in the kernel,
+// the user's GS base waits in KERNEL_GS_BASE (entry did SWAPGS); the
+// kernel never uses FS.
+
+static uint64_t rdfsbase(void)
+{
+	uint64_t v;
+	__asm__ volatile("rdfsbase %0" : "=r"(v));
+	return v;
+}
+
+static void wrfsbase(uint64_t v)
+{
+	__asm__ volatile("wrfsbase %0" : : "r"(v) : "memory");
+}
+
+// The user GS base, through a SWAPGS pair: cheaper than RDMSR of
+// KERNEL_GS_BASE.  Interrupts must be off between the two SWAPGS (the
+// NMI handler touches no GS).
+static uint64_t rd_user_gsbase(void)
+{
+	uint64_t v;
+	__asm__ volatile("swapgs; rdgsbase %0; swapgs" : "=r"(v));
+	return v;
+}
+
+static void wr_user_gsbase(uint64_t v)
+{
+	__asm__ volatile("swapgs; wrgsbase %0; swapgs" : : "r"(v) : "memory");
+}
+
+static void write_fs(struct cpu *c, uint64_t v)
+{
+	if (cpu_has.fsgsbase)
+		wrfsbase(v);
+	else
+		wrmsr(MSR_FS_BASE, v);
+	c->arch.user_fs_loaded = v;
+}
+
+static void write_gs(struct cpu *c, uint64_t v)
+{
+	if (cpu_has.fsgsbase)
+		wr_user_gsbase(v);
+	else
+		wrmsr(MSR_KERNEL_GS_BASE, v);
+	c->arch.user_gs_loaded = v;
+}
+
+// A user thread leaves the CPU (interrupts off): keep the bases its code
+// may have set.  A dying thread counts too (it has no mm any more but
+// still its extended-state area): whatever it left in the registers must
+// be known before another thread trusts them.
+static void save_user_bases(struct thread *t)
 {
 	struct cpu *c = this_cpu();
 
-	if (c->arch.user_fs_loaded != t->arch.fs_base) {
-		wrmsr(MSR_FS_BASE, t->arch.fs_base);
-		c->arch.user_fs_loaded = t->arch.fs_base;
-	}
-	if (c->arch.user_gs_loaded != t->arch.gs_base) {
-		wrmsr(MSR_KERNEL_GS_BASE, t->arch.gs_base);
-		c->arch.user_gs_loaded = t->arch.gs_base;
-	}
+	if (!cpu_has.fsgsbase || !t->arch.xstate)
+		return;		// without FSGSBASE only the kernel changes them
+	t->arch.fs_base = c->arch.user_fs_loaded = rdfsbase();
+	t->arch.gs_base = c->arch.user_gs_loaded = rd_user_gsbase();
+}
+
+// A user thread comes on the CPU: load its bases unless the registers
+// hold them already.  Kernel threads (idle) leave them alone, so a thread
+// coming back after idle usually finds its own values still there.
+static void load_user_bases(struct thread *t)
+{
+	struct cpu *c = this_cpu();
+
+	if (c->arch.user_fs_loaded != t->arch.fs_base)
+		write_fs(c, t->arch.fs_base);
+	if (c->arch.user_gs_loaded != t->arch.gs_base)
+		write_gs(c, t->arch.gs_base);
+}
+
+bool arch_user_base_ok(uint64_t base)
+{
+	return base < USER_TOP;
+}
+
+uint64_t arch_user_fs(void)
+{
+	struct thread *t = current_thread();
+	uint64_t flags = irq_save();
+	uint64_t v = cpu_has.fsgsbase ? rdfsbase() : t->arch.fs_base;
+
+	irq_restore(flags);
+	return v;
+}
+
+uint64_t arch_user_gs(void)
+{
+	struct thread *t = current_thread();
+	uint64_t flags = irq_save();
+	uint64_t v = cpu_has.fsgsbase ? rd_user_gsbase() : t->arch.gs_base;
+
+	irq_restore(flags);
+	return v;
+}
+
+// Written unconditionally: user code may have changed the register since
+// the kernel last did.  Interrupts stay off so that a switch cannot come
+// between the register and the saved copy.
+void arch_set_user_fs(uint64_t v)
+{
+	uint64_t flags = irq_save();
+
+	current_thread()->arch.fs_base = v;
+	write_fs(this_cpu(), v);
+	irq_restore(flags);
+}
+
+void arch_set_user_gs(uint64_t v)
+{
+	uint64_t flags = irq_save();
+
+	current_thread()->arch.gs_base = v;
+	write_gs(this_cpu(), v);
+	irq_restore(flags);
+}
+
+// clone: the child starts with the bases the calling thread has now (not
+// the kernel's last copy of them), FS replaced by the CLONE_SETTLS value
+// (checked by the caller with arch_user_base_ok).
+void arch_clone_user_bases(struct thread *child, bool settls, uint64_t tls)
+{
+	child->arch.fs_base = settls ? tls : arch_user_fs();
+	child->arch.gs_base = arch_user_gs();
 }
 
 void arch_context_switch(struct thread *prev, struct thread *next)
 {
 	if (prev->mm)
 		xstate_switch_out(prev);
+	save_user_bases(prev);
 	if (next->mm) {
 		cpu_set_kernel_stack(thread_kstack_top(next));
 		if (next->mm != prev->mm)
 			mm_activate(next->mm);
-		arch_load_user_bases(next);
+		load_user_bases(next);
 	}
 	switch_stack(&prev->kernel_rsp, next->kernel_rsp);
 }

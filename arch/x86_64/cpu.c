@@ -1,5 +1,6 @@
 // Per-CPU setup on x86-64: feature detection, GDT and TSS, the IDT,
-// control-register features (NX, SMEP, SMAP, PCID) and the syscall MSRs.
+// control-register features (NX, SMEP, SMAP, PCID, FSGSBASE, native x87
+// error reporting) and the syscall MSRs.
 
 #include <stdint.h>
 #include <arch/x86.h>
@@ -177,7 +178,9 @@ static void control_registers_init(void)
 	if (cpu_has.xsave)
 		cr4 |= CR4_OSXSAVE;
 	write_cr4(cr4);
-	write_cr0(read_cr0() | CR0_WP);
+	// NE: x87 errors a program unmasked raise #MF (SIGFPE), as on
+	// Linux, instead of the legacy FERR# line nobody listens to.
+	write_cr0(read_cr0() | CR0_WP | CR0_NE);
 	if (cpu_has.nx)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 }

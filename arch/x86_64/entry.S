@@ -89,23 +89,55 @@ interrupt_common:
 1:	PUSH_REGS
 	cld
 	movq	%rsp, %rdi
-	call	trap_dispatch
+	testb	$3, TF_CS(%rsp)
+	jnz	2f
+	// From the kernel: was it the IRET back to user space that faulted
+	// (the CPU refused the user frame: a non-canonical RIP on Intel, a
+	// bad SS)?  Then GS is already the user's and the registers are the
+	// user's: take the kernel's GS back and handle the fault as one in
+	// user mode, on the thread's user frame rebuilt by iret_fault_fixup.
+	leaq	iret_to_user(%rip), %rax
+	cmpq	%rax, TF_RIP(%rsp)
+	jne	2f
+	swapgs
+	call	iret_fault_fixup
+	movq	%rax, %rsp
+	movq	%rax, %rdi
+2:	call	trap_dispatch
 	.globl interrupt_return
 interrupt_return:
 	POP_REGS
 	addq	$16, %rsp			// vector and error code
 	testb	$3, 8(%rsp)
-	jz	2f
+	jz	3f
 	swapgs
-2:	iretq
+	// The only IRET to user space; a fault here lands in the check above.
+	.globl iret_to_user
+iret_to_user:
+	iretq
+3:	iretq
 
-// NMIs are only used to stop CPUs after a panic.  An NMI can arrive
+// NMIs are only sent to stop CPUs after a panic.  An NMI can arrive
 // between SYSCALL and SWAPGS, where CS says "kernel" but GS is the user's,
-// so this path touches neither GS nor the interrupted state: it halts.
+// and at any point of boot, so this path touches neither GS, nor the
+// stack beyond the CPU's frame, nor any register but the flags (which
+// IRETQ restores): during a panic it halts; any other NMI (a watchdog, the
+// QEMU monitor's "nmi") is counted in nmis_ignored and ignored.
 nmi_entry:
-	cli
-3:	hlt
-	jmp	3b
+	cmpb	$0, panicking(%rip)
+	jne	3f
+	lock incq nmis_ignored(%rip)
+	iretq
+3:	cli
+4:	hlt
+	jmp	4b
+
+	.data
+	.balign 8
+	.globl nmis_ignored
+nmis_ignored:
+	.quad	0
+	.text
 
 // SYSCALL: RCX = user RIP, R11 = user RFLAGS, RSP still the user's.
 // Interrupts are off (SFMASK) until the frame is built.

@@ -59,9 +59,11 @@ void arch_random_bytes(uint8_t *buf, size_t n)
 }
 
 // The new program starts with FS and GS bases of 0 and a fresh extended
-// state (exec has already cleared t->arch.fs_base and gs_base).
+// state.  The bases are written whatever the kernel last knew of them:
+// the old program may have changed them itself (WRFSBASE).
 void arch_exec_reset_thread(struct thread *t)
 {
 	xstate_reset_to_init(t);
-	arch_load_user_bases(t);
+	arch_set_user_fs(0);
+	arch_set_user_gs(0);
 }

@@ -20,6 +20,23 @@
 
 void mmu_frames_ready(void);
 
+// boot_stress: for the robustness boots of ./switchyard test.  Every
+// CPU's local APIC timer fires every few tens of microseconds from when its
+// APIC is enabled, for the whole run, and the boot CPU sends every kind
+// of IPI to each CPU while it comes online: an interrupt then arrives at
+// every point of boot where one can.
+bool boot_stress;
+
+static int set_boot_stress(const char *value)
+{
+	if (value)
+		return -1;
+	boot_stress = true;
+	return 0;
+}
+BOOT_OPTION(boot_stress, "boot_stress: fast ticks from APIC enable on, IPIs at starting CPUs (tests only)",
+	    set_boot_stress);
+
 uint64_t arch_early_alloc_end(void)
 {
 	return early_alloc_end();
@@ -69,23 +86,30 @@ static void legacy_pic_disable(void)
 void arch_init_platform(void)
 {
 	legacy_pic_disable();
+	cpus_from_firmware();		// ACPI: CPUs, and the clock references
 	tsc_init();
 	xstate_init();
 	tlb_init_cpu();
-	cpus_from_firmware();
 	lapic_init();
 	lapic_init_this_cpu();
 	lapic_timer_calibrate();
-	cpus[0].online = true;
-	ncpus_online = 1;
-	lapic_timer_start(timer_hz);
-	irq_enable();
+	// Interrupts stay off: the core starts the tick and enables them once
+	// the scheduler is ready (smp_boot_cpu_online).
 }
 
-// Called on each application processor once it is set up.
+// Called on every CPU once its scheduler state exists, interrupts off.
 void arch_cpu_start_timer(void)
 {
 	lapic_timer_start(timer_hz);
+}
+
+// Every tick on every CPU, interrupts off: the RTC check of the clock's
+// first seconds (CPU 0), and the tick length after a correction.
+void arch_clock_tick(void)
+{
+	if (this_cpu()->id == 0)
+		tsc_rtc_tick();
+	lapic_timer_tick();
 }
 
 const char *arch_cpu_description(void)
@@ -106,9 +130,10 @@ const char *arch_cpu_description(void)
 const char *arch_clock_description(void)
 {
 	static char buf[120];
-	uint64_t mhz = tsc_hz() / 1000000;
+	uint64_t khz = tsc_hz() / 1000;
 
-	ksnprintf(buf, sizeof(buf), "TSC %lu.%03lu GHz (%s), APIC timer %lu MHz, tick %u Hz",
-		  mhz / 1000, mhz % 1000, tsc_source(), lapic_timer_hz() / 1000000, timer_hz);
+	ksnprintf(buf, sizeof(buf), "TSC %lu.%04lu GHz (%s), APIC timer %lu MHz, tick %u Hz",
+		  khz / 1000000, khz % 1000000 / 100, tsc_source(), lapic_timer_hz() / 1000000,
+		  timer_hz);
 	return buf;
 }

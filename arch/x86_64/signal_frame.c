@@ -67,6 +67,12 @@ struct fpx_sw_bytes {
 #define XSTATE_BV_OFFSET	512
 #define XCOMP_BV_OFFSET		520
 
+// 48-bit virtual addresses: bits 63..47 all equal.
+static bool canonical(uint64_t addr)
+{
+	return (uint64_t)((int64_t)(addr << 16) >> 16) == addr;
+}
+
 uint64_t arch_frame_sp(const struct trap_frame *f)
 {
 	return f->rsp;
@@ -223,14 +229,22 @@ long arch_signal_frame_return(struct trap_frame *f)
 	f->rdx = sc->rdx; f->rax = sc->rax; f->rcx = sc->rcx; f->rsp = sc->rsp;
 	f->rip = sc->rip;
 	// Only the flags user code may change (AC OF DF TF SF ZF AF PF CF RF);
-	// IF stays on.
+	// IF stays on, IOPL, NT and VM stay off.
 	f->rflags = (f->rflags & ~0x50dd5UL) | (sc->eflags & 0x50dd5UL) | 0x202;
+	// 64-bit code only (Linux would also take the 32-bit CS).  SS as the
+	// frame says when it asks for that (UC_STRICT_RESTORE_SS, as ours
+	// do), at user privilege: a selector the CPU refuses makes the IRET
+	// fault, and that fault becomes the process's SIGSEGV.
 	f->cs = SEL_USER_CS;
-	f->ss = SEL_USER_DS;
+	f->ss = (uc.uc_flags & UC_STRICT_RESTORE_SS) ? (sc->ss | 3u) : SEL_USER_DS;
 	f->vector = 0;				// no syscall restart after this
 	t->sig_blocked = uc.uc_sigmask & ~(sigmask_of(SIGKILL) | sigmask_of(SIGSTOP));
 	if (restore_fpstate(t, sc->fpstate) < 0)
 		goto bad;
+	// No return to a non-canonical address: SIGSEGV with these registers
+	// in its frame, as Linux ends up giving (there the IRET faults).
+	if (!canonical(f->rip))
+		signal_force_fault(SIGSEGV, SI_KERNEL, 0);
 	return (long)f->rax;
 bad:
 	signal_force_fault(SIGSEGV, SI_KERNEL, 0);

@@ -64,8 +64,11 @@ static bool start_one(struct cpu *c)
 	for (int tries = 0; tries < 2 && !c->online; tries++) {
 		lapic_send_startup(c->apic_id, AP_TRAMPOLINE_PHYS >> 12);
 		// Under emulation a CPU can take long to come up: wait up to 2 s.
-		for (int i = 0; i < 2000 && !c->online; i++)
+		for (int i = 0; i < 2000 && !c->online; i++) {
+			if (boot_stress)
+				lapic_stress_ipis(c->apic_id);
 			delay_us(1000);
+		}
 	}
 	return c->online;
 }

@@ -13,29 +13,28 @@
 #define ARCH_GET_FS		0x1003
 #define ARCH_GET_GS		0x1004
 
+// The GET forms report the live registers: with FSGSBASE the thread may
+// have changed them without a system call.
 SYSCALL_DEFINE(SYS_arch_prctl, arch_prctl)
 {
-	struct thread *t = current_thread();
 	int code = (int)args->a[0];
 	uint64_t addr = args->a[1];
 
 	switch (code) {
 	case ARCH_SET_FS:
-		if (addr >= USER_END)
+		if (!arch_user_base_ok(addr))
 			return -EPERM;
-		t->arch.fs_base = addr;
-		arch_load_user_bases(t);
+		arch_set_user_fs(addr);
 		return 0;
 	case ARCH_SET_GS:
-		if (addr >= USER_END)
+		if (!arch_user_base_ok(addr))
 			return -EPERM;
-		t->arch.gs_base = addr;
-		arch_load_user_bases(t);	// swapped in on the way out
+		arch_set_user_gs(addr);		// swapped in on the way out
 		return 0;
 	case ARCH_GET_FS:
-		return put_user_u64(addr, t->arch.fs_base) < 0 ? -EFAULT : 0;
+		return put_user_u64(addr, arch_user_fs()) < 0 ? -EFAULT : 0;
 	case ARCH_GET_GS:
-		return put_user_u64(addr, t->arch.gs_base) < 0 ? -EFAULT : 0;
+		return put_user_u64(addr, arch_user_gs()) < 0 ? -EFAULT : 0;
 	default:
 		return -EINVAL;
 	}

@@ -122,6 +122,8 @@ static void flush_local(void *arg)
 		__atomic_or_fetch(&r->mm->stale_cpus, cpumask_of(c->id), __ATOMIC_SEQ_CST);
 		return;
 	}
+	// Running it: flushing now settles the mark tlb_shootdown set.
+	__atomic_and_fetch(&r->mm->stale_cpus, ~cpumask_of(c->id), __ATOMIC_SEQ_CST);
 	if ((r->end - r->start) / 4096 > FLUSH_ALL_THRESHOLD) {
 		write_cr3(read_cr3());
 		return;
@@ -133,11 +135,17 @@ static void flush_local(void *arg)
 void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end)
 {
 	struct flush_request r = { mm, start, end };
-	cpumask_t mask = __atomic_load_n(&mm->active_cpus, __ATOMIC_SEQ_CST);
 
-	// CPUs not running it may still hold tagged entries from before.
+	// With PCID, a CPU outside active_cpus may still hold entries tagged
+	// with this mm's id: it must flush them when it next loads the mm.
+	// Every CPU is marked before the set is read, so that one joining at
+	// the same moment either finds its mark when it loads CR3 or is in
+	// the set read here and gets the IPI (marking only the CPUs outside
+	// the set read would miss one that joined in between and loaded CR3
+	// without a flush).  The CPUs that flush below clear their mark.
 	if (mm->asid)
-		__atomic_or_fetch(&mm->stale_cpus, ~mask, __ATOMIC_SEQ_CST);
+		__atomic_or_fetch(&mm->stale_cpus, ~(cpumask_t)0, __ATOMIC_SEQ_CST);
+	cpumask_t mask = __atomic_load_n(&mm->active_cpus, __ATOMIC_SEQ_CST);
 	if (!mask)
 		return;
 	cross_call_mask_ipi(mask, flush_local, &r, true, IPI_TLB);

@@ -13,6 +13,8 @@
 #include <kernel/console.h>
 #include <kernel/panic.h>
 #include <kernel/trap.h>
+#include <kernel/thread.h>
+#include <kernel/proc_internal.h>
 #include <kernel/smp.h>
 #include <lib/printf.h>
 
@@ -88,7 +90,7 @@ static void exception(struct trap_frame *f)
 					page_fault_present(f));
 			return;
 		}
-		if (uaccess_fixup(f))
+		if (uaccess_fixup(f, addr))
 			return;
 		// A kernel fault on a user address outside uaccess is a bug, but
 		// demand paging of user memory the kernel touches goes through
@@ -156,8 +158,10 @@ void trap_dispatch(struct trap_frame *f)
 	struct cpu *c = this_cpu();
 
 	if (f->vector < 32) {
-		// Exceptions keep the interrupted context's interrupt state: a
-		// user fault may sleep (paging), a kernel one does not care.
+		// The gate turned interrupts off.  A fault from user mode may
+		// sleep or wait for a lock: on again.  A kernel one stays off,
+		// except that a fault inside a user-memory copy turns them back
+		// on while it resolves the fault (uaccess_fixup).
 		if (trap_from_user(f))
 			irq_enable();
 		exception(f);
@@ -170,6 +174,33 @@ void trap_dispatch(struct trap_frame *f)
 		exit_to_user(f);
 	else if (f->vector >= 32)
 		preempt_from_interrupt(f);
+}
+
+// The IRET back to user space faulted (entry.S checked that and took
+// the kernel's GS back).  The CPU had not left the kernel: the general
+// registers already hold the user's values (saved in f), and the frame
+// the IRET was loading (rip, cs, rflags, rsp, ss) is the tail of the
+// thread's user frame at the top of the stack, which f->rsp points at.
+// Rebuild that frame whole so the fault is handled as a fault in user
+// mode at the address the IRET was going to: a signal for the process,
+// never a kernel fault.  f lies below it on the same stack and partly
+// overlaps it, hence the copy.
+struct trap_frame *iret_fault_fixup(struct trap_frame *f);	// called by entry.S
+
+struct trap_frame *iret_fault_fixup(struct trap_frame *f)
+{
+	struct trap_frame *u = thread_user_frame(current_thread());
+	struct trap_frame copy = *f;
+
+	if (f->rsp != (uint64_t)&u->rip)
+		panic_frame(f, "fault on IRET to user space with a frame not at the stack top");
+	copy.rip = u->rip;
+	copy.cs = u->cs;
+	copy.rflags = u->rflags;
+	copy.rsp = u->rsp;
+	copy.ss = u->ss;
+	*u = copy;
+	return u;
 }
 
 // Device interrupts: nothing is routed through the IOAPIC yet (the console

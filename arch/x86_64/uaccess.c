@@ -11,6 +11,11 @@
 #include <kernel/trap.h>
 #include <kernel/thread.h>
 #include <kernel/vm.h>
+#include <kernel/cpu.h>
+#include <mm/oom.h>
+#include <kernel/console.h>
+#include <arch/irq.h>
+#include <arch/irq_vectors.h>
 #include <uapi/errno.h>
 
 size_t uaccess_copy(void *dst, const void *src, size_t n);
@@ -25,28 +30,66 @@ struct ex_entry {
 
 extern const struct ex_entry ex_table_start[], ex_table_end[];
 
+// As Linux's access_ok: the range must lie below USER_TOP (TASK_SIZE_MAX).
 bool user_range_ok(uint64_t addr, size_t n)
 {
-	return addr < USER_END && n <= USER_END - addr;
+	return addr <= USER_TOP && n <= USER_TOP - addr;
 }
 
-// Kernel page fault: if it happened in one of the accessors above on a
-// user address, resolve it like a user fault would be, else resume at
-// the fixup.
-bool uaccess_fixup(struct trap_frame *f)
+static const struct ex_entry *ex_find(uint64_t rip)
 {
-	for (const struct ex_entry *e = ex_table_start; e < ex_table_end; e++) {
-		if (e->insn != f->rip)
-			continue;
-		uint64_t addr = read_cr2();
-		struct thread *t = current_thread();
-		if (f->vector == 14 && addr < USER_END && t && t->mm &&
-		    vm_fault(t->mm, addr, page_fault_write(f), false) == 0)
-			return true;		// retry the access
-		f->rip = e->fixup;
-		return true;
+	for (const struct ex_entry *e = ex_table_start; e < ex_table_end; e++)
+		if (e->insn == rip)
+			return e;
+	return 0;
+}
+
+// Resolves a fault on user memory taken inside an accessor, as a user
+// fault would be.  Resolving may spin on the address space's lock, whose
+// holder may be waiting for this CPU to acknowledge a TLB shootdown, so
+// it runs with interrupts on, as the interrupted copy had them (the
+// exception gate turned them off).  A copy made with interrupts off is a
+// caller's bug: it fails with -EFAULT rather than risk that deadlock.
+static bool resolve_user_fault(struct trap_frame *f, uint64_t addr)
+{
+	static bool warned;
+	struct thread *t = current_thread();
+
+	if (addr >= USER_TOP || !t || !t->mm)
+		return false;
+	if (!(f->rflags & RFLAGS_IF)) {
+		if (!warned) {
+			warned = true;
+			kprintf("uaccess: fault at %#lx with interrupts off (ip %#lx): -EFAULT\n",
+				addr, f->rip);
+		}
+		return false;
 	}
-	return false;
+	irq_enable();
+	// Out of memory: the OOM policy may make us wait, unless we hold a
+	// lock (then the copy fails).
+	bool can_sleep = this_cpu()->preempt_count == 0;
+	int r;
+	for (int tries = 0; (r = vm_fault(t->mm, addr, page_fault_write(f), false)) == -ENOMEM; tries++)
+		if (!oom_retry(tries, can_sleep))
+			break;
+	irq_disable();
+	return r == 0;
+}
+
+// Kernel page fault at addr: if it happened in one of the accessors above,
+// resolve it like a user fault (and retry the access), else resume at the
+// fixup, which reports failure.
+bool uaccess_fixup(struct trap_frame *f, uint64_t addr)
+{
+	const struct ex_entry *e = ex_find(f->rip);
+
+	if (!e)
+		return false;
+	if (f->vector == VEC_PAGE_FAULT && resolve_user_fault(f, addr))
+		return true;
+	f->rip = e->fixup;
+	return true;
 }
 
 int copy_from_user(void *dst, uint64_t usrc, size_t n)
@@ -81,12 +124,12 @@ int clear_user(uint64_t udst, size_t n)
 
 long strncpy_from_user(char *dst, uint64_t usrc, size_t max)
 {
-	if (usrc >= USER_END)
+	if (usrc >= USER_TOP)
 		return -EFAULT;
-	// Never read past the end of the user half.
+	// Never read past the end of user space.
 	size_t limit = max;
-	if (limit > USER_END - usrc)
-		limit = USER_END - usrc;
+	if (limit > USER_TOP - usrc)
+		limit = USER_TOP - usrc;
 	user_access_begin();
 	long r = uaccess_strncpy(dst, (const char *)usrc, limit);
 	user_access_end();

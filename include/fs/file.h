@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <kernel/spinlock.h>
+#include <kernel/mutex.h>
 #include <fs/iobuf.h>
 
 struct vnode;
@@ -22,7 +23,8 @@ struct file {
 	struct vnode *vn;		// NULL for a pipe end
 	struct pipe *pipe;
 	bool pipe_writer;		// which end of 'pipe'
-	struct spinlock lock;		// guards 'off'
+	struct spinlock lock;		// guards 'flags' (F_SETFL)
+	struct mutex pos_lock;		// guards 'off' across a whole operation
 	uint64_t off;			// file offset; getdents64 position for directories
 };
 
@@ -40,6 +42,19 @@ bool file_writable(const struct file *f);
 // -ESPIPE on pipes).  Return bytes moved or a negative errno.
 long file_read(struct file *f, struct iobuf *b, size_t n);
 long file_write(struct file *f, struct iobuf *b, size_t n);
+
+// The position of a regular file or directory is locked across each whole
+// read, write, lseek and getdents64 on its description (copy to or from
+// user memory included: it may fault and sleep, so the lock sleeps too),
+// as Linux's f_pos_lock: users of one description sharing it (dup, fork)
+// never lose or repeat an update.  Pipes and devices have no position:
+// these do nothing for them.
+void file_pos_lock(struct file *f);
+void file_pos_unlock(struct file *f);
+// file_read/file_write with the position lock already held (readv and
+// writev hold it across all their segments).
+long file_read_locked(struct file *f, struct iobuf *b, size_t n);
+long file_write_locked(struct file *f, struct iobuf *b, size_t n);
 long file_pread(struct file *f, struct iobuf *b, size_t n, uint64_t off);
 long file_pwrite(struct file *f, struct iobuf *b, size_t n, uint64_t off);
 // The current readiness: POLLIN/POLLOUT/POLLHUP/POLLERR bits.

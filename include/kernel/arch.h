@@ -19,6 +19,7 @@ void arch_backtrace(const struct trap_frame *frame);
 
 // Time: nanoseconds since boot, monotonic and consistent across CPUs.
 uint64_t clock_monotonic_ns(void);
+void arch_clock_tick(void);		// every tick, every CPU: clock upkeep
 uint64_t arch_rtc_seconds(void);	// wall clock at boot, seconds since 1970
 
 // Inter-processor interrupts (counted in struct cpu_stats).
@@ -36,7 +37,9 @@ void arch_kstack_stats(uint64_t *in_use, uint64_t *cached, uint64_t *pages_each)
 // Boot.
 uint64_t arch_early_alloc_end(void);	// end of memory used before frame_init
 void arch_frames_ready(void);		// frame allocator usable from now on
-void arch_init_platform(void);		// clock, interrupt controllers, timer
+void arch_init_platform(void);		// clock, CPU list, interrupt controllers;
+					// interrupts stay off
+void arch_cpu_start_timer(void);	// this CPU's tick, interrupts still off
 const char *arch_cpu_description(void);
 const char *arch_clock_description(void);
 

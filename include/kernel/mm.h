@@ -6,17 +6,17 @@
 #include <stdbool.h>
 #include <kernel/spinlock.h>
 #include <kernel/smp.h>
-
-struct vma;
+#include <mm/vma_tree.h>
 
 struct mm {
 	uint64_t root_pa;		// arch page-table root (PML4)
 	int refcount;			// threads and vfork parents using it
-	struct spinlock lock;		// guards the VMA list and page tables
-	struct vma *vmas;		// sorted by start address
+	struct spinlock lock;		// guards the VMAs, page tables and rss
+	struct vt_tree vmas;		// the mappings (struct vma), by address
+	uint64_t rss;			// frames mapped in its page tables
 	volatile cpumask_t active_cpus;	// CPUs that may cache its translations
 	uint64_t brk_start, brk;	// program break
-	uint64_t mmap_hint;		// next search start for mmap
+	uint64_t mmap_base;		// where the search for free room starts
 	uint16_t asid;			// arch address-space id (PCID), 0 = none
 	volatile cpumask_t stale_cpus;	// CPUs whose TLB may hold stale entries tagged asid
 	int membarrier_state;		// registrations (membarrier(2))

@@ -44,5 +44,7 @@ void cross_call_interrupt(void);
 // Arch: starts the other CPUs; each ends in smp_cpu_online().
 void arch_start_secondary_cpus(void);
 __attribute__((noreturn)) void smp_cpu_online(struct cpu *c);
+// The boot CPU, once its scheduler state exists: online, tick, interrupts.
+void smp_boot_cpu_online(struct cpu *c);
 
 #endif

@@ -13,8 +13,9 @@ void user_page_fault(struct trap_frame *f, uint64_t addr, bool write, bool exec,
 void user_exception(struct trap_frame *f);
 // The CPU says an extended-state facility is off (x86: #NM).
 void facility_trap(struct trap_frame *f);
-// A kernel fault inside a checked user access: resumes at the fixup.
-bool uaccess_fixup(struct trap_frame *f);
+// A kernel page fault at addr inside a checked user access: resolves it
+// (demand paging) or resumes at the fixup.  False if not in an accessor.
+bool uaccess_fixup(struct trap_frame *f, uint64_t addr);
 
 void timer_interrupt(struct trap_frame *f);
 void tlb_shootdown_interrupt(void);

@@ -30,26 +30,42 @@
 #define MAP_HUGETLB		0x40000
 #define MAP_FIXED_NOREPLACE	0x100000
 
+#define MAP_32BIT		0x40
+
+#define MREMAP_MAYMOVE		1
+#define MREMAP_FIXED		2
+#define MREMAP_DONTUNMAP	4
+
+#define MADV_NORMAL		0
+#define MADV_RANDOM		1
+#define MADV_SEQUENTIAL		2
+#define MADV_WILLNEED		3
+#define MADV_DONTNEED		4
+#define MADV_FREE		8
+#define MADV_REMOVE		9
+#define MADV_DONTFORK		10
+#define MADV_DOFORK		11
+#define MADV_MERGEABLE		12
+#define MADV_UNMERGEABLE	13
+#define MADV_HUGEPAGE		14
+#define MADV_NOHUGEPAGE		15
+#define MADV_DONTDUMP		16
+#define MADV_DODUMP		17
+#define MADV_WIPEONFORK		18
+#define MADV_KEEPONFORK		19
+#define MADV_COLD		20
+#define MADV_PAGEOUT		21
+#define MADV_POPULATE_READ	22
+#define MADV_POPULATE_WRITE	23
+#define MADV_DONTNEED_LOCKED	24
+
 #define USER_STACK_TOP		0x7ffffffff000UL
 #define USER_STACK_SIZE		(8UL << 20)
 #define USER_MMAP_BASE		0x10000000000UL		// 1 TiB: mmap searches upward from here
 #define USER_MIN_ADDR		0x10000UL		// nothing mapped below (NULL pages)
+#define MAX_MAP_COUNT		65530			// mappings per address space, as Linux
 
 struct vnode;
-
-#define VMA_SHARED	0x1	// MAP_SHARED: pages are shared across fork, never COW
-#define VMA_STACK	0x2
-#define VMA_HEAP	0x4
-
-struct vma {
-	uint64_t start, end;		// page aligned, [start, end)
-	int prot;			// PROT_*
-	int flags;			// VMA_*
-	struct vnode *file;		// private file mapping, or NULL (anonymous)
-	uint64_t file_off;		// file offset of 'start'
-	uint64_t file_end;		// file bytes end at this address; beyond: zeros
-	struct vma *next;
-};
 
 struct mm *mm_create(void);
 struct mm *mm_copy(struct mm *src);	// fork: copy on write
@@ -62,20 +78,21 @@ void mm_put(struct mm *mm);
 int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec);
 
 // Maps [addr, addr+len); with MAP_FIXED exactly there (replacing what was
-// mapped), else anywhere free.  Returns the address or -errno.
+// mapped), else at the hint if it is free, else anywhere free.  Returns
+// the address or -errno, as Linux's mmap for the same arguments.
 long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	    struct vnode *file, uint64_t off, uint64_t file_bytes);
+// munmap, mprotect (PROT_* plus 'growsdown' for PROT_GROWSDOWN), madvise
+// and mremap, with Linux's checks and errno.
 int vm_unmap(struct mm *mm, uint64_t addr, size_t len);
-int vm_protect(struct mm *mm, uint64_t addr, size_t len, int prot);
-// Drops the pages of a private mapping (MADV_DONTNEED): they read back
-// as zeros (anonymous) or file contents.
-int vm_discard(struct mm *mm, uint64_t addr, size_t len);
+int vm_protect(struct mm *mm, uint64_t addr, size_t len, int prot, bool growsdown);
+int vm_advise(struct mm *mm, uint64_t addr, size_t len, int advice);
+long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, int flags,
+	      uint64_t new_addr);
 // Writes into an address space that need not be the current one (exec's
 // initial stack), faulting pages in as needed.
 int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n);
 long vm_brk(struct mm *mm, uint64_t new_brk);
-// mremap with MAYMOVE: a new, larger mapping with the old contents.
-long vm_move(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len);
 
 // The physical address behind a user address, faulting it in (shared
 // futexes).  0 or -EFAULT.

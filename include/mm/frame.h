@@ -83,6 +83,9 @@ void page_free(void *va, unsigned order);
 
 // Frames managed (usable RAM) and frames free right now.
 void frame_stats(uint64_t *total_pages, uint64_t *free_pages);
+// Frames free right now, read without the lock (for policy checks on hot
+// paths, where a slightly stale count is fine).
+uint64_t frame_free_estimate(void);
 
 // What an allocated block is used for, counted for /proc/meminfo and
 // the leak checks (see docs/testing.md).  frame_alloc counts a block as

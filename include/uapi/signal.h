@@ -72,6 +72,10 @@
 #define ILL_PRVOPC	5
 #define FPE_INTDIV	1
 #define FPE_FLTDIV	3
+#define FPE_FLTOVF	4
+#define FPE_FLTUND	5
+#define FPE_FLTRES	6
+#define FPE_FLTINV	7
 #define CLD_EXITED	1
 #define CLD_KILLED	2
 #define CLD_DUMPED	3

@@ -205,6 +205,11 @@ void frame_stats(uint64_t *total_pages, uint64_t *free_pages)
 	spin_unlock_irqrestore(&frame_lock, irq);
 }
 
+uint64_t frame_free_estimate(void)
+{
+	return __atomic_load_n(&frames.free_pages, __ATOMIC_RELAXED);
+}
+
 void mm_fatal(const char *what, uint64_t addr)
 {
 	panic("%s (physical address %#lx)", what, (unsigned long)addr);

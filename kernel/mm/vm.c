@@ -1,26 +1,44 @@
 // User address spaces.
 //
-// An mm is a sorted list of VMAs plus the arch page tables.  Pages appear
-// on first touch (vm_fault): zero pages for anonymous memory, a private
-// copy of the file's bytes for file mappings.  fork shares every private
-// page read-only and marks it copy-on-write; the first write copies it
-// (or just takes it back if no one else holds it).  MAP_SHARED anonymous
-// memory is populated at mmap time and shared as-is across fork.
-// mm->lock (a spinlock) guards the VMA list and the page tables.  It is
+// An mm is a set of mappings (VMAs) in a balanced tree keyed by address
+// (mm/vma_tree.h: lookups and free-range searches are O(log n)), plus the
+// arch page tables.  Pages appear on first touch (vm_fault): zero pages
+// for anonymous memory, a private copy of the file's bytes for file
+// mappings.  fork shares every private page read-only and marks it
+// copy-on-write; the first write copies it (or just takes it back if no
+// one else holds it).  MAP_SHARED anonymous memory is populated at mmap
+// time and shared as-is across fork.  Adjacent anonymous private mappings
+// with the same protection and flags merge, as on Linux, and an address
+// space holds at most MAX_MAP_COUNT mappings.
+//
+// mm->lock (a spinlock) guards the VMAs, the page tables and rss.  It is
 // taken with interrupts enabled and never from an interrupt: a holder may
 // wait for other CPUs to acknowledge a TLB shootdown, and a CPU spinning
 // on the lock must still be able to take that IPI.
+//
+// The TLB rule: a frame is not freed, nor its reference dropped, until
+// every CPU that may cache a translation to it has flushed that
+// translation.  Otherwise a thread on another CPU keeps reading and
+// writing a frame that already belongs to someone else.  Every path that
+// takes a frame out of the page tables (munmap, MAP_FIXED, madvise,
+// mremap, brk, copy-on-write, exit, exec) hands it to a gather, which
+// shoots the range down and only then lets the frames go, before
+// mm->lock is released, so that no one sees the old translation once the
+// call returns.
 
 #include <kernel/vm.h>
 #include <kernel/cpu.h>
 #include <kernel/smp.h>
 #include <kernel/panic.h>
 #include <kernel/thread.h>
+#include <kernel/process.h>
 #include <kernel/arch.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
+#include <mm/oom.h>
 #include <fs/vfs.h>
+#include <fs/vnode.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
 #include <arch/pte.h>
@@ -28,10 +46,257 @@
 
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 
+// The stack grows down into room that mmap leaves to it (at least 128
+// MiB, as Linux), never closer than a guard gap to the mapping below it;
+// mmap places nothing of its own choosing in that gap either.
+#define STACK_ROOM	(128UL << 20)
+#define STACK_GUARD_GAP	(256UL * PAGE_SIZE)
+#define RLIMIT_STACK	3
+
+// Where mmap looks for room when given no usable hint: upward from
+// mm->mmap_base, below the stack's room.
+#define MMAP_TOP	(USER_STACK_TOP - STACK_ROOM)
+// MAP_32BIT: somewhere in the second GiB, as Linux does on x86-64.
+#define MAP_32BIT_LO	0x40000000UL
+#define MAP_32BIT_HI	0x80000000UL
+
+#define VMA_SHARED	0x01	// MAP_SHARED: pages are shared across fork, never COW
+#define VMA_NORESERVE	0x02	// MAP_NORESERVE: not held against RAM
+#define VMA_DONTFORK	0x04	// MADV_DONTFORK: a child does not get it
+#define VMA_WIPEONFORK	0x08	// MADV_WIPEONFORK: a child gets it empty
+#define VMA_GROWSDOWN	0x10	// a stack: a fault below it grows it
+
+struct vma {
+	struct vt_node node;		// [node.start, node.end) and its place in mm->vmas
+	int prot;			// PROT_*
+	int flags;			// VMA_*
+	struct vnode *file;		// private file mapping, or NULL (anonymous)
+	uint64_t file_off;		// file offset of node.start
+	uint64_t file_end;		// file bytes end at this address; beyond: zeros
+};
+
+_Static_assert(__builtin_offsetof(struct vma, node) == 0, "a vma starts with its tree node");
+
+// Rounds up to a page; 0 if that wraps.
 static uint64_t page_up(uint64_t v)
 {
 	return (v + PAGE_SIZE - 1) & PAGE_MASK;
 }
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+// ---- mappings ----
+
+static struct vma *vma_of(struct vt_node *n)
+{
+	return (struct vma *)n;
+}
+
+// The mapping containing addr, or NULL.
+static struct vma *vma_find(struct mm *mm, uint64_t addr)
+{
+	return vma_of(vt_find(&mm->vmas, addr));
+}
+
+// The first mapping that ends above addr (contains it or lies above).
+static struct vma *vma_from(struct mm *mm, uint64_t addr)
+{
+	return vma_of(vt_first_ending_after(&mm->vmas, addr));
+}
+
+static struct vma *vma_next(struct vma *v)
+{
+	return vma_of(vt_next(&v->node));
+}
+
+static struct vma *vma_prev(struct vma *v)
+{
+	return vma_of(vt_prev(&v->node));
+}
+
+static void vma_free(struct vma *v)
+{
+	if (v->file)
+		vnode_put(v->file);
+	kfree(v);
+}
+
+// Splits v at 'at' (strictly inside): v keeps [start, at), a new mapping
+// takes [at, end).  The caller has checked the map count.
+static int vma_split(struct mm *mm, struct vma *v, uint64_t at)
+{
+	struct vma *hi = kmalloc(sizeof(*hi));
+
+	if (!hi)
+		return -ENOMEM;
+	*hi = *v;
+	hi->node.start = at;
+	if (hi->file) {
+		hi->file_off += at - v->node.start;
+		vnode_get(hi->file);
+	}
+	v->node.end = at;
+	vt_update(&v->node);
+	vt_insert(&mm->vmas, &hi->node);
+	return 0;
+}
+
+// Would a and b (a right below b) be one mapping on Linux?  Anonymous
+// private memory with the same protection and flags merges.
+static bool can_merge(const struct vma *a, const struct vma *b)
+{
+	return a->node.end == b->node.start && !a->file && !b->file &&
+	       a->prot == b->prot && a->flags == b->flags && !(a->flags & VMA_SHARED);
+}
+
+// Merges v into the mapping below it if they are compatible; returns
+// what now holds v's range.
+static struct vma *merge_prev(struct mm *mm, struct vma *v)
+{
+	struct vma *prev = vma_prev(v);
+
+	if (!prev || !can_merge(prev, v))
+		return v;
+	vt_remove(&mm->vmas, &v->node);
+	prev->node.end = v->node.end;
+	vt_update(&prev->node);
+	vma_free(v);
+	return prev;
+}
+
+static struct vma *merge_next(struct mm *mm, struct vma *v)
+{
+	struct vma *next = vma_next(v);
+
+	return next ? merge_prev(mm, next) : v;
+}
+
+static struct vma *merge_around(struct mm *mm, struct vma *v)
+{
+	v = merge_prev(mm, v);
+	merge_next(mm, v);
+	return vma_find(mm, v->node.start);
+}
+
+// Makes a mapping boundary at addr (inside a mapping or not).  A new
+// boundary is one more mapping: ENOMEM past the limit.
+static int boundary_at(struct mm *mm, uint64_t addr)
+{
+	struct vma *v = vma_find(mm, addr);
+
+	if (!v || v->node.start == addr)
+		return 0;
+	if (mm->vmas.count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	return vma_split(mm, v, addr);
+}
+
+// ---- TLB shootdown before frames go (the TLB rule above) ----
+
+// Frames out of the page tables, waiting for the TLB shootdown of the
+// range their entries were in.
+#define GATHER_MAX 32
+
+struct gather {
+	struct mm *mm;
+	uint64_t start, end;		// entries changed in here; empty if start == end
+	int n;
+	uint64_t frames[GATHER_MAX];	// references to drop after the shootdown
+};
+
+static void gather_init(struct gather *g, struct mm *mm)
+{
+	g->mm = mm;
+	g->start = g->end = 0;
+	g->n = 0;
+}
+
+// Notes that entries in [start, end) changed: the range is flushed.
+static void gather_range(struct gather *g, uint64_t start, uint64_t end)
+{
+	if (g->start == g->end) {
+		g->start = start;
+		g->end = end;
+		return;
+	}
+	g->start = min_u64(g->start, start);
+	g->end = max_u64(g->end, end);
+}
+
+// Flushes the range everywhere, then drops the frames.  mm->lock held
+// (with interrupts on, as always), so no CPU sees the old entries once the
+// lock is released.
+static void gather_flush(struct gather *g)
+{
+	if (g->start != g->end)
+		tlb_shootdown(g->mm, g->start, g->end);
+	for (int i = 0; i < g->n; i++)
+		frame_unref(g->frames[i]);
+	g->start = g->end = 0;
+	g->n = 0;
+}
+
+// The entry for the page at va no longer maps frame pa (it was cleared or
+// replaced): pa's reference goes once every CPU has flushed va.
+static void gather_frame(struct gather *g, uint64_t va, uint64_t pa)
+{
+	if (g->n == GATHER_MAX)
+		gather_flush(g);
+	gather_range(g, va, va + PAGE_SIZE);
+	g->frames[g->n++] = pa;
+}
+
+// Clears the entries of [start, end) that map frames.
+static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gather *g)
+{
+	uint64_t va = start;
+	uint64_t *e;
+
+	while ((e = pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
+		uint64_t pa = pte_frame(*e);
+		*e = 0;
+		mm->rss--;
+		gather_frame(g, va, pa);
+		va += PAGE_SIZE;
+	}
+}
+
+// Removes every mapping in [start, end) (page aligned), splitting those
+// at the edges.  A hole in the middle of a mapping makes one more
+// mapping: ENOMEM past the limit, before anything changes.
+static int unmap_locked(struct mm *mm, uint64_t start, uint64_t end, struct gather *g)
+{
+	struct vma *v = vma_from(mm, start);
+
+	if (v && v->node.start < start && v->node.end > end && mm->vmas.count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	while (v && v->node.start < end) {
+		if (v->node.start < start) {
+			if (vma_split(mm, v, start) < 0)
+				return -ENOMEM;
+			v = vma_next(v);
+			continue;
+		}
+		if (v->node.end > end && vma_split(mm, v, end) < 0)
+			return -ENOMEM;
+		struct vma *next = vma_next(v);
+		vt_remove(&mm->vmas, &v->node);
+		unmap_pages(mm, v->node.start, v->node.end, g);
+		vma_free(v);
+		v = next;
+	}
+	return 0;
+}
+
+// ---- address spaces ----
 
 struct mm *mm_create(void)
 {
@@ -46,7 +311,7 @@ struct mm *mm_create(void)
 	}
 	mm->refcount = 1;
 	spin_init(&mm->lock, "mm");
-	mm->mmap_hint = USER_MMAP_BASE;
+	mm->mmap_base = USER_MMAP_BASE;
 	arch_mm_init(mm);
 	return mm;
 }
@@ -56,99 +321,21 @@ void mm_get(struct mm *mm)
 	__atomic_add_fetch(&mm->refcount, 1, __ATOMIC_SEQ_CST);
 }
 
-static struct vma *vma_find(struct mm *mm, uint64_t addr)
-{
-	for (struct vma *v = mm->vmas; v; v = v->next)
-		if (addr < v->end)
-			return addr >= v->start ? v : 0;
-	return 0;
-}
-
-static void vma_insert(struct mm *mm, struct vma *n)
-{
-	struct vma **p = &mm->vmas;
-
-	while (*p && (*p)->start < n->start)
-		p = &(*p)->next;
-	n->next = *p;
-	*p = n;
-}
-
-static void vma_free(struct vma *v)
-{
-	if (v->file)
-		vnode_put(v->file);
-	kfree(v);
-}
-
-// Splits v at 'at' (strictly inside); the upper part follows v in the list.
-static int vma_split(struct vma *v, uint64_t at)
-{
-	struct vma *hi = kmalloc(sizeof(*hi));
-
-	if (!hi)
-		return -ENOMEM;
-	*hi = *v;
-	hi->start = at;
-	if (hi->file) {
-		hi->file_off += at - v->start;
-		vnode_get(hi->file);
-	}
-	v->end = at;
-	v->next = hi;
-	return 0;
-}
-
-// Releases the frames mapped in [start, end) and clears their entries.
-static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end)
-{
-	uint64_t va = start;
-	uint64_t *e;
-
-	while ((e = pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
-		uint64_t pa = pte_frame(*e);
-		*e = 0;
-		frame_unref(pa);
-		va += PAGE_SIZE;
-	}
-}
-
-// Removes every mapping in [start, end), splitting VMAs at the edges.
-static int unmap_locked(struct mm *mm, uint64_t start, uint64_t end)
-{
-	struct vma **p = &mm->vmas;
-
-	while (*p) {
-		struct vma *v = *p;
-		if (v->end <= start) {
-			p = &v->next;
-			continue;
-		}
-		if (v->start >= end)
-			break;
-		if (v->start < start) {
-			if (vma_split(v, start) < 0)
-				return -ENOMEM;
-			p = &v->next;
-			continue;
-		}
-		if (v->end > end && vma_split(v, end) < 0)
-			return -ENOMEM;
-		*p = v->next;
-		unmap_pages(mm, v->start, v->end);
-		vma_free(v);
-	}
-	return 0;
-}
-
 static void mm_free(struct mm *mm)
 {
+	struct gather g;
+
 	// No thread runs it any more, but CPUs may still hold it in CR3
 	// lazily: move them off before the tables go.
 	arch_mm_drop_everywhere(mm);
-	unmap_locked(mm, 0, USER_END);
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	unmap_locked(mm, 0, USER_END, &g);
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
 	pt_root_free(mm->root_pa);
 	arch_mm_fini(mm);
+	oom_forget_mm(mm);
 	kfree(mm);
 }
 
@@ -158,19 +345,28 @@ void mm_put(struct mm *mm)
 		mm_free(mm);
 }
 
-// Fills a new page for a fault at 'page' in v.
+// ---- faults ----
+
+// A frame for user memory, only while free frames stay above the
+// kernel's reserve (mm/oom.h): 0 means out of memory.
+static uint64_t user_frame(bool zeroed)
+{
+	if (!oom_user_may_allocate())
+		return 0;
+	return zeroed ? frame_alloc_zeroed(0) : frame_alloc(0);
+}
+
+// A new frame for the page at 'page' in v: zeros, or the file's bytes.
 static uint64_t fill_page(struct vma *v, uint64_t page)
 {
-	uint64_t pa = frame_alloc_zeroed(0);
+	uint64_t pa = user_frame(true);
 
 	if (pa)
 		frame_set_use(pa, FRAME_USER);
 	if (!pa || !v->file || page >= v->file_end)
 		return pa;
-	uint64_t n = v->file_end - page;
-	if (n > PAGE_SIZE)
-		n = PAGE_SIZE;
-	long got = vnode_read(v->file, v->file_off + (page - v->start), phys_to_virt(pa), n);
+	uint64_t n = min_u64(v->file_end - page, PAGE_SIZE);
+	long got = vnode_read(v->file, v->file_off + (page - v->node.start), phys_to_virt(pa), n);
 	(void)got;	// short reads leave zeros, as past the end of a file
 	return pa;
 }
@@ -186,11 +382,72 @@ static int vma_allows(struct vma *v, bool write, bool exec)
 	return 1;
 }
 
-static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
+// Gives the page at 'page' of v a frame if it has none, whatever the
+// protection (shared memory is populated up front).  0 or -ENOMEM.
+static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
+{
+	uint64_t *e = pte_walk(mm->root_pa, page, true, true);
+
+	if (!e)
+		return -ENOMEM;
+	if (pte_has_frame(*e))
+		return 0;
+	uint64_t pa = fill_page(v, page);
+	if (!pa)
+		return -ENOMEM;
+	*e = pte_make(pa, v->prot, false, v->flags & VMA_SHARED);
+	mm->rss++;
+	return 0;
+}
+
+static int populate_range(struct mm *mm, struct vma *v, uint64_t start, uint64_t end)
+{
+	for (uint64_t p = start; p < end; p += PAGE_SIZE)
+		if (populate_page(mm, v, p) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+// The calling process's RLIMIT_STACK (as Linux, read at fault time).
+static uint64_t stack_limit(void)
+{
+	struct thread *t = current_thread();
+
+	if (!t || !t->proc)
+		return USER_STACK_SIZE;
+	return t->proc->rlimits[RLIMIT_STACK].cur;
+}
+
+// A fault below a grows-down mapping: extends it down to the page, unless
+// that makes it larger than RLIMIT_STACK or brings it within the guard
+// gap of an accessible mapping below (Linux's rule).  The mapping, or
+// NULL: SIGSEGV.
+static struct vma *grow_stack(struct mm *mm, uint64_t addr)
+{
+	struct vma *v = vma_from(mm, addr);
+	uint64_t page = addr & PAGE_MASK;
+
+	if (!v || !(v->flags & VMA_GROWSDOWN) || page < USER_MIN_ADDR)
+		return 0;
+	if (v->node.end - page > stack_limit())
+		return 0;
+	struct vma *prev = vma_prev(v);
+	if (prev && !(prev->flags & VMA_GROWSDOWN) &&
+	    (prev->prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) &&
+	    page - prev->node.end < STACK_GUARD_GAP)
+		return 0;
+	v->node.start = page;
+	vt_update(&v->node);
+	return v;
+}
+
+static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, struct gather *g)
 {
 	struct vma *v = vma_find(mm, addr);
 	uint64_t page = addr & PAGE_MASK;
 
+	if (!v)
+		v = grow_stack(mm, addr);
 	if (!v)
 		return -EFAULT;
 	if (!vma_allows(v, write, exec))
@@ -199,28 +456,25 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 	if (!e)
 		return -ENOMEM;
 	bool shared = v->flags & VMA_SHARED;
-	if (!pte_has_frame(*e)) {
-		uint64_t pa = fill_page(v, page);
-		if (!pa)
-			return -ENOMEM;
-		*e = pte_make(pa, v->prot, false, shared);
-		return 0;
-	}
+	if (!pte_has_frame(*e))
+		return populate_page(mm, v, page);
 	if (write && pte_is_cow(*e)) {
 		uint64_t old = pte_frame(*e);
 		if (frame_page(old)->refcount == 1) {
+			// Only ours: keep it.  A CPU still caching the read-only
+			// entry faults once more and flushes it (below).
 			*e = pte_make(old, v->prot, false, shared);
 		} else {
-			uint64_t pa = frame_alloc(0);
+			uint64_t pa = user_frame(false);
 			if (!pa)
 				return -ENOMEM;
 			frame_set_use(pa, FRAME_USER);
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);
 			*e = pte_make(pa, v->prot, false, shared);
-			frame_unref(old);
+			// Our reference to the shared frame goes only when no CPU
+			// can read it through this mm any more.
+			gather_frame(g, page, old);
 		}
-		// Other CPUs running this mm may cache the old translation.
-		tlb_shootdown(mm, page, page + PAGE_SIZE);
 		return 0;
 	}
 	// Present and allowed: a stale TLB entry (another CPU changed it).
@@ -230,230 +484,599 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 
 int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
 {
+	struct gather g;
+
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	int r = fault_locked(mm, addr, write, exec);
+	int r = fault_locked(mm, addr, write, exec, &g);
+	gather_flush(&g);
 	spin_unlock(&mm->lock);
 	return r;
 }
 
-// Finds 'len' free bytes at or above the hint.
-static uint64_t find_free(struct mm *mm, uint64_t len)
-{
-	uint64_t cand = mm->mmap_hint;
+// ---- finding room ----
 
-	for (struct vma *v = mm->vmas; v; v = v->next) {
-		if (v->end <= cand)
-			continue;
-		if (cand + len <= v->start)
-			break;
-		cand = v->end;
-	}
-	if (cand + len > USER_STACK_TOP - USER_STACK_SIZE || cand + len < cand)
-		return 0;
-	return cand;
+// Is [start, start + len) free, and clear of the guard gap of the mapping
+// above it?  (Where mmap may put something of its own choosing.)
+static bool range_free(struct mm *mm, uint64_t start, uint64_t len)
+{
+	struct vma *next = vma_from(mm, start);
+
+	return !next || start + len <= vt_reach(&next->node);
 }
 
-static bool range_free(struct mm *mm, uint64_t start, uint64_t end)
+// Does nothing overlap [start, end)?  (MAP_FIXED_NOREPLACE.)
+static bool range_empty(struct mm *mm, uint64_t start, uint64_t end)
 {
-	for (struct vma *v = mm->vmas; v; v = v->next)
-		if (v->start < end && start < v->end)
-			return false;
-	return true;
+	struct vma *next = vma_from(mm, start);
+
+	return !next || next->node.start >= end;
+}
+
+// Linux's default overcommit heuristic: a single request for more memory
+// than the machine has is refused at once.
+static bool fits_in_ram(uint64_t bytes)
+{
+	uint64_t total, free;
+
+	frame_stats(&total, &free);
+	return bytes / PAGE_SIZE <= total;
+}
+
+// Is memory of this mapping held against RAM (and so checked by
+// fits_in_ram)?  Writable private memory and shared memory, unless
+// MAP_NORESERVE.
+static bool accounted(int prot, int vflags)
+{
+	if (vflags & VMA_NORESERVE)
+		return false;
+	return (vflags & VMA_SHARED) || (prot & PROT_WRITE);
+}
+
+// A free range of len bytes for a mapping without MAP_FIXED: at the hint
+// if that range is free, else the lowest free range above mmap_base, else
+// anywhere.  0 if there is no room.
+static uint64_t find_room(struct mm *mm, uint64_t hint, uint64_t len, int flags)
+{
+	uint64_t lo = mm->mmap_base, hi = MMAP_TOP, top = USER_TOP, at;
+
+	if (flags & MAP_32BIT) {
+		lo = MAP_32BIT_LO;
+		hi = top = MAP_32BIT_HI;
+	}
+	hint = page_up(hint);
+	if (hint >= USER_MIN_ADDR && len <= top && hint <= top - len && range_free(mm, hint, len))
+		return hint;
+	if (vt_find_gap(&mm->vmas, len, lo, hi, &at))
+		return at;
+	if (!(flags & MAP_32BIT) && vt_find_gap(&mm->vmas, len, USER_MIN_ADDR, hi, &at))
+		return at;
+	return 0;
+}
+
+// ---- mmap ----
+
+static int vma_flags_for(int map_flags)
+{
+	int f = 0;
+
+	if ((map_flags & MAP_TYPE) != MAP_PRIVATE)
+		f |= VMA_SHARED;
+	if (map_flags & MAP_NORESERVE)
+		f |= VMA_NORESERVE;
+	if (map_flags & MAP_GROWSDOWN)
+		f |= VMA_GROWSDOWN;
+	return f;
+}
+
+// Chooses where a new mapping goes (unmapping what MAP_FIXED replaces).
+static long place_locked(struct mm *mm, uint64_t addr, uint64_t size, int flags, struct gather *g)
+{
+	// Linux lets the count reach one past the limit here.
+	if (mm->vmas.count > MAX_MAP_COUNT)
+		return -ENOMEM;
+	if (!(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE))) {
+		uint64_t at = find_room(mm, addr, size, flags);
+		return at ? (long)at : -ENOMEM;
+	}
+	if (addr < USER_MIN_ADDR)
+		return -EPERM;		// the NULL pages stay unmapped
+	if (addr > USER_TOP || size > USER_TOP - addr)
+		return -ENOMEM;
+	if (flags & MAP_FIXED_NOREPLACE)
+		return range_empty(mm, addr, addr + size) ? (long)addr : -EEXIST;
+	int r = unmap_locked(mm, addr, addr + size, g);
+	return r < 0 ? r : (long)addr;
 }
 
 long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	    struct vnode *file, uint64_t off, uint64_t file_bytes)
 {
-	if (len == 0 || (addr & ~PAGE_MASK))
+	if (len == 0)
 		return -EINVAL;
 	uint64_t size = page_up(len);
-	if (size < len || size > USER_END)
+	if (size == 0 || size > USER_TOP)
+		return -ENOMEM;
+	if ((flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && (addr & ~PAGE_MASK))
+		return -EINVAL;
+	int vflags = vma_flags_for(flags);
+	if (accounted(prot, vflags) && !fits_in_ram(size))
 		return -ENOMEM;
 	struct vma *v = kzalloc(sizeof(*v));
 	if (!v)
 		return -ENOMEM;
+	struct gather g;
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	uint64_t start = addr;
-	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
-	long err = 0;
-
-	if (fixed) {
-		if (addr < USER_MIN_ADDR || addr + size > USER_END || addr + size < addr)
-			err = -ENOMEM;
-		else if ((flags & MAP_FIXED_NOREPLACE) && !range_free(mm, addr, addr + size))
-			err = -EEXIST;
-		else if (unmap_locked(mm, addr, addr + size) < 0)
-			err = -ENOMEM;
-	} else {
-		// A hint is honoured when that range is free.
-		if (!(addr >= USER_MIN_ADDR && addr + size <= USER_STACK_TOP - USER_STACK_SIZE &&
-		      addr + size > addr && range_free(mm, addr, addr + size)))
-			start = find_free(mm, size);
-		if (!start)
-			err = -ENOMEM;
-	}
-	if (err) {
+	long start = place_locked(mm, addr, size, flags, &g);
+	gather_flush(&g);
+	if (start < 0) {
 		spin_unlock(&mm->lock);
 		kfree(v);
-		return err;
+		return start;
 	}
-	// MAP_FIXED may have replaced pages: no CPU may keep the old ones.
-	if (fixed)
-		tlb_shootdown(mm, start, start + size);
-	v->start = start;
-	v->end = start + size;
+	v->node.start = (uint64_t)start;
+	v->node.end = (uint64_t)start + size;
 	v->prot = prot;
-	v->flags = (flags & MAP_TYPE) == MAP_SHARED ? VMA_SHARED : 0;
+	v->flags = vflags;
+	if (vflags & VMA_GROWSDOWN)
+		v->node.guard = STACK_GUARD_GAP;
 	if (file) {
 		vnode_get(file);
 		v->file = file;
 		v->file_off = off;
-		v->file_end = start + file_bytes;
+		v->file_end = (uint64_t)start + file_bytes;
 	}
-	vma_insert(mm, v);
+	vt_insert(&mm->vmas, &v->node);
 	// Shared anonymous pages must exist before a fork can share them.
-	if ((v->flags & VMA_SHARED) || (flags & MAP_POPULATE)) {
-		for (uint64_t p = v->start; p < v->end; p += PAGE_SIZE) {
-			if (fault_locked(mm, p, false, false) == -ENOMEM) {
-				unmap_locked(mm, v->start, v->end);
-				spin_unlock(&mm->lock);
-				return -ENOMEM;
-			}
+	if ((vflags & VMA_SHARED) || (flags & MAP_POPULATE)) {
+		if (populate_range(mm, v, v->node.start, v->node.end) < 0) {
+			unmap_locked(mm, v->node.start, v->node.end, &g);
+			gather_flush(&g);
+			spin_unlock(&mm->lock);
+			return -ENOMEM;
 		}
 	}
+	merge_around(mm, v);
 	spin_unlock(&mm->lock);
-	return (long)start;
+	return start;
+}
+
+// ---- munmap ----
+
+// Linux's checks for a range to unmap: page-aligned start, inside user
+// space, not empty.
+static int unmap_range_ok(uint64_t addr, uint64_t len)
+{
+	if ((addr & ~PAGE_MASK) || addr > USER_TOP || len > USER_TOP - addr)
+		return -EINVAL;
+	if (page_up(len) == 0)
+		return -EINVAL;
+	return 0;
 }
 
 int vm_unmap(struct mm *mm, uint64_t addr, size_t len)
 {
-	if ((addr & ~PAGE_MASK) || len == 0)
-		return -EINVAL;
-	uint64_t end = addr + page_up(len);
-	if (end < addr || end > USER_END)
-		return -EINVAL;
+	int r = unmap_range_ok(addr, len);
+
+	if (r < 0)
+		return r;
+	struct gather g;
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	int r = unmap_locked(mm, addr, end);
+	r = unmap_locked(mm, addr, addr + page_up(len), &g);
+	gather_flush(&g);
 	spin_unlock(&mm->lock);
-	tlb_shootdown(mm, addr, end);
 	return r;
 }
 
-int vm_protect(struct mm *mm, uint64_t addr, size_t len, int prot)
+// ---- mprotect ----
+
+// New protection for v and every frame it maps.
+static void set_prot(struct mm *mm, struct vma *v, int prot)
 {
-	if (addr & ~PAGE_MASK)
-		return -EINVAL;
-	uint64_t end = addr + page_up(len);
-	if (end < addr || end > USER_END)
-		return -ENOMEM;
-	if (len == 0)
-		return 0;
+	bool shared = v->flags & VMA_SHARED;
+	uint64_t va = v->node.start;
+	uint64_t *e;
+
+	v->prot = prot;
+	while ((e = pte_next_with_frame(mm->root_pa, &va, v->node.end)) != 0) {
+		uint64_t pa = pte_frame(*e);
+		bool cow = pte_is_cow(*e) || (!shared && frame_page(pa)->refcount > 1);
+		*e = pte_make(pa, prot, cow, shared);
+		va += PAGE_SIZE;
+	}
+}
+
+// [start, end) is page aligned, not empty, and does not wrap.  As Linux,
+// the mappings up to the first hole change; the hole gives ENOMEM.
+int vm_protect(struct mm *mm, uint64_t start, size_t len, int prot, bool growsdown)
+{
+	uint64_t end = start + len, cur;
+	struct vma *v, *last = 0;
+	int err = 0;
+
 	spin_lock(&mm->lock);
-	// Linux fails with ENOMEM if part of the range is unmapped.
-	uint64_t cur = addr;
-	for (struct vma *v = mm->vmas; v && cur < end; v = v->next) {
-		if (v->end <= cur)
-			continue;
-		if (v->start > cur)
+	v = vma_from(mm, start);
+	if (!v || v->node.start >= end) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (growsdown) {
+		// PROT_GROWSDOWN: down to the start of the stack mapping.
+		if (!(v->flags & VMA_GROWSDOWN)) {
+			err = -EINVAL;
+			goto out;
+		}
+		start = v->node.start;
+	} else if (v->node.start > start) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cur = start;
+	while (v && v->node.start < end) {
+		if (v->node.start > cur) {
+			err = -ENOMEM;		// a hole
 			break;
-		cur = v->end;
+		}
+		if (v->prot == prot) {
+			// Nothing to change: no split (which could fail at the
+			// map count limit), as Linux.
+			cur = v->node.end;
+			last = v;
+			v = vma_next(v);
+			continue;
+		}
+		if ((err = boundary_at(mm, start)) < 0 || (err = boundary_at(mm, end)) < 0)
+			break;
+		v = vma_find(mm, cur);
+		set_prot(mm, v, prot);
+		cur = v->node.end;
+		last = merge_prev(mm, v);
+		v = vma_next(last);
 	}
-	if (cur < end) {
-		spin_unlock(&mm->lock);
+	if (!err && cur < end)
+		err = -ENOMEM;
+	if (last)
+		merge_next(mm, last);
+	// Before anyone can rely on the new protection.
+	tlb_shootdown(mm, start, end);
+out:
+	spin_unlock(&mm->lock);
+	return err;
+}
+
+// ---- madvise ----
+
+// Sets and clears VMA flags on [start, end) of v, splitting it as
+// needed.  *vp becomes the mapping holding [start, end).
+static int change_flags(struct mm *mm, struct vma **vp, uint64_t start, uint64_t end,
+			int set, int clear)
+{
+	struct vma *v = *vp;
+	int flags = (v->flags | set) & ~clear;
+
+	if (flags == v->flags)
+		return 0;
+	// madvise says EAGAIN when the kernel is short of resources.
+	if (boundary_at(mm, start) < 0 || boundary_at(mm, end) < 0)
+		return -EAGAIN;
+	v = vma_find(mm, start);
+	v->flags = flags;
+	*vp = merge_prev(mm, v);
+	return 0;
+}
+
+// Applies advice to [start, end), a part of v.
+static int advise_one(struct mm *mm, struct vma **vp, uint64_t start, uint64_t end,
+		      int advice, struct gather *g)
+{
+	struct vma *v = *vp;
+	bool shared = v->flags & VMA_SHARED;
+
+	switch (advice) {
+	case MADV_FREE:
+		if (v->file || shared)
+			return -EINVAL;
+		unmap_pages(mm, start, end, g);
+		return 0;
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+		// Shared pages would come back with the same bytes: keep them.
+		if (!shared)
+			unmap_pages(mm, start, end, g);
+		return 0;
+	case MADV_REMOVE:
+		// Freeing the pages of shared memory for every sharer is
+		// not supported.
+		return shared ? -EOPNOTSUPP : -EINVAL;
+	case MADV_DONTFORK:
+		return change_flags(mm, vp, start, end, VMA_DONTFORK, 0);
+	case MADV_DOFORK:
+		return change_flags(mm, vp, start, end, 0, VMA_DONTFORK);
+	case MADV_WIPEONFORK:
+		if (v->file || shared)
+			return -EINVAL;
+		return change_flags(mm, vp, start, end, VMA_WIPEONFORK, 0);
+	case MADV_KEEPONFORK:
+		return change_flags(mm, vp, start, end, 0, VMA_WIPEONFORK);
+	case MADV_POPULATE_READ:
+	case MADV_POPULATE_WRITE: {
+		bool write = advice == MADV_POPULATE_WRITE;
+		if (!vma_allows(v, write, false))
+			return -EINVAL;
+		for (uint64_t p = start; p < end; p += PAGE_SIZE)
+			if (fault_locked(mm, p, write, false, g) < 0)
+				return -ENOMEM;
+		return 0;
+	}
+	default:
+		return 0;	// a hint: nothing to do
+	}
+}
+
+// [start, end) is page aligned, not empty, and does not wrap; advice is
+// one the caller accepts.  As Linux, every mapped part is advised and a
+// hole anywhere gives ENOMEM at the end.
+int vm_advise(struct mm *mm, uint64_t start, size_t len, int advice)
+{
+	uint64_t end = start + len, cur = start;
+	struct vma *v, *last = 0;
+	bool hole = false;
+	int err = 0;
+	struct gather g;
+
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	for (v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v)) {
+		if (v->node.start > cur)
+			hole = true;
+		uint64_t s = max_u64(v->node.start, start), e = min_u64(v->node.end, end);
+		err = advise_one(mm, &v, s, e, advice, &g);
+		if (err)
+			break;
+		last = v;
+		cur = e;
+	}
+	if (last)
+		merge_next(mm, last);
+	if (!err && (hole || cur < end))
+		err = -ENOMEM;
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
+	return err;
+}
+
+// ---- mremap ----
+
+// Moves the pages of [old, old + old_len) (inside v) to a new mapping at
+// [dst, dst + new_len), which must be free, and unmaps the old range.
+// The frames move with their entries: nothing is copied.
+static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
+			uint64_t dst, uint64_t new_len, struct gather *g)
+{
+	// Linux's margin: the old mapping may split in three, plus the new one.
+	if (mm->vmas.count + 3 > MAX_MAP_COUNT)
+		return -ENOMEM;
+	// Boundaries first: once entries move nothing may fail.
+	if (boundary_at(mm, old) < 0 || boundary_at(mm, old + old_len) < 0)
+		return -ENOMEM;
+	v = vma_find(mm, old);
+	struct vma *w = kmalloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = *v;
+	w->node.start = dst;
+	w->node.end = dst + new_len;
+	w->file_end = dst + (v->file_end > old ? v->file_end - old : 0);
+	uint64_t va = old, *e;
+	while ((e = pte_next_with_frame(mm->root_pa, &va, old + old_len)) != 0) {
+		uint64_t *d = pte_walk(mm->root_pa, dst + (va - old), true, true);
+		if (!d) {
+			// Out of page tables: put back what moved.
+			for (uint64_t back = dst; back < dst + (va - old); back += PAGE_SIZE) {
+				uint64_t *b = pte_walk(mm->root_pa, back, false, true);
+				if (b && pte_has_frame(*b)) {
+					*pte_walk(mm->root_pa, old + (back - dst), false, true) = *b;
+					*b = 0;
+				}
+			}
+			gather_range(g, dst, dst + new_len);
+			kfree(w);
+			return -ENOMEM;
+		}
+		*d = *e;
+		*e = 0;
+		va += PAGE_SIZE;
+	}
+	gather_range(g, old, old + old_len);
+	if (w->file)
+		vnode_get(w->file);
+	vt_remove(&mm->vmas, &v->node);
+	vma_free(v);
+	vt_insert(&mm->vmas, &w->node);
+	if ((w->flags & VMA_SHARED) && populate_range(mm, w, dst + old_len, dst + new_len) < 0) {
+		unmap_locked(mm, dst, dst + new_len, g);
 		return -ENOMEM;
 	}
-	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next) {
-		if (v->end <= addr)
-			continue;
-		if (v->start < addr) {
-			if (vma_split(v, addr) < 0)
-				goto nomem;
-			continue;	// the upper half comes next
-		}
-		if (v->end > end && vma_split(v, end) < 0)
-			goto nomem;
-		v->prot = prot;
-		uint64_t va = v->start;
-		uint64_t *e;
-		while ((e = pte_next_with_frame(mm->root_pa, &va, v->end)) != 0) {
-			uint64_t pa = pte_frame(*e);
-			bool cow = pte_is_cow(*e) || (!(v->flags & VMA_SHARED) && frame_page(pa)->refcount > 1);
-			*e = pte_make(pa, prot, cow, v->flags & VMA_SHARED);
-			va += PAGE_SIZE;
-		}
-	}
-	spin_unlock(&mm->lock);
-	tlb_shootdown(mm, addr, end);
-	return 0;
-nomem:
-	spin_unlock(&mm->lock);
-	return -ENOMEM;
+	merge_around(mm, w);
+	return (long)dst;
 }
 
-int vm_discard(struct mm *mm, uint64_t addr, size_t len)
+// The checks Linux makes before growing or moving [old, old + old_len).
+static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len)
 {
-	if (addr & ~PAGE_MASK)
+	if (old_len > v->node.end - old)
+		return -EFAULT;
+	// old_len 0 duplicates a shared mapping on Linux; not supported.
+	if (old_len == 0)
 		return -EINVAL;
-	uint64_t end = addr + page_up(len);
-	if (end < addr)
+	return 0;
+}
+
+// MREMAP_FIXED: to exactly new_addr, replacing what is there.
+static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
+		     uint64_t new_addr, struct gather *g)
+{
+	if (new_addr & ~PAGE_MASK)
 		return -EINVAL;
+	if (new_len > USER_TOP || new_addr > USER_TOP - new_len)
+		return -EINVAL;
+	if (!(new_addr + new_len <= old || old + old_len <= new_addr))
+		return -EINVAL;		// overlapping ranges
+	if (new_addr < USER_MIN_ADDR)
+		return -EPERM;
+	if (mm->vmas.count + 2 + 3 > MAX_MAP_COUNT)
+		return -ENOMEM;
+	int r = unmap_locked(mm, new_addr, new_addr + new_len, g);
+	if (r == 0 && old_len > new_len) {
+		r = unmap_range_ok(old + new_len, old_len - new_len);
+		if (r == 0)
+			r = unmap_locked(mm, old + new_len, old + old_len, g);
+		old_len = new_len;
+	}
+	if (r < 0)
+		return r;
+	struct vma *v = vma_find(mm, old);
+	if (!v)
+		return -EFAULT;
+	r = resize_ok(v, old, old_len);
+	if (r < 0)
+		return r;
+	if (new_len > old_len && accounted(v->prot, v->flags) && !fits_in_ram(new_len - old_len))
+		return -ENOMEM;
+	return move_locked(mm, v, old, old_len, new_addr, new_len, g);
+}
+
+// Grows [old, old + old_len) to new_len: in place if the mapping ends
+// there and the room after it is free, else moved if allowed.
+static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
+			uint64_t new_len, int flags, struct gather *g)
+{
+	int r = resize_ok(v, old, old_len);
+
+	if (r < 0)
+		return r;
+	uint64_t extra = new_len - old_len;
+	if (accounted(v->prot, v->flags) && !fits_in_ram(extra))
+		return -ENOMEM;
+	if (old + old_len == v->node.end && v->node.end <= USER_TOP - extra &&
+	    range_free(mm, v->node.end, extra)) {
+		uint64_t from = v->node.end;
+		v->node.end += extra;
+		vt_update(&v->node);
+		if (v->file)
+			v->file_end = v->node.start + min_u64(v->file->size > v->file_off ?
+							       v->file->size - v->file_off : 0,
+							       v->node.end - v->node.start);
+		if ((v->flags & VMA_SHARED) && populate_range(mm, v, from, v->node.end) < 0) {
+			unmap_locked(mm, from, v->node.end, g);
+			return -ENOMEM;
+		}
+		merge_next(mm, v);
+		return (long)old;
+	}
+	if (!(flags & MREMAP_MAYMOVE))
+		return -ENOMEM;
+	uint64_t dst = find_room(mm, 0, new_len, 0);
+	if (!dst)
+		return -ENOMEM;
+	return move_locked(mm, v, old, old_len, dst, new_len, g);
+}
+
+// mremap after the caller's checks: flags valid, old page aligned, both
+// lengths page aligned, 0 < new_len <= USER_TOP.
+long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, int flags,
+	      uint64_t new_addr)
+{
+	struct gather g;
+	long r;
+
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	for (struct vma *v = mm->vmas; v && v->start < end; v = v->next) {
-		if (v->end <= addr || (v->flags & VMA_SHARED))
-			continue;
-		uint64_t s = v->start > addr ? v->start : addr;
-		uint64_t e = v->end < end ? v->end : end;
-		unmap_pages(mm, s, e);
-	}
-	spin_unlock(&mm->lock);
-	tlb_shootdown(mm, addr, end);
-	return 0;
-}
-
-int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n)
-{
-	const uint8_t *s = src;
-
-	while (n > 0) {
-		spin_lock(&mm->lock);
-		int r = fault_locked(mm, va, true, false);
-		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
-		if (!e) {
-			spin_unlock(&mm->lock);
-			return r ? r : -EFAULT;
+	struct vma *v = vma_find(mm, old);
+	if (!v) {
+		r = -EFAULT;
+	} else if (flags & MREMAP_FIXED) {
+		r = remap_to(mm, old, old_len, new_len, new_addr, &g);
+	} else if (old_len >= new_len) {
+		r = (long)old;
+		if (old_len > new_len) {
+			int u = unmap_range_ok(old + new_len, old_len - new_len);
+			if (u == 0)
+				u = unmap_locked(mm, old + new_len, old + old_len, &g);
+			if (u < 0)
+				r = u;
 		}
-		size_t chunk = PAGE_SIZE - (va & ~PAGE_MASK);
-		if (chunk > n)
-			chunk = n;
-		memcpy((uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK), s, chunk);
-		spin_unlock(&mm->lock);
-		va += chunk;
-		s += chunk;
-		n -= chunk;
+	} else {
+		r = grow_locked(mm, v, old, old_len, new_len, flags, &g);
 	}
-	return 0;
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
+	return r;
 }
+
+// ---- brk ----
 
 long vm_brk(struct mm *mm, uint64_t new_brk)
 {
-	uint64_t old_end = page_up(mm->brk), new_end = page_up(new_brk);
+	struct gather g;
 
-	if (new_brk < mm->brk_start || new_brk >= USER_STACK_TOP - USER_STACK_SIZE)
-		return (long)mm->brk;
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	uint64_t old_end = page_up(mm->brk), new_end = page_up(new_brk);
+	if (new_brk < mm->brk_start || new_brk > USER_TOP)
+		goto out;
 	if (new_end > old_end) {
-		long r = vm_map(mm, old_end, new_end - old_end, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_FIXED_NOREPLACE | MAP_ANONYMOUS, 0, 0, 0);
-		if (r < 0)
-			return (long)mm->brk;
+		// As Linux: a page of room must stay free above the break.
+		uint64_t grow = new_end - old_end;
+		if (new_end > USER_TOP - PAGE_SIZE || !range_free(mm, old_end, grow + PAGE_SIZE) ||
+		    mm->vmas.count > MAX_MAP_COUNT || !fits_in_ram(grow))
+			goto out;
+		struct vma *v = kzalloc(sizeof(*v));
+		if (!v)
+			goto out;
+		v->node.start = old_end;
+		v->node.end = new_end;
+		v->prot = PROT_READ | PROT_WRITE;
+		vt_insert(&mm->vmas, &v->node);
+		merge_around(mm, v);
 	} else if (new_end < old_end) {
-		vm_unmap(mm, new_end, old_end - new_end);
+		if (unmap_locked(mm, new_end, old_end, &g) < 0)
+			goto out;
 	}
 	mm->brk = new_brk;
-	return (long)new_brk;
+out:
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
+	return (long)mm->brk;
 }
 
-// fork: the child gets the same VMAs; private pages become copy-on-write
-// in both, shared pages stay shared.
+// ---- fork ----
+
+// Gives the child mm a copy of v's entries: private pages become
+// copy-on-write in both, shared pages stay shared.  0 or -ENOMEM.
+static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
+{
+	bool shared = v->flags & VMA_SHARED;
+	uint64_t va = v->node.start;
+	uint64_t *e;
+
+	while ((e = pte_next_with_frame(src->root_pa, &va, v->node.end)) != 0) {
+		uint64_t *ce = pte_walk(mm->root_pa, va, true, true);
+		if (!ce)
+			return -ENOMEM;
+		uint64_t pa = pte_frame(*e);
+		if (!shared)
+			*e = pte_make(pa, v->prot, true, false);
+		*ce = *e;
+		frame_ref(pa);
+		mm->rss++;
+		va += PAGE_SIZE;
+	}
+	return 0;
+}
+
 struct mm *mm_copy(struct mm *src)
 {
 	struct mm *mm = mm_create();
@@ -463,82 +1086,69 @@ struct mm *mm_copy(struct mm *src)
 	spin_lock(&src->lock);
 	mm->brk_start = src->brk_start;
 	mm->brk = src->brk;
-	mm->mmap_hint = src->mmap_hint;
-	struct vma **tail = &mm->vmas;
-	for (struct vma *v = src->vmas; v; v = v->next) {
+	mm->mmap_base = src->mmap_base;
+	bool ok = true;
+	for (struct vma *v = vma_from(src, 0); v && ok; v = vma_next(v)) {
+		if (v->flags & VMA_DONTFORK)
+			continue;
 		struct vma *c = kmalloc(sizeof(*c));
-		if (!c)
-			goto fail;
+		if (!c) {
+			ok = false;
+			break;
+		}
 		*c = *v;
-		c->next = 0;
 		if (c->file)
 			vnode_get(c->file);
-		*tail = c;
-		tail = &c->next;
-		bool shared = v->flags & VMA_SHARED;
-		uint64_t va = v->start;
-		uint64_t *e;
-		while ((e = pte_next_with_frame(src->root_pa, &va, v->end)) != 0) {
-			uint64_t *ce = pte_walk(mm->root_pa, va, true, true);
-			if (!ce)
-				goto fail;
-			uint64_t pa = pte_frame(*e);
-			if (!shared)
-				*e = pte_make(pa, v->prot, true, false);
-			*ce = *e;
-			frame_ref(pa);
-			va += PAGE_SIZE;
-		}
+		vt_insert(&mm->vmas, &c->node);
+		if (!(v->flags & VMA_WIPEONFORK))
+			ok = copy_pages(src, mm, v) == 0;
 	}
-	spin_unlock(&src->lock);
-	// The parent's writable pages just became read-only.
+	// The parent's writable pages just became read-only: before any
+	// thread of it writes again, and before the child can run.
 	tlb_shootdown(src, 0, USER_END);
-	return mm;
-fail:
 	spin_unlock(&src->lock);
-	mm_put(mm);
-	return 0;
+	if (!ok) {
+		mm_put(mm);
+		return 0;
+	}
+	return mm;
 }
 
-// Grows a mapping by moving it: the frames move to the new range (no
-// copy), the old range is unmapped.
-long vm_move(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len)
+// ---- the kernel's own accesses ----
+
+int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n)
 {
-	spin_lock(&mm->lock);
-	struct vma *v = vma_find(mm, old);
-	if (!v || v->start > old || v->end < old + old_len) {
+	const uint8_t *s = src;
+
+	while (n > 0) {
+		struct gather g;
+		gather_init(&g, mm);
+		spin_lock(&mm->lock);
+		int r = fault_locked(mm, va, true, false, &g);
+		gather_flush(&g);
+		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
+		if (!e) {
+			spin_unlock(&mm->lock);
+			return r ? r : -EFAULT;
+		}
+		size_t chunk = min_u64(PAGE_SIZE - (va & ~PAGE_MASK), n);
+		memcpy((uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK), s, chunk);
 		spin_unlock(&mm->lock);
-		return -EFAULT;
+		va += chunk;
+		s += chunk;
+		n -= chunk;
 	}
-	int prot = v->prot;
-	int flags = (v->flags & VMA_SHARED) ? MAP_SHARED : MAP_PRIVATE;
-	bool is_file = v->file != 0;
-	spin_unlock(&mm->lock);
-	if (is_file || (flags & MAP_SHARED))
-		return -ENOMEM;		// only anonymous private memory moves
-	long dst = vm_map(mm, 0, new_len, prot, flags | MAP_ANONYMOUS, 0, 0, 0);
-	if (dst < 0)
-		return dst;
-	spin_lock(&mm->lock);
-	for (uint64_t off = 0; off < old_len; off += PAGE_SIZE) {
-		uint64_t *src = pte_walk(mm->root_pa, old + off, false, true);
-		if (!src || !pte_has_frame(*src))
-			continue;
-		uint64_t *d = pte_walk(mm->root_pa, (uint64_t)dst + off, true, true);
-		if (!d)
-			break;
-		*d = *src;
-		*src = 0;
-	}
-	spin_unlock(&mm->lock);
-	vm_unmap(mm, old, old_len);
-	return dst;
+	return 0;
 }
 
 int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 {
+	struct gather g;
+
+	gather_init(&g, mm);
 	spin_lock(&mm->lock);
-	int r = fault_locked(mm, uaddr, false, false);
+	int r = fault_locked(mm, uaddr, false, false, &g);
+	gather_flush(&g);
 	uint64_t *e = r == 0 ? pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true) : 0;
 	if (e && pte_has_frame(*e))
 		*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);

@@ -142,8 +142,7 @@ static void copy_thread_state(struct thread *child, struct thread *parent,
 	arch_frame_set_return(cf, 0);
 	if (newsp)
 		cf->rsp = newsp;
-	child->arch.fs_base = (flags & CLONE_SETTLS) ? tls : parent->arch.fs_base;
-	child->arch.gs_base = parent->arch.gs_base;
+	arch_clone_user_bases(child, flags & CLONE_SETTLS, tls);
 	xstate_thread_copy(child, parent);
 	child->sig_blocked = parent->sig_blocked;
 	if (!(flags & CLONE_VM))
@@ -165,6 +164,8 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 
 	if (err)
 		return err;
+	if ((flags & CLONE_SETTLS) && !arch_user_base_ok(tls))
+		return -EPERM;		// as Linux: no FS base outside the user half
 	if (flags & CLONE_THREAD) {
 		p = parent;
 	} else {

@@ -27,6 +27,9 @@
 #define EXEC_ARGC_MAX	8192
 #define PIE_BASE	0x555555554000UL
 #define SHEBANG_DEPTH	4
+// Room the initial stack mapping gets below the arguments (Linux's
+// stack_expand); it grows down from there on faults, up to RLIMIT_STACK.
+#define STACK_EXPAND	(128 * 1024)
 
 // The strings of argv and envp, copied into one kernel buffer.
 struct exec_strings {
@@ -171,6 +174,12 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	if (!buf)
 		return -ENOMEM;
 	int r = exec_stack_build(buf, size, USER_STACK_TOP, &a, sp);
+	if (r == 0) {
+		long m = vm_map(mm, USER_STACK_TOP - size - STACK_EXPAND, size + STACK_EXPAND,
+				PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_GROWSDOWN, 0, 0, 0);
+		r = m < 0 ? (int)m : 0;
+	}
 	if (r == 0)
 		r = vm_write(mm, USER_STACK_TOP - size, buf, size);
 	kfree(buf);
@@ -191,12 +200,8 @@ static int load_elf(struct vnode *vn, const struct exec_strings *s, const char *
 		return -ENOMEM;
 	uint64_t bias = img.pie ? PIE_BASE : 0;
 	r = map_segments(mm, vn, &img, bias);
-	if (r == 0) {
-		uint64_t stack_base = USER_STACK_TOP - USER_STACK_SIZE;
-		long m = vm_map(mm, stack_base, USER_STACK_SIZE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, 0, 0, 0);
-		r = m < 0 ? (int)m : build_stack(mm, s, execfn, &img, bias, sp);
-	}
+	if (r == 0)
+		r = build_stack(mm, s, execfn, &img, bias, sp);
 	if (r < 0) {
 		mm_put(mm);
 		return r;
@@ -297,8 +302,6 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');
 	strlcpy(t->name, base ? base + 1 : path, sizeof(t->name));
-	t->arch.fs_base = 0;
-	t->arch.gs_base = 0;
 	arch_exec_reset_thread(t);
 	arch_frame_init_user(f, entry, sp);
 }

@@ -70,8 +70,16 @@ void itimer_cancel(struct process *p)
 	spin_unlock_irqrestore(&itimer_lock, flags);
 }
 
+// Longer than any timer can run (292 years), as Linux's KTIME_MAX: a
+// larger value saturates here instead of wrapping into a short one, and
+// now + NEVER cannot overflow.
+#define NEVER ((uint64_t)INT64_MAX)
+
+// A valid (non-negative, usec < 10^6) timeval in ns, saturated at NEVER.
 static uint64_t tv_ns(const struct timeval64 *tv)
 {
+	if ((uint64_t)tv->sec >= NEVER / SEC)
+		return NEVER;
 	return (uint64_t)tv->sec * SEC + (uint64_t)tv->usec * USEC;
 }
 
@@ -145,7 +153,10 @@ SYSCALL_DEFINE(SYS_alarm, alarm)
 {
 	uint64_t old_value, old_interval;
 
-	itimer_swap(current_process(), args->a[0] * SEC, 0, &old_value, &old_interval);
+	// alarm(unsigned int seconds): the upper half of the register is not
+	// part of the value; 2^32 - 1 seconds fit in ns.
+	itimer_swap(current_process(), (uint64_t)(uint32_t)args->a[0] * SEC, 0, &old_value,
+		    &old_interval);
 	// Whole seconds left, rounded up as Linux does.
 	return (long)((old_value + SEC - 1) / SEC);
 }

@@ -511,8 +511,9 @@ SYSCALL_DEFINE(SYS_sigaltstack, sigaltstack)
 		} else {
 			if (ss.ss_size < MINSIGSTKSZ)
 				return -ENOMEM;
-			t->altstack = ss;
-			t->altstack.ss_flags = 0;
+			// Field by field: the caller's padding is not ours to
+			// hand back (sigaltstack, signal frames), Linux gives 0.
+			t->altstack = (struct user_stack_t){ .ss_sp = ss.ss_sp, .ss_size = ss.ss_size };
 		}
 	}
 	if (args->a[1] && copy_to_user(args->a[1], &old, sizeof(old)) < 0)

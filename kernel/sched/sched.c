@@ -72,23 +72,16 @@ static void idle_thread_fn(void *arg)
 	sched_idle_loop();
 }
 
+// Runs on the boot CPU for every CPU, with interrupts off, before any
+// CPU takes an interrupt: the tick and every IPI handler may rely on
+// what is set here.  current is published last; a tick that found it NULL
+// would skip the scheduler (timer_interrupt).
 void sched_init_cpu(struct cpu *c)
 {
 	struct runqueue *rq = rq_of(c->id);
+	struct thread *first;
 
 	spin_init(&rq->lock, "runqueue");
-	if (c->id == 0) {
-		// The boot CPU's idle thread is the boot flow itself: wrap the
-		// running context in a thread so it can be switched away from.
-		struct thread *boot = thread_alloc("boot");
-		if (!boot)
-			panic("no memory for the boot thread");
-		boot->cpu = 0;
-		boot->on_cpu = true;
-		boot->state = THREAD_RUNNABLE;
-		boot->affinity = cpumask_of(0);
-		c->current = boot;
-	}
 	struct thread *idle = thread_alloc("idle");
 	if (!idle)
 		panic("no memory for cpu %d's idle thread", c->id);
@@ -98,8 +91,19 @@ void sched_init_cpu(struct cpu *c)
 	idle->affinity = cpumask_of(c->id);
 	arch_thread_init(idle, idle_thread_fn, 0);
 	c->idle = idle;
-	if (c->id != 0)
-		c->current = idle;
+	first = idle;
+	if (c->id == 0) {
+		// The boot CPU's first thread is the boot flow itself: wrap the
+		// running context in a thread so it can be switched away from.
+		first = thread_alloc("boot");
+		if (!first)
+			panic("no memory for the boot thread");
+		first->cpu = 0;
+		first->on_cpu = true;
+		first->state = THREAD_RUNNABLE;
+		first->affinity = cpumask_of(0);
+	}
+	__atomic_store_n(&c->current, first, __ATOMIC_RELEASE);
 }
 
 static bool may_run_on(struct thread *t, int cpu)

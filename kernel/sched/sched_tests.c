@@ -51,7 +51,6 @@ KTEST(sched, wake_up_on_other_cpu)
 	s.woke_on = -1;
 	struct thread *t = kthread_create("sleeper", sleeper_fn, &s, target);
 	KEXPECT(t != 0);
-	t->affinity = cpumask_of(target);
 	// Let it reach its sleep (or not: the condition covers both orders).
 	for (int i = 0; i < 10; i++)
 		sched_yield();
@@ -93,12 +92,7 @@ KTEST(sched, pinned_threads_stay)
 
 	for (int i = 0; i < ncpus; i++) {
 		p[i] = (struct pinned){ i, 0, false };
-		struct thread *t = thread_alloc("pinned");
-		KEXPECT(t != 0);
-		arch_thread_init(t, pinned_fn, &p[i]);
-		t->affinity = cpumask_of(i);
-		t->cpu = i;
-		sched_start(t);
+		KEXPECT(kthread_create("pinned", pinned_fn, &p[i], i) != 0);
 	}
 	uint64_t t0 = clock_monotonic_ns();
 	for (int i = 0; i < ncpus; i++)

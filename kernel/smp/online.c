@@ -1,19 +1,34 @@
 // The last steps of a CPU coming online.
+//
+// A CPU takes no interrupt before its scheduler state (current and idle
+// thread, run queue) exists: interrupts stay off until the calls below
+// have set it up, so no handler ever sees a half-built CPU.  The online
+// flag comes before the count of online CPUs: a CPU that reads
+// ncpus_online == ncpus (and then broadcasts an IPI to all others) knows
+// every flag is set.
 
 #include <kernel/smp.h>
 #include <kernel/cpu.h>
+#include <kernel/arch.h>
 #include <kernel/sched.h>
 #include <kernel/thread.h>
+#include <arch/irq.h>
 
-void arch_cpu_start_timer(void);
+void smp_boot_cpu_online(struct cpu *c)
+{
+	__atomic_store_n(&c->online, true, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ncpus_online, 1, __ATOMIC_SEQ_CST);
+	arch_cpu_start_timer();
+	irq_enable();
+}
 
 void smp_cpu_online(struct cpu *c)
 {
 	// This CPU's idle thread runs on the stack the CPU started on.
 	c->current = c->idle;
 	c->idle->on_cpu = true;
-	__atomic_add_fetch(&ncpus_online, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&c->online, true, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&ncpus_online, 1, __ATOMIC_SEQ_CST);
 	arch_cpu_start_timer();
-	sched_idle_loop();
+	sched_idle_loop();	// enables interrupts
 }

@@ -11,18 +11,19 @@
 #include <arch/irq.h>
 
 static volatile uint64_t test_ipi_count[MAX_CPUS];
-static volatile int test_ipi_reply_to[MAX_CPUS];
+static volatile int test_ipi_reply_to[MAX_CPUS];	// CPU + 1; 0: no reply
 
-// Counts test IPIs; if asked to, answers the sender with one.
+// Counts test IPIs; if a test asked for it, answers with one.  Safe at
+// any point of boot (a CPU coming online may get one): nothing to set up.
 void ipi_test_interrupt(void)
 {
 	int me = this_cpu()->id;
 	int to = test_ipi_reply_to[me];
 
 	test_ipi_count[me]++;
-	if (to >= 0) {
-		test_ipi_reply_to[me] = -1;
-		arch_send_ipi(to, IPI_TEST);
+	if (to > 0) {
+		test_ipi_reply_to[me] = 0;
+		arch_send_ipi(to - 1, IPI_TEST);
 	}
 }
 
@@ -51,13 +52,13 @@ KTEST(smp, ipi_to_every_cpu_and_back)
 	int me = this_cpu()->id;
 
 	for (int i = 0; i < ncpus; i++)
-		test_ipi_reply_to[i] = -1;
+		test_ipi_reply_to[i] = 0;
 	for (int i = 0; i < ncpus; i++) {
 		if (i == me)
 			continue;
 		uint64_t sent_before = this_cpu()->stats.ipi_sent;
 		uint64_t theirs = test_ipi_count[i], mine = test_ipi_count[me];
-		test_ipi_reply_to[i] = me;
+		test_ipi_reply_to[i] = me + 1;
 		arch_send_ipi(i, IPI_TEST);
 		KEXPECT(wait_for(&test_ipi_count[i], theirs + 1, 2000000000));
 		KEXPECT(wait_for(&test_ipi_count[me], mine + 1, 2000000000));

@@ -50,7 +50,7 @@ SYSCALL_DEFINE(SYS_getdents64, getdents64)
 	uint64_t ubuf = args->a[1];
 	size_t count = (unsigned int)args->a[2];
 	struct dirent_fill fill = { 0 };
-	uint64_t pos, flags;
+	uint64_t pos;
 	long rc;
 
 	if (!f)
@@ -69,9 +69,10 @@ SYSCALL_DEFINE(SYS_getdents64, getdents64)
 		file_put(f);
 		return -ENOMEM;
 	}
-	flags = spin_lock_irqsave(&f->lock);
+	// The position stays locked until the listing reached the caller:
+	// readers sharing the description get each entry once.
+	file_pos_lock(f);
 	pos = f->off;
-	spin_unlock_irqrestore(&f->lock, flags);
 	rc = vfs_readdir(f->vn, &pos, fill_dirent, &fill);
 	if (rc == 0 && fill.too_small)
 		rc = -EINVAL;
@@ -79,11 +80,10 @@ SYSCALL_DEFINE(SYS_getdents64, getdents64)
 		rc = -EFAULT;
 	if (rc == 0) {
 		// Only a listing that reached the caller moves the position.
-		flags = spin_lock_irqsave(&f->lock);
 		f->off = pos;
-		spin_unlock_irqrestore(&f->lock, flags);
 		rc = (long)fill.used;
 	}
+	file_pos_unlock(f);
 	kfree(fill.buf);
 	file_put(f);
 	return rc;

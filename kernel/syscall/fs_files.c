@@ -20,27 +20,37 @@ struct user_iovec {
 
 // ---- read and write ----
 
-// read, write, pread64 and pwrite64: one path, the direction aside.
+// read, write, pread64 and pwrite64: one path, the direction aside.  The
+// checks come in Linux's order: a negative position, the descriptor, a
+// position on a pipe, the access mode, then the whole user range (a huge
+// count from a small buffer is EFAULT, not a short transfer), and only
+// then the cap on one transfer.
 static long do_rw(int fd, uint64_t ubuf, size_t n, bool writing, bool positioned, int64_t off)
 {
-	struct file *f = fget(fd);
 	struct iobuf b = iobuf_user(ubuf);
+	struct file *f;
 	long rc;
 
+	if (positioned && off < 0)
+		return -EINVAL;
+	f = fget(fd);
 	if (!f)
 		return -EBADF;
-	if (n > MAX_RW_COUNT)
-		n = MAX_RW_COUNT;
-	if (positioned && off < 0)
-		rc = f->pipe ? -ESPIPE : -EINVAL;
+	if (positioned && f->pipe)
+		rc = -ESPIPE;
 	else if (writing ? !file_writable(f) : !file_readable(f))
 		rc = -EBADF;
 	else if (!user_range_ok(ubuf, n))
 		rc = -EFAULT;
-	else if (positioned)
-		rc = writing ? file_pwrite(f, &b, n, (uint64_t)off) : file_pread(f, &b, n, (uint64_t)off);
-	else
-		rc = writing ? file_write(f, &b, n) : file_read(f, &b, n);
+	else {
+		if (n > MAX_RW_COUNT)
+			n = MAX_RW_COUNT;
+		if (positioned)
+			rc = writing ? file_pwrite(f, &b, n, (uint64_t)off)
+				     : file_pread(f, &b, n, (uint64_t)off);
+		else
+			rc = writing ? file_write(f, &b, n) : file_read(f, &b, n);
+	}
 	file_put(f);
 	return rc;
 }
@@ -65,28 +75,36 @@ SYSCALL_DEFINE(SYS_pwrite64, pwrite64)
 	return do_rw((int)args->a[0], args->a[1], args->a[2], true, true, (int64_t)args->a[3]);
 }
 
-// The iovec array of readv/writev, checked: -EINVAL for a bad count or a
-// total that does not fit in ssize_t, -EFAULT for bad memory.
+// The iovec array of readv/writev, checked as Linux does before any I/O:
+// -EINVAL for a bad count or a segment longer than SSIZE_MAX, then
+// -EFAULT for the array or any segment outside the user half.  Segments
+// are cut so that the whole transfer is at most MAX_RW_COUNT bytes.
 static long get_iovecs(uint64_t uiov, int64_t count, struct user_iovec **out)
 {
 	struct user_iovec *iov;
 	uint64_t total = 0;
+	long rc = 0;
 
 	if (count < 0 || count > IOV_MAX)
 		return -EINVAL;
 	iov = kmalloc((count ? count : 1) * sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
-	if (copy_from_user(iov, uiov, count * sizeof(*iov)) < 0) {
-		kfree(iov);
-		return -EFAULT;
-	}
-	for (int64_t i = 0; i < count; i++) {
-		if (iov[i].len > (uint64_t)INT64_MAX || total + iov[i].len > (uint64_t)INT64_MAX) {
-			kfree(iov);
-			return -EINVAL;
-		}
+	if (copy_from_user(iov, uiov, count * sizeof(*iov)) < 0)
+		rc = -EFAULT;
+	for (int64_t i = 0; i < count && !rc; i++)
+		if (iov[i].len > (uint64_t)INT64_MAX)
+			rc = -EINVAL;
+	for (int64_t i = 0; i < count && !rc; i++) {
+		if (!user_range_ok(iov[i].base, iov[i].len))
+			rc = -EFAULT;
+		if (iov[i].len > MAX_RW_COUNT - total)
+			iov[i].len = MAX_RW_COUNT - total;
 		total += iov[i].len;
+	}
+	if (rc) {
+		kfree(iov);
+		return rc;
 	}
 	*out = iov;
 	return 0;
@@ -104,6 +122,10 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 	f = fget(fd);
 	if (!f)
 		return -EBADF;
+	if (positioned && f->pipe) {
+		file_put(f);
+		return -ESPIPE;
+	}
 	if (write ? !file_writable(f) : !file_readable(f)) {
 		file_put(f);
 		return -EBADF;
@@ -113,18 +135,21 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 		file_put(f);
 		return rc;
 	}
+	// One position update for the whole vector, as Linux: the segments
+	// come from (or go to) consecutive bytes even with other users of the
+	// description.
+	if (!positioned)
+		file_pos_lock(f);
 	for (int64_t i = 0; i < count; i++) {
 		struct iobuf b = iobuf_user(iov[i].base);
 		size_t n = iov[i].len;
 
 		if (n == 0)
 			continue;
-		if (!user_range_ok(iov[i].base, n))
-			rc = -EFAULT;
-		else if (positioned)
+		if (positioned)
 			rc = write ? file_pwrite(f, &b, n, off + done) : file_pread(f, &b, n, off + done);
 		else
-			rc = write ? file_write(f, &b, n) : file_read(f, &b, n);
+			rc = write ? file_write_locked(f, &b, n) : file_read_locked(f, &b, n);
 		if (rc < 0)
 			break;
 		done += rc;
@@ -132,6 +157,8 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 			break;		// short transfer: stop here, as Linux does
 		rc = 0;
 	}
+	if (!positioned)
+		file_pos_unlock(f);
 	kfree(iov);
 	file_put(f);
 	return done ? done : rc;
@@ -291,7 +318,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 	flags = spin_lock_irqsave(&f->vn->lock);
 	int64_t size = (int64_t)f->vn->size;
 	spin_unlock_irqrestore(&f->vn->lock, flags);
-	flags = spin_lock_irqsave(&f->lock);
+	file_pos_lock(f);
 	switch (whence) {
 	case SEEK_SET:
 		base = 0;
@@ -307,7 +334,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 		// All of a file counts as data; its end is the only hole.
 		base = 0;
 		if (off < 0 || off >= size) {
-			spin_unlock_irqrestore(&f->lock, flags);
+			file_pos_unlock(f);
 			file_put(f);
 			return off < 0 ? -EINVAL : -ENXIO;
 		}
@@ -315,7 +342,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 			off = size;
 		break;
 	default:
-		spin_unlock_irqrestore(&f->lock, flags);
+		file_pos_unlock(f);
 		file_put(f);
 		return -EINVAL;
 	}
@@ -325,7 +352,7 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 		f->off = (uint64_t)result;
 		rc = result;
 	}
-	spin_unlock_irqrestore(&f->lock, flags);
+	file_pos_unlock(f);
 	file_put(f);
 	return rc;
 }

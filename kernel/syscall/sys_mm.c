@@ -1,4 +1,6 @@
-// Memory syscalls: brk, mmap, munmap, mprotect, madvise, mremap.
+// Memory syscalls: brk, mmap, munmap, mprotect, madvise, mremap.  The
+// argument checks here follow Linux's order, so that each bad call gets
+// the errno Linux gives it; the address-space work is in kernel/mm/vm.c.
 
 #include <kernel/syscall.h>
 #include <kernel/process.h>
@@ -10,35 +12,10 @@
 #include <uapi/errno.h>
 #include <arch/memlayout.h>
 
-#define MADV_NORMAL	0
-#define MADV_RANDOM	1
-#define MADV_SEQUENTIAL	2
-#define MADV_WILLNEED	3
-#define MADV_DONTNEED	4
-#define MADV_FREE	8
-#define MADV_DOFORK	11
-#define MADV_MERGEABLE	12
-#define MADV_UNMERGEABLE 13
-#define MADV_HUGEPAGE	14
-#define MADV_NOHUGEPAGE	15
-#define MADV_DONTDUMP	16
-#define MADV_DODUMP	17
-#define MADV_KEEPONFORK	19
-#define MADV_COLD	20
-#define MADV_PAGEOUT	21
-#define MADV_DONTNEED_LOCKED 24
-
-#define PROT_SEM	0x8		// accepted and meaningless on x86, as on Linux
-#define PROT_GROWSDOWN	0x01000000
-#define PROT_GROWSUP	0x02000000
-#define MAP_32BIT	0x40
-#define MAP_UNINITIALIZED 0x4000000
-// What MAP_SHARED_VALIDATE accepts (Linux's LEGACY_MAP_MASK): MAP_SYNC,
-// MAP_FIXED_NOREPLACE and anything unknown are EOPNOTSUPP.
-#define MAP_LEGACY_MASK	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE | \
-			 MAP_EXECUTABLE | MAP_UNINITIALIZED | MAP_GROWSDOWN | MAP_LOCKED | \
-			 MAP_NORESERVE | MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | \
-			 MAP_32BIT | (0x1fUL << 26))
+#define PAGE_OFFSET_MASK	4095UL
+#define PROT_SEM		0x8		// accepted, no effect (as on x86 Linux)
+#define PROT_GROWSDOWN		0x01000000
+#define PROT_GROWSUP		0x02000000
 
 #define MS_ASYNC	1
 #define MS_INVALIDATE	2
@@ -47,10 +24,22 @@
 #define MCL_FUTURE	2
 #define MCL_ONFAULT	4
 
+static uint64_t page_up(uint64_t v)
+{
+	return (v + PAGE_OFFSET_MASK) & ~PAGE_OFFSET_MASK;
+}
+
 SYSCALL_DEFINE(SYS_brk, brk)
 {
 	return vm_brk(current_process()->mm, args->a[0]);
 }
+
+// The flags mmap knows.  Without MAP_SHARED_VALIDATE Linux ignores the
+// others; with it they are refused.
+#define MAP_KNOWN (MAP_TYPE | MAP_FIXED | MAP_ANONYMOUS | MAP_32BIT | MAP_GROWSDOWN | \
+		   MAP_DENYWRITE | MAP_EXECUTABLE | MAP_LOCKED | MAP_NORESERVE | \
+		   MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | \
+		   MAP_FIXED_NOREPLACE)
 
 SYSCALL_DEFINE(SYS_mmap, mmap)
 {
@@ -60,20 +49,23 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 	struct vnode *vn = 0;
 	uint64_t file_bytes = 0;
 
+	if (off & PAGE_OFFSET_MASK)
+		return -EINVAL;
 	if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
 		return -EINVAL;
+	// MAP_SHARED_VALIDATE is for files: anonymous memory has nothing to
+	// validate against (EINVAL, as Linux).
 	if (type == MAP_SHARED_VALIDATE && (flags & MAP_ANONYMOUS))
-		return -EINVAL;		// as on Linux: validation is for files
-	if (len == 0 || (off & 4095) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM)))
 		return -EINVAL;
-	if ((flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && (addr & 4095))
-		return -EINVAL;
-	// Not implemented: huge pages (EINVAL, as Linux without hugetlbfs),
-	// placement below 2 GiB and mappings that grow down.
-	if (flags & (MAP_HUGETLB | MAP_32BIT | MAP_GROWSDOWN))
-		return -EINVAL;
-	if (type == MAP_SHARED_VALIDATE && (flags & ~MAP_LEGACY_MASK))
+	if (type == MAP_SHARED_VALIDATE && (flags & ~MAP_KNOWN))
 		return -EOPNOTSUPP;
+	if (len == 0)
+		return -EINVAL;
+	// No huge pages are reserved: Linux's answer then.
+	if (flags & MAP_HUGETLB)
+		return -ENOMEM;
+	// Protection bits beyond these are ignored by Linux's mmap.
+	prot &= PROT_READ | PROT_WRITE | PROT_EXEC;
 	// Locked pages: there is no swap, so every page stays in memory;
 	// MAP_LOCKED also faults the mapping in, as on Linux.
 	if (flags & MAP_LOCKED)
@@ -104,16 +96,16 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 		vn = f->vn;
 		vnode_get(vn);
 		file_put(f);
+		uint64_t size = page_up(len);
+		if (size != 0 && off + size < off) {
+			vnode_put(vn);
+			return -EOVERFLOW;
+		}
 		// The whole mapping may read file bytes (up to the end of file);
 		// beyond that pages are zeros.
 		file_bytes = vn->size > off ? vn->size - off : 0;
 		if (file_bytes > len)
 			file_bytes = len;
-	}
-	if (len > USER_END) {
-		if (vn)
-			vnode_put(vn);	// the file's reference, taken above
-		return -ENOMEM;
 	}
 	long r = vm_map(current_process()->mm, addr, len, prot, flags, vn, off, file_bytes);
 	if (vn)
@@ -128,45 +120,59 @@ SYSCALL_DEFINE(SYS_munmap, munmap)
 
 SYSCALL_DEFINE(SYS_mprotect, mprotect)
 {
+	uint64_t start = args->a[0], len = args->a[1];
 	int prot = (int)args->a[2];
+	int grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
 
-	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM | PROT_GROWSDOWN | PROT_GROWSUP))
+	if (start & PAGE_OFFSET_MASK)
 		return -EINVAL;
-	// No mapping grows (the stack has its full size from exec), and on
-	// one that does not, Linux refuses these too.
-	if (prot & (PROT_GROWSDOWN | PROT_GROWSUP))
+	if (len == 0)
+		return 0;
+	len = page_up(len);
+	if (start + len <= start)
+		return -ENOMEM;
+	prot &= ~grows;
+	if (grows == (PROT_GROWSDOWN | PROT_GROWSUP) || (grows & PROT_GROWSUP))
+		return -EINVAL;		// nothing grows up on x86
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
 		return -EINVAL;
-	return vm_protect(current_process()->mm, args->a[0], args->a[1],
-			  prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
+	return vm_protect(current_process()->mm, start, len,
+			  prot & (PROT_READ | PROT_WRITE | PROT_EXEC), grows != 0);
+}
+
+// The advice madvise accepts; anything else is EINVAL.
+static bool advice_known(int advice)
+{
+	switch (advice) {
+	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
+	case MADV_DONTNEED: case MADV_FREE: case MADV_REMOVE:
+	case MADV_DONTFORK: case MADV_DOFORK: case MADV_MERGEABLE: case MADV_UNMERGEABLE:
+	case MADV_HUGEPAGE: case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP:
+	case MADV_WIPEONFORK: case MADV_KEEPONFORK: case MADV_COLD: case MADV_PAGEOUT:
+	case MADV_POPULATE_READ: case MADV_POPULATE_WRITE: case MADV_DONTNEED_LOCKED:
+		return true;
+	default:
+		return false;
+	}
 }
 
 SYSCALL_DEFINE(SYS_madvise, madvise)
 {
-	uint64_t addr = args->a[0], len = args->a[1];
+	uint64_t start = args->a[0], len_in = args->a[1];
 	int advice = (int)args->a[2];
 
-	if (addr & 4095)
+	if (!advice_known(advice))
 		return -EINVAL;
-	switch (advice) {
-	case MADV_DONTNEED:
-	case MADV_DONTNEED_LOCKED:	// locked pages are no different here
-	case MADV_FREE:
-		return vm_discard(current_process()->mm, addr, len);
-	case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED:
-	case MADV_COLD: case MADV_PAGEOUT:
-		return 0;	// paging hints: with no swap nothing can be paged out
-	case MADV_MERGEABLE: case MADV_UNMERGEABLE: case MADV_HUGEPAGE: case MADV_NOHUGEPAGE:
-		return 0;	// page sharing and size: invisible to the program
-	case MADV_DONTDUMP: case MADV_DODUMP:
-		return 0;	// no core dumps are written
-	case MADV_DOFORK: case MADV_KEEPONFORK:
-		return 0;	// undo what cannot be set
-	default:
-		// MADV_REMOVE, MADV_DONTFORK, MADV_WIPEONFORK, MADV_POPULATE_*,
-		// MADV_COLLAPSE and the memory-failure advice are not
-		// implemented; EINVAL is also Linux's answer for unknown advice.
+	if (start & PAGE_OFFSET_MASK)
 		return -EINVAL;
-	}
+	uint64_t len = page_up(len_in);
+	if (len_in && !len)
+		return -EINVAL;
+	if (start + len < start)
+		return -EINVAL;
+	if (len == 0)
+		return 0;
+	return vm_advise(current_process()->mm, start, len, advice);
 }
 
 // There are no shared file mappings (mmap refuses them), so there is
@@ -175,7 +181,7 @@ SYSCALL_DEFINE(SYS_msync, msync)
 {
 	int flags = (int)args->a[2];
 
-	if (args->a[0] & 4095)
+	if (args->a[0] & PAGE_OFFSET_MASK)
 		return -EINVAL;
 	if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC))
 		return -EINVAL;
@@ -201,36 +207,22 @@ SYSCALL_DEFINE(SYS_mlockall, mlockall)
 
 SYSCALL_DEFINE(SYS_munlockall, munlockall) { (void)args; return 0; }
 
-#define MREMAP_MAYMOVE	1
-#define MREMAP_FIXED	2
-#define MREMAP_DONTUNMAP 4
-
-// mremap: shrinking in place, or moving anonymous private memory by copy.
 SYSCALL_DEFINE(SYS_mremap, mremap)
 {
 	uint64_t old = args->a[0], old_len = args->a[1], new_len = args->a[2];
+	uint64_t new_addr = args->a[4];
 	int flags = (int)args->a[3];
-	struct mm *mm = current_process()->mm;
 
-	if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP))
+	// MREMAP_DONTUNMAP (keep the old range mapped, empty) is not supported.
+	if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED))
 		return -EINVAL;
-	if ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) && !(flags & MREMAP_MAYMOVE))
+	if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
 		return -EINVAL;
-	// Not implemented: a chosen new address, keeping the old mapping,
-	// and old_len 0 (a second mapping of shared pages; Linux refuses it
-	// for private ones with the same EINVAL).
-	if ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) || old_len == 0)
+	if (old & PAGE_OFFSET_MASK)
 		return -EINVAL;
-	if ((old & 4095) || new_len == 0)
+	old_len = page_up(old_len);
+	new_len = page_up(new_len);
+	if (new_len == 0 || new_len > USER_TOP)
 		return -EINVAL;
-	old_len = (old_len + 4095) & ~4095UL;
-	new_len = (new_len + 4095) & ~4095UL;
-	if (new_len <= old_len) {
-		if (new_len < old_len)
-			vm_unmap(mm, old + new_len, old_len - new_len);
-		return (long)old;
-	}
-	if (!(flags & MREMAP_MAYMOVE))
-		return -ENOMEM;
-	return vm_move(mm, old, old_len, new_len);
+	return vm_remap(current_process()->mm, old, old_len, new_len, flags, new_addr);
 }

@@ -197,8 +197,12 @@ SYSCALL_DEFINE(SYS_prctl, prctl)
 		strlcpy(current_thread()->name, name, sizeof(current_thread()->name));
 		return 0;
 	}
-	case 16:	// PR_GET_NAME
-		return copy_to_user(args->a[1], current_thread()->name, 16) < 0 ? -EFAULT : 0;
+	case 16: {	// PR_GET_NAME: the name padded with zeros, as Linux (no stale bytes)
+		char name[16];
+		memset(name, 0, sizeof(name));
+		strlcpy(name, current_thread()->name, sizeof(name));
+		return copy_to_user(args->a[1], name, sizeof(name)) < 0 ? -EFAULT : 0;
+	}
 	default:
 		return -EINVAL;
 	}

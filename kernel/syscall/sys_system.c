@@ -78,8 +78,9 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 
 // Can 'nl' replace 'old' and be honoured exactly?  RLIMIT_NOFILE is
 // enforced, up to FD_LIMIT, this kernel's nr_open (Linux: EPERM above
-// it).  CPU time, file size, data, stack, address space and pending
-// signals are not enforced, so only the values in force can be "set".
+// it), and RLIMIT_STACK by the stack's growth (kernel/mm/vm.c).  CPU
+// time, file size, data, address space and pending signals are not
+// enforced, so only the values in force can be "set".
 // The rest have no effect a program can see, as on Linux for root: no
 // core dumps are written, RSS and LOCKS are ignored by Linux too, root is
 // exempt from NPROC and MEMLOCK, and there are no message queues,
@@ -92,7 +93,6 @@ static int limit_check(int resource, const struct rlimit_pair *old, const struct
 	case RLIMIT_CPU:
 	case RLIMIT_FSIZE:
 	case RLIMIT_DATA:
-	case RLIMIT_STACK:
 	case RLIMIT_AS:
 	case RLIMIT_SIGPENDING:
 		return nl->cur == old->cur && nl->max == old->max ? 0 : -EINVAL;

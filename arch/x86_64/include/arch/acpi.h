@@ -1,4 +1,5 @@
-// The little of ACPI Switchyard needs: the CPU list from the MADT.
+// The little of ACPI Switchyard needs: the CPU list from the MADT, and
+// the clock references (the PM timer from the FADT, the HPET's table).
 #ifndef ARCH_ACPI_H
 #define ARCH_ACPI_H
 
@@ -11,11 +12,15 @@ struct acpi_info {
 	int ncpus;
 	uint32_t apic_ids[64];		// enabled CPUs, boot CPU first
 	uint32_t isa_irq_gsi[16];	// ISA IRQ -> GSI (interrupt overrides)
+	uint16_t pm_timer_port;		// ACPI PM timer (I/O port), 0 if none
+	uint8_t pm_timer_bits;		// 24 or 32
+	uint64_t hpet_pa;		// HPET registers, 0 if none
 };
 
 extern struct acpi_info acpi;
 
-// Parses the tables reachable from the RSDP; returns 0 or -1 if unusable.
+// Parses the tables reachable from the RSDP; returns 0, or -1 if there is
+// no usable MADT (the clock references are filled in either way).
 int acpi_init(uint64_t rsdp_pa, uint32_t boot_apic_id);
 
 #endif

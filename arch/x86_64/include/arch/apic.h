@@ -11,6 +11,7 @@ uint32_t lapic_id(void);
 void lapic_eoi(void);
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
 void lapic_send_ipi_all_others(uint8_t vector);
+void lapic_send_nmi(uint32_t apic_id);
 void lapic_send_nmi_all_others(void);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_startup(uint32_t apic_id, uint8_t page);
@@ -20,6 +21,15 @@ bool lapic_x2apic_mode(void);
 void lapic_timer_calibrate(void);
 void lapic_timer_start(unsigned hz);
 uint64_t lapic_timer_hz(void);
+// The TSC's rate was corrected from old to new: so is the timer's; every
+// CPU reloads its tick length in lapic_timer_tick (called on every tick).
+void lapic_timer_rescale(uint64_t old_tsc_hz, uint64_t new_tsc_hz);
+void lapic_timer_tick(void);
+
+// boot_stress (platform.c): tiny timer period from APIC enable on, IPIs
+// at CPUs coming online.
+extern bool boot_stress;
+void lapic_stress_ipis(uint32_t apic_id);
 
 // IOAPIC: route an ISA IRQ to a vector on the boot CPU.
 void ioapic_route_isa_irq(int irq, uint8_t vector);

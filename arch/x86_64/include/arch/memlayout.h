@@ -15,6 +15,11 @@
 #define KSTACK_AREA_START	0xffffc80000000000
 #define KSTACK_SLOT_SIZE	(KSTACK_SIZE + 4096)	// guard page, then the stack
 #define USER_END		0x0000800000000000	// first non-user address
+// End of what user space may map or pass as a pointer (Linux's
+// TASK_SIZE_MAX): the last page below the non-canonical hole stays
+// unmapped, so no instruction there can fall through (or return from
+// SYSCALL) to a non-canonical address.
+#define USER_TOP		0x00007ffffffff000
 
 // Physical page used to start application processors in real mode.
 #define AP_TRAMPOLINE_PHYS	0x8000

@@ -8,8 +8,8 @@
 struct xstate;
 
 struct thread_arch {
-	uint64_t fs_base;		// user TLS base (arch_prctl ARCH_SET_FS)
-	uint64_t gs_base;		// user GS base
+	uint64_t fs_base;		// user TLS base while off the CPU
+	uint64_t gs_base;		// user GS base while off the CPU
 	struct xstate *xstate;		// saved extended state (user threads)
 	int xstate_cpu;			// CPU whose registers hold it, -1 if none
 	bool xstate_dirty;		// registers may differ from the saved area
@@ -25,7 +25,19 @@ void arch_thread_init(struct thread *t, void (*fn)(void *), void *arg);
 // kernel stack for traps, extended state, then the stack switch itself.
 void arch_context_switch(struct thread *prev, struct thread *next);
 
-// Makes the CPU's user FS/GS bases those of t (after they changed).
-void arch_load_user_bases(struct thread *t);
+// The calling thread's user FS and GS bases: what its code sees now
+// (with FSGSBASE it may have set them itself), and setting them.
+uint64_t arch_user_fs(void);
+uint64_t arch_user_gs(void);
+void arch_set_user_fs(uint64_t base);
+void arch_set_user_gs(uint64_t base);
+
+// Can a user FS/GS base (or CLONE_SETTLS value) be set to this?  Linux's
+// limit: below USER_TOP, the last page under the non-canonical hole.
+bool arch_user_base_ok(uint64_t base);
+
+// clone: the child's bases are the caller's current ones, or 'tls' for FS
+// with CLONE_SETTLS.
+void arch_clone_user_bases(struct thread *child, bool settls, uint64_t tls);
 
 #endif

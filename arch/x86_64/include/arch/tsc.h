@@ -4,10 +4,17 @@
 
 #include <stdint.h>
 
-// Finds the TSC frequency: CPUID leaf 0x15/0x16, the hypervisor's timing
-// leaf, else a measurement against the PIT.  Sets the clock's zero.
+// Finds the TSC frequency from every reference the machine has (see
+// tsc.c), prints them, and starts the clock at 0.
 void tsc_init(void);
 uint64_t tsc_hz(void);
-const char *tsc_source(void);	// how the frequency was found
+const char *tsc_source(void);	// which reference the frequency came from
+
+// CPU 0's tick: the RTC check of the first seconds (corrects the rate if
+// the RTC disagrees with it).
+void tsc_rtc_tick(void);
+
+// rtc.c: the RTC's seconds (0-59), or -1 if it cannot be read right now.
+int rtc_second(void);
 
 #endif

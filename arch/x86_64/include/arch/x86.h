@@ -23,6 +23,7 @@
 #define EFER_NXE		(1UL << 11)
 
 #define CR0_TS			(1UL << 3)
+#define CR0_NE			(1UL << 5)
 #define CR0_WP			(1UL << 16)
 #define CR4_PGE			(1UL << 7)
 #define CR4_OSFXSR		(1UL << 9)
