@@ -239,12 +239,13 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		process_kill_others(p, sig);
 		return 0;
 	}
-	if (!ignored(p, sig))
+	if (!ignored(p, sig)) {
 		rc = make_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
-	if (!ignored(p, sig) && rc == 0) {
-		wake_interruptible(t);
-		if (t != current_thread() && t->on_cpu)
-			arch_send_ipi(t->cpu, IPI_RESCHED);
+		if (rc == 0) {
+			wake_interruptible(t);
+			if (t != current_thread() && t->on_cpu)
+				arch_send_ipi(t->cpu, IPI_RESCHED);
+		}
 	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	return rc;
