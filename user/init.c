@@ -7,7 +7,8 @@
 //				named ones), then the shell scripts there
 //	--soak SECONDS [NAME...] run the tests of --tests again and again,
 //				starting no new round after SECONDS
-//	--bench [--ncpu N]	run the benchmark matrix and let each program
+//	--bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
+//				run the benchmark matrix and let each program
 //				print its RESULT lines
 //	--run PROGRAM ARGS...	run one program; exit with its status
 //	--exit			exit at once (boots that only test the kernel)
@@ -413,13 +414,17 @@ static int run_soak(int argc, char **argv)
 }
 
 // The benchmark matrix.  Every context-switch mechanism in both thread and
-// process mode, on one CPU and across two, with no vector state, SSE and
-// AVX live in the two partners.  Each run prints its own RESULT line; the
-// kernel's facility policy is chosen on the kernel command line.
+// process mode, on one CPU and across two, with the partners using no
+// vector registers, SSE or AVX once at the start (the seed's case: a
+// thread that used the facility once), or SSE or AVX every round.  Each
+// run prints its own RESULT line; the kernel's facility policy is chosen
+// on the kernel command line (./switchyard bench --policy).
 static const char *const ctxsw_mechs[] = { "pipe", "futex", "yield" };
 static const char *const ctxsw_modes[] = { "thread", "process" };
 static const char *const ctxsw_cpus[] = { "0,0", "0,1" };
-static const char *const ctxsw_fpus[] = { "none", "sse", "avx" };
+static const struct { const char *vec; bool once; } ctxsw_vecs[] = {
+	{ "none", false }, { "sse", true }, { "sse", false }, { "avx", true }, { "avx", false },
+};
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -451,28 +456,45 @@ static int count_cpus(int hint)
 	return n > 0 ? (int)n : 1;
 }
 
-static void run_ctxsw_matrix(int ncpu)
+// Is 'word' in the comma-separated 'list' (NULL: everything is)?
+static bool listed(const char *list, const char *word)
 {
-	char program[256], mech[32], cpus[32], fpu[32];
-	char *args[12];
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return true;
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return list == NULL;
+}
+
+static void run_ctxsw_matrix(int ncpu, const char *mechs, const char *seconds)
+{
+	char program[256], mech[32], cpus[32], vec[32], secs[16];
+	char *args[14];
 
 	snprintf(program, sizeof(program), "%s/ctxsw", bench_dir);
 	if (access(program, X_OK) != 0) {
 		say("# init: %s is missing, skipped", program);
 		return;
 	}
+	snprintf(secs, sizeof(secs), "%s", seconds);
 	for (size_t m = 0; m < NELEM(ctxsw_mechs); m++)
 	for (size_t o = 0; o < NELEM(ctxsw_modes); o++)
 	for (size_t c = 0; c < NELEM(ctxsw_cpus); c++)
-	for (size_t f = 0; f < NELEM(ctxsw_fpus); f++) {
+	for (size_t v = 0; v < NELEM(ctxsw_vecs); v++) {
 		// Cross-CPU runs need a second CPU, and yielding only
 		// switches between partners that share one.
 		if (c > 0 && (ncpu < 2 || strcmp(ctxsw_mechs[m], "yield") == 0))
 			continue;
+		if (!listed(mechs, ctxsw_mechs[m]))
+			continue;
 		int n = 0;
 		snprintf(mech, sizeof(mech), "%s", ctxsw_mechs[m]);
 		snprintf(cpus, sizeof(cpus), "%s", ctxsw_cpus[c]);
-		snprintf(fpu, sizeof(fpu), "%s", ctxsw_fpus[f]);
+		snprintf(vec, sizeof(vec), "%s", ctxsw_vecs[v].vec);
 		args[n++] = program;
 		args[n++] = "-m";
 		args[n++] = mech;
@@ -481,7 +503,11 @@ static void run_ctxsw_matrix(int ncpu)
 		args[n++] = "-c";
 		args[n++] = cpus;
 		args[n++] = "-v";
-		args[n++] = fpu;
+		args[n++] = vec;
+		if (ctxsw_vecs[v].once)
+			args[n++] = "-o";
+		args[n++] = "-d";
+		args[n++] = secs;
 		args[n] = NULL;
 		run_bench(args);
 	}
@@ -513,17 +539,30 @@ static void run_pipebench(int ncpu)
 	}
 }
 
-// --bench [--ncpu N]
+// --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
 static int run_benchmarks(int argc, char **argv)
 {
 	int hint = 0;
+	const char *mechs = NULL, *seconds = "2";
+	bool pipebench = true;
 
-	if (argc >= 2 && strcmp(argv[0], "--ncpu") == 0)
-		hint = atoi(argv[1]);
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--ncpu") == 0 && i + 1 < argc)
+			hint = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--mech") == 0 && i + 1 < argc)
+			mechs = argv[++i];
+		else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+			seconds = argv[++i];
+		else if (strcmp(argv[i], "--no-pipebench") == 0)
+			pipebench = false;
+		else
+			say("# init: --bench: ignoring %s", argv[i]);
+	}
 	int ncpu = count_cpus(hint);
 	say("# init: benchmarks on %d CPU%s", ncpu, ncpu == 1 ? "" : "s");
-	run_ctxsw_matrix(ncpu);
-	run_pipebench(ncpu);
+	run_ctxsw_matrix(ncpu, mechs, seconds);
+	if (pipebench)
+		run_pipebench(ncpu);
 	say("# init: benchmarks done");
 	return 0;
 }

@@ -8,7 +8,6 @@
 #include <arch/x86.h>
 #include <arch/irq.h>
 #include <arch/memlayout.h>
-#include <arch/xstate.h>
 #include <arch/mmu.h>
 #include <mm/phys.h>
 #include <kernel/thread.h>
@@ -189,8 +188,6 @@ void arch_clone_user_bases(struct thread *child, bool settls, uint64_t tls)
 
 void arch_context_switch(struct thread *prev, struct thread *next)
 {
-	if (prev->mm)
-		xstate_switch_out(prev);
 	save_user_bases(prev);
 	if (next->mm) {
 		cpu_set_kernel_stack(thread_kstack_top(next));

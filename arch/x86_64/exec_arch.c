@@ -19,13 +19,6 @@ uint64_t arch_hwcap2(void)
 	return cpu_has.fsgsbase ? 2 : 0;	// HWCAP2_FSGSBASE
 }
 
-// The smallest stack a signal handler needs: the frame (siginfo,
-// ucontext, return address) plus the extended state, as Linux computes.
-uint64_t arch_min_sigstack(void)
-{
-	return 8 + 440 + xstate_size + 4 + 64 + 128;
-}
-
 static bool rdrand64(uint64_t *v)
 {
 	unsigned char ok;
@@ -63,7 +56,7 @@ void arch_random_bytes(uint8_t *buf, size_t n)
 // the old program may have changed them itself (WRFSBASE).
 void arch_exec_reset_thread(struct thread *t)
 {
-	xstate_reset_to_init(t);
+	xstate_exec_reset(t);
 	arch_set_user_fs(0);
 	arch_set_user_gs(0);
 }

@@ -13,6 +13,7 @@
 #include <arch/xstate.h>
 #include <arch/memlayout.h>
 #include <kernel/signal.h>
+#include <kernel/facility.h>
 #include <kernel/process.h>
 #include <kernel/thread.h>
 #include <kernel/uaccess.h>
@@ -63,9 +64,7 @@ struct fpx_sw_bytes {
 };
 
 #define FXSAVE_SW_OFFSET	464
-#define MXCSR_OFFSET		24
-#define XSTATE_BV_OFFSET	512
-#define XCOMP_BV_OFFSET		520
+#define MXCSR_OFFSET		XSTATE_MXCSR_OFFSET
 
 // 48-bit virtual addresses: bits 63..47 all equal.
 static bool canonical(uint64_t addr)
@@ -120,22 +119,26 @@ int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigact
 	else
 		sp -= 128;			// the red zone below the user's rsp
 
-	// The extended state first, 64-byte aligned, with magic2 after it.
-	uint64_t fp = (sp - xstate_size - 4) & ~63UL;
+	// The extended state first, 64-byte aligned, with magic2 after it:
+	// as large as what the thread may use (AMX tiles once permitted).
+	size_t size = xstate_user_size(t);
+	size_t have = size < t->arch.xstate_alloc ? size : t->arch.xstate_alloc;
+	uint64_t fp = (sp - size - 4) & ~63UL;
 	uint64_t frame_addr = ((fp - sizeof(struct rt_sigframe)) & ~15UL) - 8;
 
-	xstate_save_live(t);
+	fac_sync(t);		// the area now holds the thread's real state
 	uint8_t *area = t->arch.xstate->area;
 	struct fpx_sw_bytes sw = {
 		.magic1 = FP_XSTATE_MAGIC1,
-		.extended_size = (uint32_t)xstate_size + 4,
-		.xfeatures = xstate_features,
-		.xstate_size = (uint32_t)xstate_size,
+		.extended_size = (uint32_t)size + 4,
+		.xfeatures = xstate_user_features(t),
+		.xstate_size = (uint32_t)size,
 	};
 	memcpy(area + FXSAVE_SW_OFFSET, &sw, sizeof(sw));
 	uint32_t magic2 = FP_XSTATE_MAGIC2;
-	if (copy_to_user(fp, area, xstate_size) < 0 ||
-	    copy_to_user(fp + xstate_size, &magic2, 4) < 0)
+	if (copy_to_user(fp, area, have) < 0 ||
+	    (size > have && clear_user(fp + have, size - have) < 0) ||
+	    copy_to_user(fp + size, &magic2, 4) < 0)
 		return -EFAULT;
 
 	struct rt_sigframe fr;
@@ -175,24 +178,24 @@ int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigact
 	f->rflags &= ~(0x100UL | 0x400UL | 0x40000UL);	// TF, DF, AC
 	f->cs = SEL_USER_CS;
 	f->ss = SEL_USER_DS;
-	xstate_reset_to_init(t);
+	fac_reset(t);
 	return 0;
 }
 
 // Loads the user's saved extended state back, refusing what XRSTOR would
-// fault on.
+// fault on: MXCSR bits the CPU lacks, components the thread may not have,
+// the compacted format.
 static int restore_fpstate(struct thread *t, uint64_t ufp)
 {
-	uint8_t *area = t->arch.xstate->area;
-
 	if (!ufp) {
-		xstate_reset_to_init(t);
+		fac_reset(t);
 		return 0;
 	}
-	uint8_t *tmp = kmalloc(xstate_size);
+	size_t size = xstate_user_size(t);
+	uint8_t *tmp = kmalloc(size);
 	if (!tmp)
 		return -EFAULT;
-	if (copy_from_user(tmp, ufp, xstate_size) < 0) {
+	if (copy_from_user(tmp, ufp, size) < 0) {
 		kfree(tmp);
 		return -EFAULT;
 	}
@@ -200,17 +203,22 @@ static int restore_fpstate(struct thread *t, uint64_t ufp)
 	memcpy(&mxcsr, tmp + MXCSR_OFFSET, 4);
 	mxcsr &= xstate_mxcsr_mask;
 	memcpy(tmp + MXCSR_OFFSET, &mxcsr, 4);
-	if (xstate_size > XSTATE_BV_OFFSET) {
+	if (size > XSTATE_BV_OFFSET) {
 		uint64_t bv, zero = 0;
 		memcpy(&bv, tmp + XSTATE_BV_OFFSET, 8);
-		bv &= xstate_features;
+		bv &= xstate_user_features(t);
 		memcpy(tmp + XSTATE_BV_OFFSET, &bv, 8);
 		memcpy(tmp + XCOMP_BV_OFFSET, &zero, 8);	// standard format only
 		memset(tmp + XCOMP_BV_OFFSET + 8, 0, 48);	// reserved header bytes
+		if ((bv & XFEATURE_TILEDATA) && xstate_make_room(t, size) < 0) {
+			kfree(tmp);
+			return -EFAULT;
+		}
 	}
-	memcpy(area, tmp, xstate_size);
+	fac_take_area(t);	// no CPU keeps a copy to save over this
+	size_t keep = size < t->arch.xstate_alloc ? size : t->arch.xstate_alloc;
+	memcpy(t->arch.xstate->area, tmp, keep);
 	kfree(tmp);
-	xstate_invalidate(t);
 	return 0;
 }
 

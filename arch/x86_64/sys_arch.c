@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 #include <arch/x86.h>
+#include <arch/xstate.h>
 #include <arch/memlayout.h>
 #include <kernel/syscall.h>
 #include <kernel/thread.h>
@@ -36,6 +37,8 @@ SYSCALL_DEFINE(SYS_arch_prctl, arch_prctl)
 	case ARCH_GET_GS:
 		return put_user_u64(addr, arch_user_gs()) < 0 ? -EFAULT : 0;
 	default:
-		return -EINVAL;
+		// ARCH_GET_XCOMP_SUPP, ARCH_GET_XCOMP_PERM, ARCH_REQ_XCOMP_PERM;
+		// anything else is EINVAL there.
+		return xstate_prctl(code, addr);
 	}
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <arch/x86.h>
 #include <arch/trapframe.h>
+#include <arch/xstate.h>
 #include <arch/irq_vectors.h>
 #include <arch/apic.h>
 #include <arch/memlayout.h>
@@ -98,7 +99,7 @@ static void exception(struct trap_frame *f)
 		kernel_exception(f);
 	}
 	if (f->vector == VEC_DEVICE_NOT_AVAIL) {
-		facility_trap(f);
+		xstate_nm_trap(f);
 		return;
 	}
 	if (trap_from_user(f)) {

@@ -13,6 +13,7 @@
 #include <kernel/console.h>
 #include <kernel/ktest.h>
 #include <arch/xstate.h>
+#include <kernel/facility.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
 
@@ -79,7 +80,7 @@ static int fpu_exception_code(uint64_t vector)
 	uint16_t control, status;
 	uint32_t mxcsr;
 
-	xstate_save_live(t);
+	fac_sync(t);			// the area is always a valid image
 	memcpy(&control, t->arch.xstate->area + 0, 2);	// FXSAVE layout
 	memcpy(&status, t->arch.xstate->area + 2, 2);
 	memcpy(&mxcsr, t->arch.xstate->area + 24, 4);

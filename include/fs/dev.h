@@ -7,6 +7,10 @@
 int devices_init(void);
 // Creates /proc/self/exe and /proc/switchyard/cpustat.
 int procfs_init(void);
+// /proc/switchyard/facilities and thread_facilities; fac_stats_reset
+// zeroes the counters behind them.
+int procfs_facilities_init(void);
+void fac_stats_reset(void);
 
 // Called on every tick of CPU 0 (interrupt context): moves bytes waiting
 // in the UART into the console's input buffer and wakes readers.

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <kernel/spinlock.h>
 #include <arch/cpu_arch.h>
+#include <kernel/facility.h>
 
 #define MAX_CPUS 64
 
@@ -27,10 +28,12 @@ struct cpu_stats {
 	uint64_t pgfaults;
 	uint64_t ticks;
 	uint64_t idle_ns;
-	uint64_t xsave;			// extended state saved
-	uint64_t xsave_skip;		// ... save not needed
-	uint64_t xrstor;		// extended state restored
-	uint64_t xrstor_skip;		// ... restore not needed (still loaded)
+	// Extended state, all facilities together: filled in from struct
+	// fac_stats when cpustat is read (kernel/sched/facility.c counts).
+	uint64_t xsave;			// state saved
+	uint64_t xsave_skip;		// ... switch-out with nothing saved
+	uint64_t xrstor;		// state loaded (saved or initial)
+	uint64_t xrstor_skip;		// ... not needed (still live here)
 	uint64_t fpu_traps;		// facility-unavailable traps taken
 };
 
@@ -57,6 +60,7 @@ struct cpu {
 	struct cross_call *call_head;
 
 	struct cpu_stats stats;
+	struct fac_cpu fac[NR_FACILITIES];	// facilities (kernel/sched/facility.c)
 	struct cpu_arch arch;
 };
 

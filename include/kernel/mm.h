@@ -10,6 +10,7 @@
 
 struct mm {
 	uint64_t root_pa;		// arch page-table root (PML4)
+	uint64_t id;			// never reused: tells address spaces apart
 	int refcount;			// threads and vfork parents using it
 	struct spinlock lock;		// guards the VMAs, page tables and rss
 	struct vt_tree vmas;		// the mappings (struct vma), by address

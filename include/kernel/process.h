@@ -9,6 +9,7 @@
 #include <kernel/wait.h>
 #include <kernel/thread.h>
 #include <uapi/signal.h>
+#include <arch/process_arch.h>
 
 struct mm;
 struct fdtable;
@@ -65,6 +66,7 @@ struct process {
 
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
 	uint64_t start_ns;
+	struct process_arch arch;	// x86: AMX permission
 };
 
 static inline struct process *current_process(void)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <kernel/smp.h>
 #include <arch/thread_arch.h>
+#include <kernel/facility.h>
 #include <uapi/signal.h>
 
 enum thread_state {
@@ -49,7 +50,8 @@ struct thread {
 
 	struct process *proc;		// NULL for kernel threads
 	struct mm *mm;			// address space, NULL for kernel threads
-	struct thread_arch arch;	// FS/GS base, extended state, ...
+	struct thread_arch arch;	// FS/GS base, extended-state area, ...
+	struct fac_thread fac[NR_FACILITIES];	// facilities: where the state is
 
 	// Process layer (kernel/proc/).
 	struct thread *proc_next;	// next thread of the same process

@@ -11,8 +11,6 @@ struct trap_frame;
 void user_page_fault(struct trap_frame *f, uint64_t addr, bool write, bool exec, bool present);
 // Any other exception from user mode (arch maps it to a signal).
 void user_exception(struct trap_frame *f);
-// The CPU says an extended-state facility is off (x86: #NM).
-void facility_trap(struct trap_frame *f);
 // A kernel page fault at addr inside a checked user access: resolves it
 // (demand paging) or resumes at the fixup.  False if not in an accessor.
 bool uaccess_fixup(struct trap_frame *f, uint64_t addr);

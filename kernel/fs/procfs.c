@@ -84,6 +84,21 @@ static const char cpustat_header[] =
 
 _Static_assert(CPUSTAT_FIELDS == 18, "cpustat header names every cpu_stats field");
 
+// The extended-state columns sum every facility's counters
+// (/proc/switchyard/facilities has them one by one).
+static void facility_totals(struct cpu_stats *s, const struct cpu *c)
+{
+	s->xsave = s->xsave_skip = s->xrstor = s->xrstor_skip = s->fpu_traps = 0;
+	for (int f = 0; f < NR_FACILITIES; f++) {
+		const struct fac_stats *fs = &c->fac[f].stats;
+		s->xsave += fs->saves;
+		s->xsave_skip += fs->save_skips;
+		s->xrstor += fs->restores + fs->inits;
+		s->xrstor_skip += fs->restore_skips;
+		s->fpu_traps += fs->traps;
+	}
+}
+
 // The whole file as it reads now; returns its length.  Every number is
 // padded to a fixed width (as Plan 9's /dev/sysstat does), so the file's
 // length does not change as counters grow: a reader that takes it in
@@ -100,6 +115,7 @@ static size_t cpustat_render(char *buf, size_t size)
 		if (!cpus[i].online)
 			continue;
 		memcpy(&s, (const void *)&cpus[i].stats, sizeof(s));
+		facility_totals(&s, &cpus[i]);
 		len += ksnprintf(buf + len, size - len, "%3d", i);
 		for (size_t f = 0; f < CPUSTAT_FIELDS; f++)
 			len += ksnprintf(buf + len, size - len, " %20lu", (unsigned long)v[f]);
@@ -132,6 +148,7 @@ static long cpustat_write(struct vnode *vn, struct file *f, uint64_t off, struct
 	// leave that one count behind, which is fine for statistics.
 	for (int i = 0; i < ncpus && i < MAX_CPUS; i++)
 		memset((void *)&cpus[i].stats, 0, sizeof(cpus[i].stats));
+	fac_stats_reset();
 	return n;
 }
 

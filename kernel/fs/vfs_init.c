@@ -129,6 +129,8 @@ int vfs_init(const void *cpio, size_t len)
 		err = devices_init();
 	if (!err)
 		err = procfs_init();
+	if (!err)
+		err = procfs_facilities_init();
 	if (err)
 		kprintf("vfs: cannot create /dev, /proc or /tmp: error %d\n", -err);
 	return rc < 0 ? rc : err;

@@ -298,6 +298,9 @@ static int unmap_locked(struct mm *mm, uint64_t start, uint64_t end, struct gath
 
 // ---- address spaces ----
 
+// Address-space ids start at 1 (0 means "none") and never repeat.
+static uint64_t mm_next_id;
+
 struct mm *mm_create(void)
 {
 	struct mm *mm = kzalloc(sizeof(*mm));
@@ -310,6 +313,7 @@ struct mm *mm_create(void)
 		return 0;
 	}
 	mm->refcount = 1;
+	mm->id = __atomic_add_fetch(&mm_next_id, 1, __ATOMIC_RELAXED);
 	spin_init(&mm->lock, "mm");
 	mm->mmap_base = USER_MMAP_BASE;
 	arch_mm_init(mm);

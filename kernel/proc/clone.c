@@ -14,7 +14,6 @@
 #include <lib/string.h>
 #include <uapi/errno.h>
 #include <uapi/sched.h>
-#include <arch/xstate.h>
 #include <arch/trapframe.h>
 
 struct thread *user_thread_alloc(struct process *p, const char *name)
@@ -23,7 +22,7 @@ struct thread *user_thread_alloc(struct process *p, const char *name)
 
 	if (!t)
 		return 0;
-	if (xstate_thread_init(t) < 0 || tid_alloc_for(t, p) < 0) {
+	if (arch_user_thread_init(t) < 0 || tid_alloc_for(t, p) < 0) {
 		thread_free(t);
 		return 0;
 	}
@@ -111,6 +110,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	if (flags & CLONE_PARENT)
 		p->exit_signal = parent->exit_signal;
 	p->umask = parent->umask;
+	p->arch = parent->arch;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
 	if (flags & CLONE_VM) {
@@ -133,8 +133,8 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	return p;
 }
 
-static void copy_thread_state(struct thread *child, struct thread *parent,
-			      struct trap_frame *pf, uint64_t flags, uint64_t newsp, uint64_t tls)
+static int copy_thread_state(struct thread *child, struct thread *parent,
+			     struct trap_frame *pf, uint64_t flags, uint64_t newsp, uint64_t tls)
 {
 	struct trap_frame *cf = thread_user_frame(child);
 
@@ -143,7 +143,6 @@ static void copy_thread_state(struct thread *child, struct thread *parent,
 	if (newsp)
 		cf->rsp = newsp;
 	arch_clone_user_bases(child, flags & CLONE_SETTLS, tls);
-	xstate_thread_copy(child, parent);
 	child->sig_blocked = parent->sig_blocked;
 	if (!(flags & CLONE_VM))
 		child->altstack = parent->altstack;
@@ -151,6 +150,7 @@ static void copy_thread_state(struct thread *child, struct thread *parent,
 		child->altstack.ss_flags = SS_DISABLE;
 	child->affinity = parent->affinity;
 	child->cpu = parent->cpu;
+	return arch_user_thread_copy(child, parent);
 }
 
 long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
@@ -179,7 +179,13 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 			process_discard(p);
 		return -ENOMEM;
 	}
-	copy_thread_state(t, me, f, flags, newsp, tls);
+	if (copy_thread_state(t, me, f, flags, newsp, tls) < 0) {
+		tid_free(t->tid);
+		thread_free(t);
+		if (p != parent)
+			process_discard(p);
+		return -ENOMEM;
+	}
 	if (flags & CLONE_CHILD_CLEARTID)
 		t->clear_child_tid = ctid;
 	// vfork, also of a thread (CLONE_THREAD): we wait below until t

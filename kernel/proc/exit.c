@@ -7,6 +7,7 @@
 #include <kernel/syscall.h>
 #include <kernel/uaccess.h>
 #include <kernel/futex.h>
+#include <kernel/facility.h>
 #include <kernel/vm.h>
 #include <kernel/console.h>
 #include <kernel/power.h>
@@ -170,6 +171,8 @@ void thread_exit_user(int wait_status, bool group)
 
 	if (group)
 		process_kill_others(p, wait_status);
+	// No CPU may keep this thread's registers to save later.
+	fac_thread_exit(t);
 	// Locks this thread still holds die with it (robust futexes).
 	futex_release_robust_list(t);
 	// CLONE_CHILD_CLEARTID: tell a joiner we are gone.

@@ -1,6 +1,6 @@
 // The last steps on every return to user space: reschedule if asked,
 // deliver signals, restart interrupted syscalls, and let the extended-
-// state policy load the thread's registers.
+// state policy (kernel/sched/facility.c) set up the thread's registers.
 
 #include <kernel/trap.h>
 #include <kernel/thread.h>
@@ -9,7 +9,7 @@
 #include <kernel/wait.h>
 #include <kernel/cpu.h>
 #include <arch/irq.h>
-#include <arch/xstate.h>
+#include <kernel/facility.h>
 
 void exit_to_user(struct trap_frame *f)
 {
@@ -34,5 +34,5 @@ void exit_to_user(struct trap_frame *f)
 	}
 	// Interrupted by a signal that needed no handler: run it again.
 	syscall_restart_if_needed(f, false, 0);
-	xstate_before_user(t);
+	fac_return_to_user(t);
 }

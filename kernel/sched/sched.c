@@ -25,6 +25,7 @@
 #include <arch/irq.h>
 #include <kernel/trap.h>
 #include <kernel/wait.h>
+#include <kernel/facility.h>
 
 #define MIGRATION_COOLDOWN_TICKS 4
 
@@ -276,6 +277,7 @@ void schedule(void)
 	next->slice = next->slice > 0 ? next->slice : SCHED_SLICE_TICKS;
 	c->current = next;
 	c->switch_prev = prev;
+	fac_switch_out(prev);
 	arch_context_switch(prev, next);
 	// Back in prev, possibly on another CPU, with that CPU's lock held.
 	sched_finish_switch();

@@ -9,7 +9,8 @@
 // in the rate.
 //
 // Output: one line,
-//   RESULT ctxsw mech=pipe mode=thread cpus=0,0 vec=none once=0
+//   RESULT ctxsw kernel=switchyard policy=deferred:256 mech=pipe mode=thread
+//          cpus=0,0 vec=none once=0
 //          switches_per_sec=N switches=N seconds=S
 // or, when the CPU or kernel lacks the requested registers,
 //   SKIP ctxsw ... reason=...
@@ -62,11 +63,12 @@ struct shared {
 	atomic_int ready[2];
 	atomic_int failed;
 	long handoffs[2];
-	double seconds;
+	long long ns;		// side 0's run time
 	int pipe_to[2][2];	// pipe_to[side]: fds of the pipe that side reads
 };
 
 static struct options opt = { MECH_PIPE, 0, { 0, 0 }, VEC_NONE, 0, 2.0 };
+static long long duration_ns;	// opt.duration, converted before the sides start
 static struct shared *sh;
 
 // 8 KB of tile data, also 32 registers x 64 bytes of vector patterns.
@@ -84,7 +86,7 @@ static void usage(FILE *out)
 		"  -v  registers each side touches every round; default none\n"
 		"  -o  touch them once at the start only, then never again\n"
 		"  -d  how long to run, in seconds; default 2\n"
-		"Prints one line: RESULT ctxsw mech=.. mode=.. cpus=.. vec=.. once=..\n"
+		"Prints one line: RESULT ctxsw kernel=.. policy=.. mech=.. mode=.. cpus=.. vec=.. once=..\n"
 		"  switches_per_sec=.. switches=.. seconds=..  (a switch = one handoff)\n");
 }
 
@@ -263,21 +265,24 @@ static void prepare_side(int side)
 }
 
 // Side 0 starts with the token, keeps the time, and decides when to stop.
+// The loop keeps time in integer nanoseconds: floating-point arithmetic
+// would use the vector registers that a "-v none" run must leave alone
+// (and that a lazy policy would then keep switching for it).
 static void run_side0(void)
 {
 	int every_round = !opt.once;
 	long n = 0;
-	double start, deadline;
+	long long start, deadline;
 
 	prepare_side(0);
 	while (!atomic_load(&sh->ready[1]))
 		sched_yield();
-	start = now_seconds();
-	deadline = start + opt.duration;
+	start = now_ns(CLOCK_MONOTONIC);
+	deadline = start + duration_ns;
 	for (;;) {
 		if (every_round)
 			touch_vectors(opt.vec);
-		if ((n & CLOCK_CHECK_MASK) == 0 && now_seconds() >= deadline)
+		if ((n & CLOCK_CHECK_MASK) == 0 && now_ns(CLOCK_MONOTONIC) >= deadline)
 			atomic_store(&sh->stop, 1);
 		pass_turn(0);
 		n++;
@@ -285,7 +290,7 @@ static void run_side0(void)
 		if (atomic_load(&sh->stop) || atomic_load(&sh->failed))
 			break;
 	}
-	sh->seconds = now_seconds() - start;
+	sh->ns = now_ns(CLOCK_MONOTONIC) - start;
 	sh->handoffs[0] = n;
 }
 
@@ -368,10 +373,16 @@ static int parse_options(int argc, char **argv)
 	return optind == argc;
 }
 
+// Called after the run: reading the policy uses stdio, which may touch
+// vector registers, and must not make a "vec=none" side a user of them.
 static void print_settings(const char *tag)
 {
-	printf("%s ctxsw mech=%s mode=%s cpus=%d,%d vec=%s once=%d", tag, mech_names[opt.mech],
-	       opt.processes ? "process" : "thread", opt.cpu[0], opt.cpu[1], vec_names[opt.vec], opt.once);
+	char kernel[32], policy[48];
+
+	kernel_and_policy(kernel, sizeof(kernel), policy, sizeof(policy));
+	printf("%s ctxsw kernel=%s policy=%s mech=%s mode=%s cpus=%d,%d vec=%s once=%d", tag, kernel,
+	       policy, mech_names[opt.mech], opt.processes ? "process" : "thread", opt.cpu[0],
+	       opt.cpu[1], vec_names[opt.vec], opt.once);
 }
 
 int main(int argc, char **argv)
@@ -396,6 +407,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i * 7 + 1);
+	duration_ns = (long long)(opt.duration * 1e9);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
 		perror("ctxsw: mmap");
@@ -435,7 +447,8 @@ int main(int argc, char **argv)
 	}
 	switches = sh->handoffs[0] + sh->handoffs[1];
 	print_settings("RESULT");
-	printf(" switches_per_sec=%.0f switches=%ld seconds=%.3f\n", (double)switches / sh->seconds, switches,
-	       sh->seconds);
+	double seconds = (double)sh->ns / 1e9;
+	printf(" switches_per_sec=%.0f switches=%ld seconds=%.3f\n", (double)switches / seconds, switches,
+	       seconds);
 	return 0;
 }

@@ -3,7 +3,8 @@
 // a byte and reads the reply; the other side reads it and writes it back.
 //
 // Output: one line,
-//   RESULT pipe mode=process cpus=0,1 loops=N usecs_per_op=X.XXX ops_per_sec=Y
+//   RESULT pipe kernel=switchyard policy=deferred:256 mode=process cpus=0,1 loops=N
+//          usecs_per_op=X.XXX ops_per_sec=Y
 // where an op is one loop (one round trip, two handoffs) and cpus=any means
 // the sides were not pinned.
 #define _GNU_SOURCE
@@ -37,7 +38,8 @@ static void usage(FILE *out)
 		"  -l  round trips to make; default 20000\n"
 		"  -T  two threads instead of two processes\n"
 		"  -c  pin the two sides to these CPUs; default: not pinned\n"
-		"Prints one line: RESULT pipe mode=.. cpus=.. loops=.. usecs_per_op=.. ops_per_sec=..\n");
+		"Prints one line: RESULT pipe kernel=.. policy=.. mode=.. cpus=.. loops=.. usecs_per_op=..\n"
+		"  ops_per_sec=..\n");
 }
 
 static void pin_side(int side)
@@ -173,8 +175,10 @@ int main(int argc, char **argv)
 		snprintf(cpus, sizeof(cpus), "%d,%d", opt.cpu[0], opt.cpu[1]);
 	else
 		snprintf(cpus, sizeof(cpus), "any");
-	printf("RESULT pipe mode=%s cpus=%s loops=%ld usecs_per_op=%.3f ops_per_sec=%.0f\n",
-	       opt.threads ? "thread" : "process", cpus, opt.loops, seconds * 1e6 / (double)opt.loops,
-	       (double)opt.loops / seconds);
+	char kernel[32], policy[48];
+	kernel_and_policy(kernel, sizeof(kernel), policy, sizeof(policy));
+	printf("RESULT pipe kernel=%s policy=%s mode=%s cpus=%s loops=%ld usecs_per_op=%.3f "
+	       "ops_per_sec=%.0f\n", kernel, policy, opt.threads ? "thread" : "process", cpus,
+	       opt.loops, seconds * 1e6 / (double)opt.loops, (double)opt.loops / seconds);
 	return 0;
 }

@@ -38,4 +38,26 @@ static inline int parse_cpu_pair(const char *arg, int cpu[2])
 	       cpu[0] < CPU_SETSIZE && cpu[1] < CPU_SETSIZE;
 }
 
+// Which kernel runs, and under which extended-state policy: "switchyard"
+// and its policy line (/proc/switchyard/facilities, e.g. "deferred:256"),
+// else the kernel's own name (Linux: "linux", whose x86 policy is eager).
+// Printed in every RESULT line so runs under different policies and
+// kernels can be told apart.
+static inline void kernel_and_policy(char *kernel, size_t ksize, char *policy, size_t psize)
+{
+	char line[64] = "";
+	FILE *f = fopen("/proc/switchyard/facilities", "r");
+
+	if (f && fgets(line, sizeof(line), f) && strncmp(line, "policy ", 7) == 0) {
+		line[strcspn(line, "\n")] = 0;
+		snprintf(kernel, ksize, "switchyard");
+		snprintf(policy, psize, "%.*s", (int)psize - 1, line + 7);
+	} else {
+		snprintf(kernel, ksize, "linux");
+		snprintf(policy, psize, "linux");
+	}
+	if (f)
+		fclose(f);
+}
+
 #endif

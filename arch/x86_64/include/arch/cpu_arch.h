@@ -24,6 +24,8 @@ struct cpu_arch {
 	uint64_t boot_stack_pa;		// stack the CPU started on
 	uint64_t user_fs_loaded;	// what MSR_FS_BASE holds for user space
 	uint64_t user_gs_loaded;	// ... and MSR_KERNEL_GS_BASE
+	bool fpu_off;			// CR0.TS set: x87/SSE/AVX trap (#NM)
+	bool xfd_armed;			// IA32_XFD arms tile data: AMX traps
 };
 
 // CPU features found by CPUID on the boot CPU.

@@ -10,9 +10,8 @@ struct xstate;
 struct thread_arch {
 	uint64_t fs_base;		// user TLS base while off the CPU
 	uint64_t gs_base;		// user GS base while off the CPU
-	struct xstate *xstate;		// saved extended state (user threads)
-	int xstate_cpu;			// CPU whose registers hold it, -1 if none
-	bool xstate_dirty;		// registers may differ from the saved area
+	struct xstate *xstate;		// extended-state save area (user threads)
+	uint32_t xstate_alloc;		// its size in bytes
 };
 
 struct thread;
@@ -20,6 +19,11 @@ struct thread;
 // Prepares a new thread's kernel stack so the first switch to it runs
 // fn(arg) (through the scheduler's thread_start).
 void arch_thread_init(struct thread *t, void (*fn)(void *), void *arg);
+
+// A user thread's arch state (the extended-state save area, in its
+// initial state), and a clone's copy of its parent's.  -ENOMEM or 0.
+int arch_user_thread_init(struct thread *t);
+int arch_user_thread_copy(struct thread *child, struct thread *parent);
 
 // Everything but the scheduler's bookkeeping: address space, FS/GS, the
 // kernel stack for traps, extended state, then the stack switch itself.
