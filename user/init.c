@@ -430,6 +430,9 @@ static const struct { const char *vec; bool once; } ctxsw_vecs[] = {
 
 // Run one benchmark, with sysstat in front when present so the counter
 // deltas of the run print beside its RESULT line.
+// Benchmark programs that failed: --bench exits 1 when there were any.
+static int bench_failures;
+
 static void run_bench(char **args)
 {
 	char *argv[MAX_ARGS];
@@ -443,6 +446,8 @@ static void run_bench(char **args)
 	argv[argc] = NULL;
 	status = run_and_wait(argv);
 	report_status(base_name(args[0]), status);
+	if (status != 0)
+		bench_failures++;
 }
 
 // How many CPUs to plan for: the runner's hint, else what the kernel says.
@@ -563,6 +568,10 @@ static int run_benchmarks(int argc, char **argv)
 	run_ctxsw_matrix(ncpu, mechs, seconds);
 	if (pipebench)
 		run_pipebench(ncpu);
+	if (bench_failures) {
+		say("# init: benchmarks done, %d failed", bench_failures);
+		return 1;
+	}
 	say("# init: benchmarks done");
 	return 0;
 }
