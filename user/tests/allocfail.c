@@ -705,26 +705,11 @@ static const struct test_case cases[] = {
 	{ "open_creat_emfile_creates_nothing", t_open_emfile },
 };
 
-// Touch the stack this program will use, and every page of its image
-// (code is faulted in on first use too), so that no page fault of its
-// own shows up between two snapshots.
-extern char __executable_start[], _end[];
-
-static void touch_memory(void)
-{
-	volatile char area[128 * 1024];
-
-	for (size_t i = 0; i < sizeof(area); i += 4096)
-		area[i] = 0;
-	for (volatile char *p = __executable_start; p < _end; p += 4096)
-		(void)*p;
-}
-
 int main(void)
 {
 	snprintf(scratch_dir, sizeof(scratch_dir), "/tmp/allocfail-%d", (int)getpid());
 	mkdir(scratch_dir, 0700);
-	touch_memory();
+	memstat_touch_image(128 * 1024);
 	memset(data, 'd', sizeof(data));
 	for (int i = 0; i < 4; i++)
 		memset((char *)scratch(""), 0, PATH_MAX);	// the ring of path buffers

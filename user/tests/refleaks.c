@@ -160,26 +160,11 @@ static const struct test_case cases[] = {
 	{ "cwd_race_with_fork_keeps_no_reference", t_cwd_race_with_fork },
 };
 
-// The stack this program uses and its whole image (code is faulted in on
-// first use) are touched first, so no page fault of its own shows up
-// between two snapshots.
-extern char __executable_start[], _end[];
-
-static void touch_memory(void)
-{
-	volatile char area[64 * 1024];
-
-	for (size_t i = 0; i < sizeof(area); i += 4096)
-		area[i] = 0;
-	for (volatile char *p = __executable_start; p < _end; p += 4096)
-		(void)*p;
-}
-
 int main(void)
 {
 	snprintf(scratch_dir, sizeof(scratch_dir), "/tmp/refleaks-%d", (int)getpid());
 	mkdir(scratch_dir, 0700);
-	touch_memory();
+	memstat_touch_image(64 * 1024);
 	for (int i = 0; i < 4; i++)
 		memset((char *)scratch(""), 0, PATH_MAX);
 	have_memstat = memstat_read(&base) == 0;
