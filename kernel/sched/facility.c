@@ -304,6 +304,21 @@ static bool loads_eagerly(struct thread *t, int f)
 	}
 }
 
+// The registers hold t's state: is the facility on for it?  Under the
+// counting policies only while its counter runs, as in the seed: once the
+// counter wraps the facility goes off even though the state is still
+// here, so a thread that stopped using it stops paying for it.  That
+// cost is the gate itself: a thread with the facility on beside one with
+// it off flips CR0.TS at every switch between them (a serialising CR0
+// write on hardware; under QEMU TCG each flip also makes the translated
+// user code miss in its lookup cache, which cost more than eager's XSAVE
+// and XRSTOR did).  A later use traps and switches it on, with nothing to
+// restore.
+static bool on_while_live(struct thread *t, int f)
+{
+	return counts_loads() ? t->fac[f].load_count != 0 : true;
+}
+
 void fac_return_to_user(struct thread *t)
 {
 	for (int f = 0; f < NR_FACILITIES; f++) {
@@ -313,7 +328,7 @@ void fac_return_to_user(struct thread *t)
 		if (!arch_fac_present(f))
 			continue;
 		if (live_here(t, f)) {
-			on = true;
+			on = on_while_live(t, f);
 			c->stats.restore_skips++;
 		} else if (loads_eagerly(t, f)) {
 			take_registers(t, f);
