@@ -6,7 +6,7 @@
 //	--tests [NAME...]	run the test programs in /tests (all, or the
 //				named ones), then the shell scripts there
 //	--bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
-//				run the benchmark matrix and let each program
+//	        [--no-mbbench]	run the benchmark matrix and let each program
 //				print its RESULT lines
 //	--run PROGRAM ARGS...	run one program; exit with its status
 //	--exit			exit at once (boots that only test the kernel)
@@ -432,12 +432,29 @@ static void run_pipebench(int ncpu)
 	}
 }
 
-// --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
+// membarrier(2): latency of each command under load and the cost of
+// SYNC_CORE registration (mbbench prints many RESULT lines with its own
+// counters, so no sysstat around it).
+static void run_mbbench(int ncpu)
+{
+	char program[256], n[16];
+
+	snprintf(program, sizeof(program), "%s/mbbench", bench_dir);
+	if (access(program, X_OK) != 0) {
+		say("# init: %s is missing, skipped", program);
+		return;
+	}
+	snprintf(n, sizeof(n), "%d", ncpu);
+	char *args[] = { program, "-n", n, NULL };
+	report_status("mbbench", run_and_wait(args));
+}
+
+// --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench] [--no-mbbench]
 static int run_benchmarks(int argc, char **argv)
 {
 	int hint = 0;
 	const char *mechs = NULL, *seconds = "2";
-	bool pipebench = true;
+	bool pipebench = true, mbbench = true;
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--ncpu") == 0 && i + 1 < argc)
@@ -448,6 +465,8 @@ static int run_benchmarks(int argc, char **argv)
 			seconds = argv[++i];
 		else if (strcmp(argv[i], "--no-pipebench") == 0)
 			pipebench = false;
+		else if (strcmp(argv[i], "--no-mbbench") == 0)
+			mbbench = false;
 		else
 			say("# init: --bench: ignoring %s", argv[i]);
 	}
@@ -456,6 +475,8 @@ static int run_benchmarks(int argc, char **argv)
 	run_ctxsw_matrix(ncpu, mechs, seconds);
 	if (pipebench)
 		run_pipebench(ncpu);
+	if (mbbench)
+		run_mbbench(ncpu);
 	say("# init: benchmarks done");
 	return 0;
 }
