@@ -43,7 +43,7 @@ expect_line() {
 }
 
 echo "KTAP version 1"
-echo "1..23"
+echo "1..28"
 
 check "complete plan passes" "3 passed, 0 failed" 0 <<'EOF'
 KTAP version 1
@@ -171,5 +171,30 @@ if grep -q "^ok 1 x" "$tmp/out"; then
 else
 	echo "ok $count quiet prints no passing line"
 fi
+
+# A fault-injection boot: userland failures are tolerated, init's
+# checks, kernel results and runner failures are not.
+cat >"$tmp/inject.log" <<'EOF'
+KTAP version 1
+1..1
+ok 1 kernel.test
+# init: running /tests/files
+KTAP version 1
+1..3
+ok 1 open
+not ok 2 write # ENOMEM
+# init: files killed by signal 11
+# init: checks
+KTAP version 1
+1..2
+ok 1 fresh_program_runs
+not ok 2 memory_returned # pages_pinned 10 -> 11
+EOF
+check "tolerated userland failures" "3 passed, 1 failed, 3 tolerated" 1 \
+	--label smp2 --tolerate "$tmp/inject.log" </dev/null
+expect_line "tolerated failure marked" "^not ok 2 smp2/files: write # ENOMEM \\[tolerated\\]$"
+expect_line "missing result tolerated" "^not ok 3 smp2/files: missing result 3 # \\[tolerated\\]$"
+expect_line "init checks counted" "^not ok 2 smp2/init: memory_returned # pages_pinned 10 -> 11$"
+check "without --tolerate they count" "3 passed, 4 failed" 1 --label smp2 "$tmp/inject.log" </dev/null
 
 [[ $failures -eq 0 ]]

@@ -146,7 +146,7 @@ if ! gcc -m32 -ffreestanding -fno-pic -fno-stack-protector -O2 -Wall -Werror \
 	sed 's/^/# /' "$tmp/cc.log"
 	exit 0
 fi
-echo "1..21"
+echo "1..27"
 
 count=0
 failures=0
@@ -285,6 +285,52 @@ SWITCHYARD_KERNEL=$tmp/none.elf SWITCHYARD_INITRD=$tmp/script.txt \
 	"$root/switchyard" test --no-build --no-host --stress-boots 0 >"$tmp/out" 2>&1 || status=$?
 check "missing kernel fails" "0 passed, 2 failed" $status 1
 has "missing kernel named" "no kernel at $tmp/none.elf"
+
+# Fault injection: one boot, userland tests only, their failures tolerated;
+# init's checks still count.
+status=0
+sy '@cmdline
+@if fail_alloc=every:7 fail_seed=3
+# init: running /tests/files
+KTAP version 1
+1..2
+ok 1 open
+not ok 2 write # ENOMEM
+# init: checks
+KTAP version 1
+1..1
+ok 1 memory_returned
+switchyard: init exited with status 0
+@exit 0
+@end' test --no-build --fail-alloc every:7 --fail-seed 3 >"$tmp/out" 2>&1 || status=$?
+check "fault injection tolerates test failures" "3 passed, 0 failed, 1 tolerated" $status 0
+has "fault injection boot options" "accel=tcg: test=none fail_alloc=every:7 fail_seed=3 -- --check-memory --program-timeout 60 --tests"
+has "fault injection logs" "logs/smp1-microvm-tcg-failalloc/"
+
+# A soak: one boot, the rounds' results all counted, 4 CPUs by default.
+status=0
+sy '@if --check-memory --soak 120
+# init: soak round 1 at 0 s
+# init: running /tests/files
+KTAP version 1
+1..1
+ok 1 open
+# init: soak round 2 at 61 s
+# init: running /tests/files
+KTAP version 1
+1..1
+not ok 1 open # lost
+# init: soak done: 2 rounds in 122 s
+# init: checks
+KTAP version 1
+1..1
+ok 1 memory_returned
+switchyard: init exited with status 0
+@exit 0
+@end' soak --no-build --minutes 2 >"$tmp/out" 2>&1 || status=$?
+check "soak counts every round" "3 passed, 1 failed" $status 1
+has "soak boots 4 CPUs" "booting for 2 minutes: smp=4"
+has "soak lists its rounds" "# init: soak done: 2 rounds in 122 s"
 
 status=0
 sy '@if --run /busybox true

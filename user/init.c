@@ -5,12 +5,31 @@
 //
 //	--tests [NAME...]	run the test programs in /tests (all, or the
 //				named ones), then the shell scripts there
+//	--soak SECONDS [NAME...] run the tests of --tests again and again,
+//				starting no new round after SECONDS
 //	--bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
-//	        [--no-mbbench]	run the benchmark matrix and let each program
-//				print its RESULT lines
+//	        [--no-mbbench] [--policies LIST [--rounds R]]
+//				run the benchmark matrix and let each program
+//				print its RESULT lines (with --policies: each
+//				run R times under each policy in turn, the
+//				policy changed at run time)
 //	--run PROGRAM ARGS...	run one program; exit with its status
 //	--exit			exit at once (boots that only test the kernel)
 //	(nothing)		print a banner and run /bin/sh
+//
+// --program-timeout S (before --tests or --soak) kills a test program
+// still running after S seconds (runs with fault injection, where a test
+// whose helper could not start may wait for it until its own watchdog).
+//
+// Any of them may follow --check-memory: init then takes a memory
+// snapshot (/proc/switchyard/memstat) before the task, and afterwards
+// switches allocation-failure injection off, kills what is left, empties
+// /tmp and executes itself anew as "/init --memory-final STATUS SNAPSHOT":
+// that fresh init runs /tests/hello, takes a second snapshot and reports
+// both checks as KTAP ("# init: checks").  A fresh image on both sides
+// means init's own memory is the same in both snapshots, so they can be
+// compared exactly (user/lib/memstat.h says what must match); its exit
+// status is the task's.
 //
 // init mounts nothing.  It reaps every orphan while it waits for its own
 // child, so zombies never pile up under PID 1.  Messages start with
@@ -32,9 +51,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "memstat.h"
 
 #define MAX_PROGRAMS	256
 #define MAX_ARGS	32
@@ -153,6 +177,52 @@ static int run_and_wait(char *const argv[])
 	if (pid < 0)
 		return -1;
 	return wait_for(pid);
+}
+
+static int program_timeout;		// seconds, 0: none (--program-timeout)
+static volatile sig_atomic_t alarm_rang;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_rang = 1;
+}
+
+// run_and_wait, but a program still running after program_timeout
+// seconds is killed (it then reports "killed by signal 9").
+static int run_limited(char *const argv[], const char *name)
+{
+	struct sigaction sa;
+	pid_t pid;
+	int status;
+
+	if (program_timeout <= 0)
+		return run_and_wait(argv);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	// no SA_RESTART: waitpid returns EINTR
+	sigaction(SIGALRM, &sa, NULL);
+	pid = start_program(argv);
+	if (pid < 0)
+		return -1;
+	alarm_rang = 0;
+	alarm(program_timeout);
+	for (;;) {
+		pid_t got = waitpid(-1, &status, 0);
+		if (got == pid)
+			break;
+		if (got < 0 && errno == EINTR && alarm_rang) {
+			say("# init: %s still running after %d s: killed", name, program_timeout);
+			kill(pid, SIGKILL);
+			alarm_rang = 0;
+			continue;
+		}
+		if (got < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+	}
+	alarm(0);
+	return status;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -279,7 +349,7 @@ static void run_test(const char *dir, const char *name, bool script)
 		argv[0] = path;
 		argv[1] = NULL;
 	}
-	status = run_and_wait(argv);
+	status = run_limited(argv, name);
 	report_status(name, status);
 }
 
@@ -287,9 +357,13 @@ static void run_test(const char *dir, const char *name, bool script)
 // every shell script there (through busybox, so no #! support is needed).
 static int run_tests(char **only, int nonly)
 {
-	char *names[MAX_PROGRAMS];
-	int n = find_programs(tests_dir, names, MAX_PROGRAMS);
+	static char *names[MAX_PROGRAMS];
+	static int n = -1;
 	char path[256];
+
+	// Listed once: a soak runs the same programs every round.
+	if (n < 0)
+		n = find_programs(tests_dir, names, MAX_PROGRAMS);
 
 	for (int i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", tests_dir, names[i]);
@@ -303,6 +377,42 @@ static int run_tests(char **only, int nonly)
 			run_test(tests_dir, names[i], true);
 	}
 	say("# init: tests done");
+	return 0;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+// --soak SECONDS [NAME...]: rounds of --tests until the time is up.  Each
+// round prints its results like a --tests boot (the summariser counts
+// them all) and a line of memory figures, to watch for growth.
+static int run_soak(int argc, char **argv)
+{
+	struct timespec start;
+	struct memstat m;
+	int seconds = argc > 0 ? atoi(argv[0]) : 0;
+	int round = 0;
+
+	if (seconds <= 0) {
+		say("# init: --soak needs a number of seconds");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (seconds_since(&start) < seconds) {
+		round++;
+		say("# init: soak round %d at %.0f s", round, seconds_since(&start));
+		run_tests(argv + 1, argc - 1);
+		if (memstat_read(&m) == 0)
+			say("# init: after round %d: pages_used %ld pages_pinned %ld processes %ld",
+			    round, memstat_get(&m, "pages_used"), memstat_get(&m, "pages_pinned"),
+			    memstat_get(&m, "processes"));
+	}
+	say("# init: soak done: %d rounds in %.0f s", round, seconds_since(&start));
 	return 0;
 }
 
@@ -321,6 +431,16 @@ static const struct { const char *vec; bool once; } ctxsw_vecs[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+// Benchmark programs that failed: --bench exits 1 when there were any.
+static int bench_failures;
+
+// --policies LIST --rounds R: every run is made R times under each policy
+// in turn, the policy changed at run time, so policies are compared
+// within one boot (a boot's own speed varies by more than the policies
+// differ under TCG).  Without --policies each run is made once.
+static const char *bench_policies;
+static int bench_rounds = 1;
+
 // Run one benchmark, with sysstat in front when present so the counter
 // deltas of the run print beside its RESULT line.
 static void run_bench(char **args)
@@ -336,6 +456,43 @@ static void run_bench(char **args)
 	argv[argc] = NULL;
 	status = run_and_wait(argv);
 	report_status(base_name(args[0]), status);
+	if (status != 0)
+		bench_failures++;
+}
+
+static bool set_policy(const char *name, size_t len)
+{
+	char cmd[64];
+	int fd = open("/proc/switchyard/facilities", O_WRONLY);
+	int n = snprintf(cmd, sizeof(cmd), "policy %.*s\n", (int)len, name);
+	bool ok = fd >= 0 && write(fd, cmd, (size_t)n) == n;
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		say("# init: cannot set the policy %.*s: %s", (int)len, name, strerror(errno));
+	return ok;
+}
+
+// One benchmark run, or R rounds of it under each policy of --policies.
+static void run_compared(char **args)
+{
+	if (!bench_policies) {
+		run_bench(args);
+		return;
+	}
+	for (int r = 0; r < bench_rounds; r++) {
+		for (const char *p = bench_policies; *p;) {
+			size_t len = strcspn(p, ",");
+			if (set_policy(p, len))
+				run_bench(args);
+			else
+				bench_failures++;
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
 }
 
 // How many CPUs to plan for: the runner's hint, else what the kernel says.
@@ -402,7 +559,7 @@ static void run_ctxsw_matrix(int ncpu, const char *mechs, const char *seconds)
 		args[n++] = "-d";
 		args[n++] = secs;
 		args[n] = NULL;
-		run_bench(args);
+		run_compared(args);
 	}
 }
 
@@ -428,7 +585,7 @@ static void run_pipebench(int ncpu)
 			continue;
 		for (int i = 0; i < 4 && variants[v][i]; i++)
 			args[i + 1] = variants[v][i];
-		run_bench(args);
+		run_compared(args);
 	}
 }
 
@@ -446,10 +603,14 @@ static void run_mbbench(int ncpu)
 	}
 	snprintf(n, sizeof(n), "%d", ncpu);
 	char *args[] = { program, "-n", n, NULL };
-	report_status("mbbench", run_and_wait(args));
+	int status = run_and_wait(args);
+	report_status("mbbench", status);
+	if (status != 0)
+		bench_failures++;
 }
 
 // --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench] [--no-mbbench]
+//	   [--policies LIST [--rounds R]]
 static int run_benchmarks(int argc, char **argv)
 {
 	int hint = 0;
@@ -467,6 +628,10 @@ static int run_benchmarks(int argc, char **argv)
 			pipebench = false;
 		else if (strcmp(argv[i], "--no-mbbench") == 0)
 			mbbench = false;
+		else if (strcmp(argv[i], "--policies") == 0 && i + 1 < argc)
+			bench_policies = argv[++i];
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			bench_rounds = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
 		else
 			say("# init: --bench: ignoring %s", argv[i]);
 	}
@@ -477,6 +642,10 @@ static int run_benchmarks(int argc, char **argv)
 		run_pipebench(ncpu);
 	if (mbbench)
 		run_mbbench(ncpu);
+	if (bench_failures) {
+		say("# init: benchmarks done, %d failed", bench_failures);
+		return 1;
+	}
 	say("# init: benchmarks done");
 	return 0;
 }
@@ -516,9 +685,205 @@ static int run_shell(void)
 	return shell_status(run_and_wait(args));
 }
 
+// ---- --check-memory ----
+
+#define FRESH_PROGRAM	"hello"
+#define SNAPSHOT_MAX	1024
+
+extern char __executable_start[], _end[];
+
+// Makes the pages of init that the memory snapshots see the same in both
+// inits: the whole image (code is faulted in on first use, and the two
+// run different code before their snapshots), and every stack page from
+// the top down to 64 KiB below the page of the highest string the kernel
+// put there, whatever the lengths of argv (which differ between the two).
+static void touch_memory(char **argv)
+{
+	for (volatile char *p = __executable_start; p < _end; p += 4096)
+		(void)*p;
+
+	uintptr_t top = (uintptr_t)getauxval(AT_EXECFN);
+
+	for (char **p = argv; *p; p++)
+		if ((uintptr_t)*p > top)
+			top = (uintptr_t)*p;
+	for (char **p = environ; *p; p++)
+		if ((uintptr_t)*p > top)
+			top = (uintptr_t)*p;
+	uintptr_t low = (top & ~(uintptr_t)4095) - 64 * 1024;
+	volatile char here;
+	uintptr_t sp = (uintptr_t)&here;
+	if (sp <= low + 16 * 1024 || sp > top)
+		return;		// not on the usual stack: nothing sensible to do
+	// An array reaching below 'low'; then one byte in each page from
+	// 'low' up, all inside the array.
+	volatile char *area = __builtin_alloca(sp - low + 8192);
+	if ((uintptr_t)area > low)
+		return;
+	for (uintptr_t a = low; a + 4096 < sp; a += 4096)
+		area[a - (uintptr_t)area] = 0;
+}
+
+// Runs the fresh program quietly; returns its wait status (-1: lost).
+static int run_fresh_program(void)
+{
+	char path[256];
+	char *args[] = { path, NULL };
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", tests_dir, FRESH_PROGRAM);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execve(path, args, environ);
+		_exit(127);
+	}
+	return wait_for(pid);
+}
+
+// The same steps in both inits, first thing in main: touch memory,
+// run the fresh program, take the snapshot.
+static int memory_probe(char **argv, struct memstat *m, int *fresh_status)
+{
+	touch_memory(argv);
+	*fresh_status = run_fresh_program();
+	return memstat_read(m);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st; (void)type;
+	if (ftw->level > 0)
+		remove(path);
+	return 0;
+}
+
+// After the task: nothing injected any more, no process left but init,
+// /tmp empty; then the fresh init (which does not return).
+static void memory_final_exec(int status, const struct memstat *base)
+{
+	static char snapshot[SNAPSHOT_MAX], code[16], left_text[16];
+	int fd = open("/proc/switchyard/fail_alloc", O_WRONLY);
+	int left = 0;
+
+	if (fd >= 0) {
+		if (write(fd, "off", 3) != 3)
+			say("# init: cannot switch fail_alloc off: %s", strerror(errno));
+		close(fd);
+	}
+	if (kill(-1, SIGKILL) == 0)
+		say("# init: killed the processes left behind");
+	for (int waited = 0;; waited++) {
+		pid_t pid = waitpid(-1, NULL, WNOHANG);
+		if (pid > 0)
+			continue;
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;		// ECHILD: none left
+		if (waited >= 1000) {
+			left = 1;	// still there after 10 s of SIGKILL
+			say("# init: processes still alive 10 s after SIGKILL");
+			break;
+		}
+		usleep(10000);
+	}
+	nftw("/tmp", remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	memstat_encode(base, snapshot, sizeof(snapshot));
+	snprintf(code, sizeof(code), "%d", status);
+	snprintf(left_text, sizeof(left_text), "%d", left);
+	char *args[] = { "/init", "--memory-final", code, left_text, snapshot, NULL };
+	execve("/init", args, environ);
+	say("# init: cannot execute /init for the memory check: %s", strerror(errno));
+}
+
+// "/init --memory-final STATUS LEFT SNAPSHOT": the checks, then STATUS.
+static int memory_final(char **argv, int argc, char **all_argv)
+{
+	struct memstat base = { 0 }, now;
+	static char why[2048];
+	int fresh;
+
+	if (argc < 3) {
+		say("# init: --memory-final needs STATUS LEFT SNAPSHOT");
+		return 2;
+	}
+	int probe = memory_probe(all_argv, &now, &fresh);
+	memstat_parse(&base, argv[2], ',', '=');
+	say("# init: checks");
+	say("KTAP version 1");
+	say("1..3");
+	if (fresh != -1 && WIFEXITED(fresh) && WEXITSTATUS(fresh) == 0)
+		say("ok 1 fresh_program_runs");
+	else
+		say("not ok 1 fresh_program_runs # %s/%s: status %#x", tests_dir, FRESH_PROGRAM, fresh);
+	if (atoi(argv[1]))
+		say("not ok 2 processes_end_on_sigkill # some were alive 10 s after kill(-1, SIGKILL)");
+	else
+		say("ok 2 processes_end_on_sigkill");
+	int differ = probe < 0 ? -1 : memstat_compare(&base, &now, why, sizeof(why));
+	if (differ > 0)
+		differ = memstat_settle(&base, &now, 5, why, sizeof(why));
+	if (differ < 0 || base.n == 0)
+		say("ok 3 memory_returned # SKIP no memory statistics (%s)", MEMSTAT_PATH);
+	else if (differ == 0)
+		say("ok 3 memory_returned");
+	else
+		say("not ok 3 memory_returned # %s", why);
+	say("# init: memory now: pages_used %ld pages_pinned %ld (baseline %ld)",
+	    memstat_get(&now, "pages_used"), memstat_get(&now, "pages_pinned"),
+	    memstat_get(&base, "pages_pinned"));
+	return atoi(argv[0]);
+}
+
+static int run_task(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[0], "--program-timeout") == 0) {
+		program_timeout = atoi(argv[1]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 1)
+		return run_shell();
+	if (strcmp(argv[0], "--tests") == 0)
+		return run_tests(argv + 1, argc - 1);
+	if (strcmp(argv[0], "--soak") == 0)
+		return run_soak(argc - 1, argv + 1);
+	if (strcmp(argv[0], "--bench") == 0)
+		return run_benchmarks(argc - 1, argv + 1);
+	if (strcmp(argv[0], "--run") == 0)
+		return run_one(argc - 1, argv + 1);
+	if (strcmp(argv[0], "--exit") == 0)
+		return 0;
+	say("# init: unknown option %s", argv[0]);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
+	struct memstat base;
+	int fresh;
+
 	tests_dir = env_or("SWITCHYARD_TESTS_DIR", tests_dir);
+	// Before anything else that might allocate: the snapshot must see
+	// the same init in the first and the fresh image.
+	if (argc >= 2 && strcmp(argv[1], "--memory-final") == 0)
+		return memory_final(argv + 2, argc - 2, argv);
+	bool check_memory = argc >= 2 && strcmp(argv[1], "--check-memory") == 0;
+	if (check_memory) {
+		if (memory_probe(argv, &base, &fresh) < 0)
+			say("# init: no memory statistics: %s", strerror(errno));
+		if (fresh == -1 || !WIFEXITED(fresh) || WEXITSTATUS(fresh) != 0)
+			say("# init: %s/%s did not run: status %#x", tests_dir, FRESH_PROGRAM, fresh);
+		argc--;
+		argv++;
+	}
 	bench_dir = env_or("SWITCHYARD_BENCH_DIR", bench_dir);
 	sysstat_path = env_or("SWITCHYARD_SYSSTAT", sysstat_path);
 	busybox_path = env_or("SWITCHYARD_BUSYBOX", busybox_path);
@@ -527,16 +892,8 @@ int main(int argc, char **argv)
 	setenv("PATH", "/bin:/tools", 0);
 	setenv("HOME", "/", 0);
 
-	if (argc < 2)
-		return run_shell();
-	if (strcmp(argv[1], "--tests") == 0)
-		return run_tests(argv + 2, argc - 2);
-	if (strcmp(argv[1], "--bench") == 0)
-		return run_benchmarks(argc - 2, argv + 2);
-	if (strcmp(argv[1], "--run") == 0)
-		return run_one(argc - 2, argv + 2);
-	if (strcmp(argv[1], "--exit") == 0)
-		return 0;
-	say("# init: unknown option %s", argv[1]);
-	return 2;
+	int status = run_task(argc - 1, argv + 1);
+	if (check_memory)
+		memory_final_exec(status, &base);
+	return status;
 }

@@ -9,6 +9,7 @@
 #include <arch/irq.h>
 #include <arch/memlayout.h>
 #include <arch/mmu.h>
+#include <mm/phys.h>
 #include <kernel/thread.h>
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
@@ -243,4 +244,10 @@ void *arch_kstack_alloc(void)
 void arch_kstack_free(void *stack)
 {
 	kstack_free(stack);
+}
+
+void arch_kstack_stats(uint64_t *in_use, uint64_t *cached, uint64_t *pages_each)
+{
+	kstack_stats(in_use, cached);
+	*pages_each = KSTACK_SIZE / PAGE_SIZE;
 }

@@ -54,11 +54,16 @@ uint64_t early_alloc_end(void)
 	return early_next;
 }
 
-static uint64_t table_alloc(void)
+// A zeroed page for a table; 'user' says whether it belongs to a user
+// address space (freed with it) or to the kernel's half (kept forever).
+static uint64_t table_alloc(bool user)
 {
 	if (!frames_ready)
 		return early_alloc_page();
-	return frame_alloc_zeroed(0);
+	uint64_t pa = frame_alloc_zeroed(0);
+	if (pa)
+		frame_set_use(pa, user ? FRAME_PAGETABLE : FRAME_KPAGETABLE);
+	return pa;
 }
 
 static uint64_t *table_at(uint64_t pa)
@@ -77,7 +82,7 @@ static uint64_t *walk_to(uint64_t pml4_pa, uint64_t va, int level, bool create, 
 		if (!(*e & PTE_P)) {
 			if (!create)
 				return 0;
-			uint64_t pa = table_alloc();
+			uint64_t pa = table_alloc(user);
 			if (!pa)
 				return 0;
 			*e = pa | PTE_P | PTE_W | (user ? PTE_U : 0);
@@ -174,12 +179,12 @@ static void kernel_image_map(void)
 
 void mmu_init(const struct mem_range *ram, size_t n)
 {
-	kernel_pml4_pa = table_alloc();
+	kernel_pml4_pa = table_alloc(false);
 	// Pre-create every kernel-half PDPT so that user address spaces can
 	// share the kernel half by copying PML4 entries 256..511 once.
 	uint64_t *pml4 = table_at(kernel_pml4_pa);
 	for (int i = 256; i < 512; i++)
-		pml4[i] = table_alloc() | PTE_P | PTE_W;
+		pml4[i] = table_alloc(false) | PTE_P | PTE_W;
 
 	direct_map_range(0, 0x100000);		// low memory: boot info, trampoline
 	for (size_t i = 0; i < n; i++)
@@ -217,8 +222,8 @@ void mmu_map_low_identity(bool on)
 	uint64_t *pml4 = table_at(kernel_pml4_pa);
 
 	if (on) {
-		uint64_t pdpt = table_alloc();
-		uint64_t pd = table_alloc();
+		uint64_t pdpt = table_alloc(false);
+		uint64_t pd = table_alloc(false);
 		table_at(pdpt)[0] = pd | PTE_P | PTE_W;
 		table_at(pd)[0] = 0 | PTE_P | PTE_W | PTE_PS;
 		pml4[0] = pdpt | PTE_P | PTE_W;
@@ -255,6 +260,7 @@ uint64_t pt_root_new(void)
 
 	if (!root)
 		return 0;
+	frame_set_use(root, FRAME_PAGETABLE);
 	uint64_t *dst = table_at(root), *src = table_at(kernel_pml4_pa);
 	for (int i = 256; i < 512; i++)
 		dst[i] = src[i];
@@ -323,6 +329,7 @@ uint64_t *pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
 static struct spinlock kstack_lock = SPINLOCK_INIT("kernel stacks");
 static uint64_t kstack_next = KSTACK_AREA_START;
 static void **kstack_free_list;
+static uint64_t kstacks_in_use, kstacks_cached;	// for the statistics
 
 void *kstack_alloc(void)
 {
@@ -331,25 +338,39 @@ void *kstack_alloc(void)
 
 	if (top) {
 		kstack_free_list = *top;
+		kstacks_cached--;
+		kstacks_in_use++;
 		spin_unlock_irqrestore(&kstack_lock, flags);
 		return (char *)top - KSTACK_SIZE + sizeof(void *);
 	}
-	uint64_t slot = kstack_next;
-	kstack_next += KSTACK_SLOT_SIZE;
-	uint64_t base = slot + 4096;		// the guard page stays unmapped
+	// A new slot.  Its page tables first (kept whatever happens next:
+	// kernel tables are never freed), then every frame, and only then
+	// the mappings, so that a failure leaves nothing mapped that would
+	// have to be unmapped and flushed on every CPU before its frame
+	// could be freed, and the slot is simply tried again next time.
+	uint64_t base = kstack_next + 4096;	// the guard page stays unmapped
 	uint64_t nx = cpu_has.nx ? PTE_NX : 0;
-	for (uint64_t off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
-		uint64_t pa = frame_alloc(0);
-		uint64_t *e = pa ? walk_to(kernel_pml4_pa, base + off, 1, true, false) : 0;
-		if (!e) {
-			// Leave the slot half-built; it is simply not used.
-			if (pa)
-				frame_free(pa, 0);
-			spin_unlock_irqrestore(&kstack_lock, flags);
-			return 0;
-		}
-		*e = pa | PTE_P | PTE_W | PTE_G | nx;
+	uint64_t pa[KSTACK_SIZE / PAGE_SIZE];
+	uint64_t *e[KSTACK_SIZE / PAGE_SIZE];
+	size_t n = 0;
+	for (; n < KSTACK_SIZE / PAGE_SIZE; n++) {
+		e[n] = walk_to(kernel_pml4_pa, base + n * PAGE_SIZE, 1, true, false);
+		pa[n] = e[n] ? frame_alloc(0) : 0;
+		if (!pa[n])
+			break;
 	}
+	if (n < KSTACK_SIZE / PAGE_SIZE) {
+		while (n-- > 0)
+			frame_free(pa[n], 0);
+		spin_unlock_irqrestore(&kstack_lock, flags);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		frame_set_use(pa[i], FRAME_KSTACK);
+		*e[i] = pa[i] | PTE_P | PTE_W | PTE_G | nx;
+	}
+	kstack_next += KSTACK_SLOT_SIZE;
+	kstacks_in_use++;
 	spin_unlock_irqrestore(&kstack_lock, flags);
 	return (void *)base;
 }
@@ -362,6 +383,17 @@ void kstack_free(void *stack)
 
 	*top = kstack_free_list;
 	kstack_free_list = top;
+	kstacks_in_use--;
+	kstacks_cached++;
+	spin_unlock_irqrestore(&kstack_lock, flags);
+}
+
+void kstack_stats(uint64_t *in_use, uint64_t *cached)
+{
+	uint64_t flags = spin_lock_irqsave(&kstack_lock);
+
+	*in_use = kstacks_in_use;
+	*cached = kstacks_cached;
 	spin_unlock_irqrestore(&kstack_lock, flags);
 }
 

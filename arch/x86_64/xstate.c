@@ -118,7 +118,9 @@ void xstate_init(void)
 	xstate_init_cpu();
 	find_mxcsr_mask();
 	area_init(init_area, sizeof(init_area));
-	kprintf("xstate: policy %s, XCR0 %#lx, save area %zu bytes%s\n", fac_policy_name(),
+	char policy[FAC_POLICY_NAME_MAX];
+	fac_policy_name(policy, sizeof(policy));
+	kprintf("xstate: policy %s, XCR0 %#lx, save area %zu bytes%s\n", policy,
 		xstate_features, xstate_size, amx ? " (AMX tile data: on first use, by XFD)" : "");
 }
 

@@ -80,8 +80,13 @@ void fdtable_close_on_exec(struct fdtable *fdt);
 int fdtable_open_console(struct fdtable *fdt);
 
 // The lowest free descriptor >= minfd now holds 'f' (a new reference is
-// taken); returns it, or -EMFILE.
+// taken); returns it, or -EMFILE (at the limit) or -ENOMEM.
 int fd_install(struct fdtable *fdt, struct file *f, int minfd, bool cloexec);
+// Fails as fd_install would, but installs nothing: 0 when a descriptor
+// >= minfd is free (the table grown if need be).  Lets open fail before
+// it creates a file; only another thread taking the last free descriptor
+// in between can still make the fd_install that follows fail.
+int fd_prepare(struct fdtable *fdt, int minfd);
 // The file behind 'fd' with a reference for the caller, or NULL.
 struct file *fd_get(struct fdtable *fdt, int fd);
 int fd_close(struct fdtable *fdt, int fd);

@@ -16,6 +16,9 @@ int vfs_init(const void *cpio, size_t len);
 int vfs_unpack(const void *cpio, size_t len);
 
 struct vnode *vfs_root(void);		// no reference taken
+struct process;
+// p's working directory (the root when it has none), referenced.
+struct vnode *vfs_cwd_get(struct process *p);
 
 // Looks up 'path' relative to the current process's cwd (or the root if
 // there is no process or cwd).  'follow': follow a symlink in the last

@@ -30,6 +30,9 @@ void arch_send_ipi_all_others(enum ipi_kind kind);	// only when all are online
 // Kernel stacks of KSTACK_SIZE bytes, guarded against overflow.
 void *arch_kstack_alloc(void);
 void arch_kstack_free(void *stack);
+// Stacks handed out, freed ones kept for reuse (their frames stay), and
+// the frames of one stack.
+void arch_kstack_stats(uint64_t *in_use, uint64_t *cached, uint64_t *pages_each);
 
 // Boot.
 uint64_t arch_early_alloc_end(void);	// end of memory used before frame_init

@@ -25,6 +25,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <arch/facility_arch.h>
 
 struct thread;
@@ -74,8 +75,11 @@ struct fac_policy {
 	unsigned window;	// COUNTER, DEFERRED: eager loads after a trap
 };
 
-extern struct fac_policy fac_policy;
-const char *fac_policy_name(void);
+// The policy's name ("deferred:256"; FAC_POLICY_NAME_MAX with its NUL).
+#define FAC_POLICY_NAME_MAX 16
+void fac_policy_name(char *buf, size_t size);
+// Changes the policy at run time; -1 for a name xstate= would refuse.
+int fac_set_policy(const char *value);
 
 // The switch path, with interrupts off: prev leaves this CPU.  (What the
 // next thread may see is decided when it returns to user mode.)

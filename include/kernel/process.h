@@ -77,8 +77,9 @@ static inline struct process *current_process(void)
 struct process *process_find(int pid);	// NULL if none; no reference taken
 
 // Signals (kernel/proc/signal.c).
-void signal_send_process(struct process *p, int sig, const struct ksiginfo *info);
-void signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+// 0, or -EAGAIN when a real-time signal could not be queued.
+int signal_send_process(struct process *p, int sig, const struct ksiginfo *info);
+int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
 void signal_send_pgrp(int pgid, int sig);
 // A synchronous fault: deliver now to the current thread (kills it if the
 // signal is blocked or ignored, as Linux does).

@@ -34,7 +34,7 @@ struct page {
 	uint32_t prev;
 	uint16_t flags;
 	uint8_t order;		// block order, valid on the head page
-	uint8_t unused;
+	uint8_t use;		// enum frame_use, valid on an allocated head
 	uint32_t refcount;	// users of an allocated block (1 after alloc)
 	union {
 		struct {
@@ -86,6 +86,26 @@ void frame_stats(uint64_t *total_pages, uint64_t *free_pages);
 // Frames free right now, read without the lock (for policy checks on hot
 // paths, where a slightly stale count is fine).
 uint64_t frame_free_estimate(void);
+
+// What an allocated block is used for, counted for /proc/meminfo and
+// the leak checks (see docs/testing.md).  frame_alloc counts a block as
+// FRAME_OTHER; its user names the use right after allocating it.
+enum frame_use {
+	FRAME_OTHER,		// boot-time allocations, anything not named
+	FRAME_KMALLOC,		// kmalloc slabs and large blocks
+	FRAME_KSTACK,		// kernel stacks (in use or cached for reuse)
+	FRAME_PAGETABLE,	// page tables of user address spaces
+	FRAME_KPAGETABLE,	// kernel page tables (never freed)
+	FRAME_FILE,		// file data of the in-memory file tree
+	FRAME_PIPE,		// pipe buffers
+	FRAME_USER,		// pages of user memory
+	FRAME_USE_COUNT
+};
+
+void frame_set_use(uint64_t pa, enum frame_use use);
+
+// Pages allocated for each use right now (FRAME_USE_COUNT entries).
+void frame_use_stats(uint64_t *pages);
 
 // Reports memory-allocator corruption (double free, bad pointer).  The
 // kernel panics; host tests record the report and carry on, so callers

@@ -25,6 +25,7 @@ struct kmalloc_stats {
 	uint64_t class_size[KMALLOC_NCLASSES];
 	uint64_t objects[KMALLOC_NCLASSES];	// objects in use per class
 	uint64_t slab_pages[KMALLOC_NCLASSES];	// pages held per class
+	uint64_t empty_slabs[KMALLOC_NCLASSES];	// of which hold no object
 	uint64_t large_blocks;			// multi-page blocks in use
 	uint64_t large_pages;			// frames in those blocks
 };

@@ -379,39 +379,52 @@ static int fdtable_grow(struct fdtable *fdt, int want, uint64_t *flags)
 	return 0;
 }
 
-int fd_install(struct fdtable *fdt, struct file *f, int minfd, bool cloexec)
+// The lowest free descriptor >= minfd, the table grown to hold it if
+// need be, or -EMFILE / -ENOMEM (lock held; see fdtable_grow).
+static int free_slot_locked(struct fdtable *fdt, int minfd, uint64_t *flags)
 {
 	int limit = fd_limit();
-	uint64_t flags;
 	int fd;
 
 	if (minfd < 0)
 		return -EINVAL;
 	if (minfd >= limit)
 		return -EMFILE;
-	flags = spin_lock_irqsave(&fdt->lock);
 	for (;;) {
 		for (fd = minfd; fd < fdt->size && fd < limit; fd++)
 			if (!fdt->files[fd])
 				break;
-		if (fd >= limit) {
-			fd = -EMFILE;
-			break;
-		}
-		if (fd < fdt->size) {
-			file_get(f);
-			fdt->files[fd] = f;
-			fdt->cloexec[fd] = cloexec;
-			break;
-		}
-		int rc = fdtable_grow(fdt, fd + 1, &flags);
-		if (rc) {
-			fd = rc == -ENOMEM ? -EMFILE : rc;
-			break;
-		}
+		if (fd >= limit)
+			return -EMFILE;
+		if (fd < fdt->size)
+			return fd;
+		int rc = fdtable_grow(fdt, fd + 1, flags);
+		if (rc)
+			return rc;	// ENOMEM, as Linux says when the table cannot grow
+	}
+}
+
+int fd_install(struct fdtable *fdt, struct file *f, int minfd, bool cloexec)
+{
+	uint64_t flags = spin_lock_irqsave(&fdt->lock);
+	int fd = free_slot_locked(fdt, minfd, &flags);
+
+	if (fd >= 0) {
+		file_get(f);
+		fdt->files[fd] = f;
+		fdt->cloexec[fd] = cloexec;
 	}
 	spin_unlock_irqrestore(&fdt->lock, flags);
 	return fd;
+}
+
+int fd_prepare(struct fdtable *fdt, int minfd)
+{
+	uint64_t flags = spin_lock_irqsave(&fdt->lock);
+	int fd = free_slot_locked(fdt, minfd, &flags);
+
+	spin_unlock_irqrestore(&fdt->lock, flags);
+	return fd < 0 ? fd : 0;
 }
 
 struct file *fd_get(struct fdtable *fdt, int fd)
@@ -474,7 +487,7 @@ int fd_dup_to(struct fdtable *fdt, int oldfd, int newfd, bool cloexec)
 	spin_unlock_irqrestore(&fdt->lock, flags);
 	file_put(f);
 	file_put(replaced);
-	return rc == -ENOMEM ? -EMFILE : rc;
+	return rc;
 }
 
 int fd_get_cloexec(struct fdtable *fdt, int fd)

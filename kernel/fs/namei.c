@@ -46,6 +46,19 @@ static struct vnode *cwd_locked(void)
 	return vfs_root();
 }
 
+struct vnode *vfs_cwd_get(struct process *p)
+{
+	uint64_t irq = spin_lock_irqsave(&vfs_tree_lock);
+	struct vnode *vn = p->cwd ? p->cwd : vfs_root();
+
+	// Read and referenced under the tree lock: another thread of p may
+	// be changing it (vfs_set_cwd swaps it under the same lock).
+	if (vn)
+		vn->refcount++;
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	return vn;
+}
+
 static bool is_dot(const char *s, size_t len)
 {
 	return len == 1 && s[0] == '.';

@@ -45,6 +45,7 @@ struct pipe *pipe_alloc(void)
 		kfree(p);
 		return NULL;
 	}
+	frame_set_use(virt_to_phys(p->ring), FRAME_PIPE);
 	p->order = PIPE_ORDER;
 	p->size = PIPE_SIZE;
 	spin_init(&p->lock, "pipe");
@@ -292,6 +293,7 @@ long pipe_set_size(struct file *f, uint64_t want)
 	ring = page_alloc(order);
 	if (!ring)
 		return -ENOMEM;
+	frame_set_use(virt_to_phys(ring), FRAME_PIPE);
 	flags = spin_lock_irqsave(&p->lock);
 	if (p->count > (PAGE_SIZE << order)) {
 		rc = -EBUSY;		// the contents would not fit

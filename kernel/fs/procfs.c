@@ -1,13 +1,56 @@
-// Synthetic files: /proc/self/exe and /proc/switchyard/cpustat.
+// Synthetic files: /proc/self/exe, /proc/meminfo and, under
+// /proc/switchyard, cpustat (per-CPU counters), memstat (memory by use,
+// for leak checks) and fail_alloc (allocation-failure injection).
 
 #include <fs/dev.h>
 #include <fs/vfs.h>
+#include <kernel/arch.h>
 #include <kernel/cpu.h>
 #include <kernel/process.h>
+#include <kernel/proc_internal.h>
 #include <lib/printf.h>
 #include <lib/string.h>
+#include <mm/fail_inject.h>
+#include <mm/frame.h>
 #include <mm/kmalloc.h>
+#include <mm/phys.h>
 #include <uapi/errno.h>
+
+// Reads a file whose whole text 'render' writes into a buffer of 'size'
+// bytes: the slice at 'off'.  Each read renders afresh.
+static long text_read(size_t (*render)(char *, size_t), size_t size, uint64_t off,
+		      struct iobuf *b, size_t n)
+{
+	char *text = kmalloc(size);
+	size_t len;
+	long rc;
+
+	if (!text)
+		return -ENOMEM;
+	len = render(text, size);
+	if (off >= len) {
+		kfree(text);
+		return 0;
+	}
+	if (n > len - off)
+		n = len - off;
+	rc = iobuf_put(b, 0, text + off, n) < 0 ? -EFAULT : (long)n;
+	kfree(text);
+	return rc;
+}
+
+// A one-line command written to a control file, without its newline.
+static long read_command(struct iobuf *b, size_t n, char *cmd, size_t size)
+{
+	if (n == 0 || n > size - 1)
+		return -EINVAL;
+	if (iobuf_get(b, 0, cmd, n) < 0)
+		return -EFAULT;
+	cmd[n] = 0;
+	if (cmd[n - 1] == '\n')
+		cmd[n - 1] = 0;
+	return 0;
+}
 
 // ---- /proc/self/exe ----
 
@@ -83,24 +126,9 @@ static size_t cpustat_render(char *buf, size_t size)
 
 static long cpustat_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
-	size_t size = sizeof(cpustat_header) + (size_t)MAX_CPUS * CPUSTAT_LINE_MAX;
-	char *text = kmalloc(size);
-	size_t len;
-	long rc;
-
 	(void)vn; (void)f;
-	if (!text)
-		return -ENOMEM;
-	len = cpustat_render(text, size);
-	if (off >= len) {
-		kfree(text);
-		return 0;
-	}
-	if (n > len - off)
-		n = len - off;
-	rc = iobuf_put(b, 0, text + off, n) < 0 ? -EFAULT : (long)n;
-	kfree(text);
-	return rc;
+	return text_read(cpustat_render,
+			 sizeof(cpustat_header) + (size_t)MAX_CPUS * CPUSTAT_LINE_MAX, off, b, n);
 }
 
 static long cpustat_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
@@ -126,22 +154,228 @@ static long cpustat_write(struct vnode *vn, struct file *f, uint64_t off, struct
 
 static const struct vnode_ops cpustat_ops = { .read = cpustat_read, .write = cpustat_write };
 
+// ---- memory statistics ----
+
+// Everything /proc/meminfo and memstat print, in pages unless named.
+struct mem_snapshot {
+	uint64_t total, free, used;
+	uint64_t by_use[FRAME_USE_COUNT];
+	struct kmalloc_stats km;
+	uint64_t slab, slab_empty;
+	uint64_t kstacks_in_use, kstacks_cached, kstack_pages_each;
+	uint64_t processes, threads;
+};
+
+static void count_process(struct process *p, void *arg)
+{
+	struct mem_snapshot *m = arg;
+
+	m->processes++;
+	m->threads += (uint64_t)__atomic_load_n(&p->nthreads, __ATOMIC_RELAXED);
+}
+
+static void mem_snapshot(struct mem_snapshot *m)
+{
+	memset(m, 0, sizeof(*m));
+	frame_stats(&m->total, &m->free);
+	m->used = m->total - m->free;
+	frame_use_stats(m->by_use);
+	kmalloc_stats(&m->km);
+	for (int c = 0; c < KMALLOC_NCLASSES; c++) {
+		m->slab += m->km.slab_pages[c];
+		m->slab_empty += m->km.empty_slabs[c];
+	}
+	arch_kstack_stats(&m->kstacks_in_use, &m->kstacks_cached, &m->kstack_pages_each);
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	process_for_each_locked(count_process, m);
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+// The frames a leak check compares (docs/testing.md): all in use but
+// those that caches keep and that come back with no one freeing anything
+// (kmalloc's slabs, whose objects are compared class by class instead;
+// kernel stacks kept for reuse; the kernel's own page tables, which grow
+// with the kernel-stack area and are never freed).
+static uint64_t pinned_pages(const struct mem_snapshot *m)
+{
+	return m->used - m->slab - m->kstacks_cached * m->kstack_pages_each -
+	       m->by_use[FRAME_KPAGETABLE];
+}
+
+// One "Name:  value kB" line in the layout of Linux's /proc/meminfo.
+static size_t meminfo_line(char *buf, size_t size, const char *name, uint64_t kb)
+{
+	char label[24];
+
+	ksnprintf(label, sizeof(label), "%s:", name);
+	return ksnprintf(buf, size, "%-15s %8lu kB\n", label, (unsigned long)kb);
+}
+
+// The fields Switchyard can state truthfully.  The whole file tree is in
+// memory, as tmpfs is: its pages are both Cached and Shmem.  Empty slabs
+// (kmalloc_trim frees them) and cached kernel stacks count as available.
+static size_t meminfo_render(char *buf, size_t size)
+{
+	struct mem_snapshot m;
+	const uint64_t kb = PAGE_SIZE / 1024;
+	size_t len = 0;
+
+	mem_snapshot(&m);
+	const struct { const char *name; uint64_t pages; } rows[] = {
+		{ "MemTotal", m.total },
+		{ "MemFree", m.free },
+		{ "MemAvailable", m.free + m.slab_empty + m.kstacks_cached * m.kstack_pages_each },
+		{ "Buffers", 0 },
+		{ "Cached", m.by_use[FRAME_FILE] },
+		{ "SwapCached", 0 },
+		{ "AnonPages", m.by_use[FRAME_USER] },
+		{ "Shmem", m.by_use[FRAME_FILE] },
+		{ "KReclaimable", m.slab_empty },
+		{ "Slab", m.slab },
+		{ "SReclaimable", m.slab_empty },
+		{ "SUnreclaim", m.slab - m.slab_empty },
+		{ "KernelStack", m.kstacks_in_use * m.kstack_pages_each },
+		{ "PageTables", m.by_use[FRAME_PAGETABLE] },
+		{ "SwapTotal", 0 },
+		{ "SwapFree", 0 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && len < size; i++)
+		len += meminfo_line(buf + len, size - len, rows[i].name, rows[i].pages * kb);
+	return len < size ? len : size - 1;
+}
+
+static long meminfo_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f;
+	return text_read(meminfo_render, 1024, off, b, n);
+}
+
+static const struct vnode_ops meminfo_ops = { .read = meminfo_read };
+
+// "name value" lines, for programs (see docs/testing.md).
+static size_t memstat_render(char *buf, size_t size)
+{
+	struct mem_snapshot m;
+	size_t len = 0;
+
+	mem_snapshot(&m);
+	const struct { const char *name; uint64_t value; } rows[] = {
+		{ "pages_total", m.total },
+		{ "pages_free", m.free },
+		{ "pages_used", m.used },
+		{ "pages_pinned", pinned_pages(&m) },
+		{ "pages_kmalloc_slab", m.slab },
+		{ "pages_kmalloc_slab_empty", m.slab_empty },
+		{ "pages_kmalloc_large", m.km.large_pages },
+		{ "pages_kstack", m.by_use[FRAME_KSTACK] },
+		{ "pages_kstack_cached", m.kstacks_cached * m.kstack_pages_each },
+		{ "pages_pagetable", m.by_use[FRAME_PAGETABLE] },
+		{ "pages_kernel_pagetable", m.by_use[FRAME_KPAGETABLE] },
+		{ "pages_file", m.by_use[FRAME_FILE] },
+		{ "pages_pipe", m.by_use[FRAME_PIPE] },
+		{ "pages_user", m.by_use[FRAME_USER] },
+		{ "pages_other", m.by_use[FRAME_OTHER] },
+		{ "kstacks_in_use", m.kstacks_in_use },
+		{ "kstacks_cached", m.kstacks_cached },
+		{ "kmalloc_large_blocks", m.km.large_blocks },
+		{ "processes", m.processes },
+		{ "threads", m.threads },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && len < size; i++)
+		len += ksnprintf(buf + len, size - len, "%s %lu\n", rows[i].name,
+				 (unsigned long)rows[i].value);
+	for (int c = 0; c < KMALLOC_NCLASSES && len < size; c++)
+		len += ksnprintf(buf + len, size - len, "kmalloc_objects_%lu %lu\n",
+				 (unsigned long)m.km.class_size[c], (unsigned long)m.km.objects[c]);
+	for (int c = 0; c < KMALLOC_NCLASSES && len < size; c++)
+		len += ksnprintf(buf + len, size - len, "kmalloc_pages_%lu %lu\n",
+				 (unsigned long)m.km.class_size[c], (unsigned long)m.km.slab_pages[c]);
+	return len < size ? len : size - 1;
+}
+
+static long memstat_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f;
+	return text_read(memstat_render, 2048, off, b, n);
+}
+
+// "trim": give kmalloc's empty slabs back (they are not counted by the
+// leak check, but a reader may want MemFree without them).
+static long memstat_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	char cmd[8];
+	long rc = read_command(b, n, cmd, sizeof(cmd));
+
+	(void)vn; (void)f; (void)off;
+	if (rc < 0)
+		return rc;
+	if (strcmp(cmd, "trim") != 0)
+		return -EINVAL;
+	kmalloc_trim();
+	return n;
+}
+
+static const struct vnode_ops memstat_ops = { .read = memstat_read, .write = memstat_write };
+
+// ---- /proc/switchyard/fail_alloc ----
+
+// Rendered on the stack: reading must not allocate, or a pending "self K"
+// failure would be spent on the read that asks about it.
+static long fail_alloc_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	char text[256];
+	size_t len = fail_inject_render(text, sizeof(text));
+
+	(void)vn; (void)f;
+	if (off >= len)
+		return 0;
+	if (n > len - off)
+		n = len - off;
+	return iobuf_put(b, 0, text + off, n) < 0 ? -EFAULT : (long)n;
+}
+
+static long fail_alloc_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			     size_t n)
+{
+	char cmd[40];
+	long rc = read_command(b, n, cmd, sizeof(cmd));
+
+	(void)vn; (void)f; (void)off;
+	if (rc == 0)
+		rc = fail_inject_command(cmd);
+	return rc < 0 ? rc : (long)n;
+}
+
+static const struct vnode_ops fail_alloc_ops = { .read = fail_alloc_read,
+						 .write = fail_alloc_write };
+
+// ---- the tree ----
+
+static int add_file(const char *dir, const char *name, enum vnode_type type, uint32_t perm,
+		    const struct vnode_ops *ops)
+{
+	struct vnode *vn = vnode_alloc(type, perm);
+	int rc;
+
+	if (!vn)
+		return -ENOMEM;
+	vn->ops = ops;
+	rc = vfs_add_node(dir, name, vn);
+	vnode_put(vn);
+	return rc;
+}
+
 int procfs_init(void)
 {
-	struct vnode *exe = vnode_alloc(VNODE_SYMLINK, 0777);
-	struct vnode *cpustat = vnode_alloc(VNODE_REG, 0644);
-	int rc = -ENOMEM;
+	int rc = add_file("/proc/self", "exe", VNODE_SYMLINK, 0777, &self_exe_ops);
 
-	if (exe && cpustat) {
-		exe->ops = &self_exe_ops;
-		cpustat->ops = &cpustat_ops;
-		rc = vfs_add_node("/proc/self", "exe", exe);
-		if (rc == 0)
-			rc = vfs_add_node("/proc/switchyard", "cpustat", cpustat);
-	}
-	if (exe)
-		vnode_put(exe);
-	if (cpustat)
-		vnode_put(cpustat);
+	if (rc == 0)
+		rc = add_file("/proc", "meminfo", VNODE_REG, 0444, &meminfo_ops);
+	if (rc == 0)
+		rc = add_file("/proc/switchyard", "cpustat", VNODE_REG, 0644, &cpustat_ops);
+	if (rc == 0)
+		rc = add_file("/proc/switchyard", "memstat", VNODE_REG, 0644, &memstat_ops);
+	if (rc == 0)
+		rc = add_file("/proc/switchyard", "fail_alloc", VNODE_REG, 0644, &fail_alloc_ops);
 	return rc;
 }

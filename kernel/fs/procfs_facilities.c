@@ -1,7 +1,8 @@
 // /proc/switchyard/facilities: the facility counters of every CPU (what
 // explains a benchmark's figures: traps, saves, restores, leak-guard
 // resets, eager loads, fetches from other CPUs), under the policy in
-// force; writing "reset" zeroes them.  /proc/switchyard/thread_facilities:
+// force; writing "reset" zeroes them, writing "policy NAME" (a name
+// xstate= takes) changes the policy from the next switch on.  /proc/switchyard/thread_facilities:
 // the same story for the thread that reads it.
 
 #include <fs/dev.h>
@@ -25,9 +26,12 @@ _Static_assert(FAC_FIELDS == 9, "the header names every fac_stats field");
 // while counters grow and a reader taking it in pieces gets whole lines.
 static size_t render_cpus(char *buf, size_t size)
 {
-	size_t len = ksnprintf(buf, size, "policy %s\n"
+	char policy[FAC_POLICY_NAME_MAX];
+	fac_policy_name(policy, sizeof(policy));
+	// The name padded too: the policy may change between two reads.
+	size_t len = ksnprintf(buf, size, "policy %-*s\n"
 			       "cpu fac traps saves save_skips restores restore_skips inits "
-			       "resets eager_loads fetches\n", fac_policy_name());
+			       "resets eager_loads fetches\n", FAC_POLICY_NAME_MAX - 1, policy);
 
 	for (int i = 0; i < ncpus && i < MAX_CPUS; i++) {
 		if (!cpus[i].online)
@@ -100,7 +104,7 @@ void fac_stats_reset(void)
 
 static long cpus_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
-	char cmd[8] = { 0 };
+	char cmd[8 + FAC_POLICY_NAME_MAX] = { 0 };
 
 	(void)vn; (void)f; (void)off;
 	if (n > sizeof(cmd) - 1)
@@ -109,9 +113,10 @@ static long cpus_write(struct vnode *vn, struct file *f, uint64_t off, struct io
 		return -EFAULT;
 	if (n && cmd[n - 1] == '\n')
 		cmd[n - 1] = 0;
-	if (strcmp(cmd, "reset") != 0)
+	if (strcmp(cmd, "reset") == 0)
+		fac_stats_reset();
+	else if (strncmp(cmd, "policy ", 7) != 0 || fac_set_policy(cmd + 7) < 0)
 		return -EINVAL;
-	fac_stats_reset();
 	return n;
 }
 

@@ -244,15 +244,16 @@ void vnode_set_name(struct vnode *vn, struct vnode *dir, const char *name, size_
 {
 	char *copy = kmalloc(len + 1);
 
-	// Without memory for the name the vnode keeps its old one, which
-	// only makes getcwd less accurate.
+	// The parent is what rename's loop check walks: it must be right
+	// even when there is no memory for the name, which then stays the
+	// old one (getcwd is less accurate, nothing worse).
+	vn->parent = dir;
 	if (!copy)
 		return;
 	memcpy(copy, name, len);
 	copy[len] = 0;
 	kfree(vn->name);
 	vn->name = copy;
-	vn->parent = dir;
 }
 
 struct dirent_node *dirent_new(struct vnode *vn, const char *name, size_t len)
@@ -463,6 +464,7 @@ static int add_page(struct vnode *vn, uint64_t index, bool reserved)
 			space_give(1);
 		return -ENOMEM;
 	}
+	frame_set_use(pa, FRAME_FILE);
 	vn->pages[index] = phys_to_virt(pa);
 	return 0;
 }

@@ -48,7 +48,7 @@ void buddy_init(struct buddy *b, struct page *pages, uint64_t npages)
 		p->next = p->prev = PAGE_NIL;
 		p->flags = PAGE_RESERVED;
 		p->order = 0;
-		p->unused = 0;
+		p->use = 0;
 		p->refcount = 0;
 		p->u.raw[0] = p->u.raw[1] = 0;
 	}

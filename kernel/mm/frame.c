@@ -9,11 +9,21 @@
 #include <kernel/spinlock.h>
 #include <lib/string.h>
 #include <mm/buddy.h>
+#include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/phys.h>
 
 static struct spinlock frame_lock = SPINLOCK_INIT("frame");
 static struct buddy frames;
+
+// Pages allocated per enum frame_use; atomics, updated outside the lock.
+static uint64_t use_pages[FRAME_USE_COUNT];
+
+static void count_use(unsigned use, int64_t pages)
+{
+	if (use < FRAME_USE_COUNT)
+		__atomic_add_fetch(&use_pages[use], (uint64_t)pages, __ATOMIC_RELAXED);
+}
 
 static uint64_t round_up(uint64_t x, uint64_t align)
 {
@@ -81,6 +91,8 @@ uint64_t frame_alloc(unsigned order)
 {
 	uint64_t pa;
 
+	if (fail_inject_alloc())
+		return 0;
 	uint64_t irq = spin_lock_irqsave(&frame_lock);
 	bool ok = buddy_alloc(&frames, order, &pa);
 	spin_unlock_irqrestore(&frame_lock, irq);
@@ -90,6 +102,8 @@ uint64_t frame_alloc(unsigned order)
 	struct page *p = &frames.pages[pa / PAGE_SIZE];
 	p->refcount = 1;
 	p->u.raw[0] = p->u.raw[1] = 0;
+	p->use = FRAME_OTHER;
+	count_use(FRAME_OTHER, 1LL << order);
 	return pa;
 }
 
@@ -108,11 +122,32 @@ void frame_free(uint64_t pa, unsigned order)
 
 	if (p != NULL && __atomic_load_n(&p->refcount, __ATOMIC_RELAXED) > 1)
 		mm_fatal("frame_free: frame is still shared", pa);
+	// Read before the block is free: from then on it is someone else's.
+	unsigned use = p != NULL ? p->use : FRAME_USE_COUNT;
 	uint64_t irq = spin_lock_irqsave(&frame_lock);
 	bool ok = buddy_free(&frames, pa, order);
 	spin_unlock_irqrestore(&frame_lock, irq);
 	if (!ok)
 		mm_fatal("frame_free: not an allocated block of that order", pa);
+	else
+		count_use(use, -(1LL << order));
+}
+
+void frame_set_use(uint64_t pa, enum frame_use use)
+{
+	struct page *p = frame_page(pa);
+
+	if (p == NULL || !(p->flags & PAGE_ALLOCATED) || use >= FRAME_USE_COUNT)
+		return;
+	count_use(p->use, -(1LL << p->order));
+	p->use = use;
+	count_use(use, 1LL << p->order);
+}
+
+void frame_use_stats(uint64_t *pages)
+{
+	for (int i = 0; i < FRAME_USE_COUNT; i++)
+		pages[i] = __atomic_load_n(&use_pages[i], __ATOMIC_RELAXED);
 }
 
 struct page *frame_page(uint64_t pa)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include <kernel/spinlock.h>
+#include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
@@ -114,6 +115,7 @@ static bool grow_class(struct slab_class *sc, unsigned class_index)
 	uint64_t pa = frame_alloc(0);
 	if (pa == 0)
 		return false;
+	frame_set_use(pa, FRAME_KMALLOC);
 
 	struct page *p = frame_page(pa);
 	char *base = phys_to_virt(pa);
@@ -196,6 +198,7 @@ static void *large_alloc(size_t size)
 	uint64_t pa = frame_alloc(order);
 	if (pa == 0)
 		return NULL;
+	frame_set_use(pa, FRAME_KMALLOC);
 	frame_page(pa)->flags |= PAGE_KMALLOC_LARGE;
 	__atomic_add_fetch(&large_blocks, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&large_pages, 1ULL << order, __ATOMIC_RELAXED);
@@ -204,6 +207,8 @@ static void *large_alloc(size_t size)
 
 void *kmalloc(size_t size)
 {
+	if (fail_inject_alloc())
+		return NULL;
 	if (size <= KMALLOC_MAX_SLAB_SIZE)
 		return slab_alloc(size_to_class(size));
 	return large_alloc(size);
@@ -347,6 +352,7 @@ void kmalloc_stats(struct kmalloc_stats *out)
 		out->class_size[c] = sc->size;
 		out->objects[c] = sc->objects;
 		out->slab_pages[c] = sc->pages;
+		out->empty_slabs[c] = sc->empty_slabs;
 		spin_unlock_irqrestore(&sc->lock, irq);
 	}
 	out->large_blocks = __atomic_load_n(&large_blocks, __ATOMIC_RELAXED);

@@ -365,6 +365,8 @@ static uint64_t fill_page(struct vma *v, uint64_t page)
 {
 	uint64_t pa = user_frame(true);
 
+	if (pa)
+		frame_set_use(pa, FRAME_USER);
 	if (!pa || !v->file || page >= v->file_end)
 		return pa;
 	uint64_t n = min_u64(v->file_end - page, PAGE_SIZE);
@@ -470,6 +472,7 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 			uint64_t pa = user_frame(false);
 			if (!pa)
 				return -ENOMEM;
+			frame_set_use(pa, FRAME_USER);
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);
 			*e = pte_make(pa, v->prot, false, shared);
 			// Our reference to the shared frame goes only when no CPU

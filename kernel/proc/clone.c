@@ -11,6 +11,7 @@
 #include <mm/kmalloc.h>
 #include <fs/file.h>
 #include <fs/vfs.h>
+#include <fs/vfs.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
 #include <uapi/sched.h>
@@ -122,10 +123,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	p->fdt = (flags & CLONE_FILES) ? (fdtable_get(parent->fdt), parent->fdt)
 				       : fdtable_copy(parent->fdt);
 	p->sighand = sighand_copy(parent->sighand, flags & CLONE_CLEAR_SIGHAND);
-	if (parent->cwd) {
-		vnode_get(parent->cwd);
-		p->cwd = parent->cwd;
-	}
+	p->cwd = vfs_cwd_get(parent);
 	if (!p->mm || !p->fdt || !p->sighand) {
 		process_discard(p);
 		return 0;

@@ -43,11 +43,15 @@ struct exec_strings {
 	int envc;
 };
 
+// Safe to call twice (strings_init frees what it got when it fails, and
+// execve frees on every path).
 static void strings_free(struct exec_strings *s)
 {
 	kfree(s->buf);
 	kfree(s->argv);
 	kfree(s->envp);
+	s->buf = NULL;
+	s->argv = s->envp = NULL;
 }
 
 static int strings_init(struct exec_strings *s)

@@ -12,6 +12,7 @@
 #include <kernel/trap.h>
 #include <fs/fcntl.h>
 #include <kernel/vm.h>
+#include <mm/fail_inject.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
 #include <fs/vfs.h>
@@ -69,6 +70,8 @@ static void init_thread(void *arg)
 		kprintf("switchyard: cannot run %s (error %d)\n", init_path, -r);
 		machine_exit(EXIT_PANIC);
 	}
+	// The boot is over: from here on allocations may fail on purpose.
+	fail_inject_arm();
 	exit_to_user(f);
 	arch_enter_user(f);
 }

@@ -41,18 +41,20 @@ static int queue_length(struct sigqueue *q)
 }
 
 // Records a pending signal in (pending, info[], queue).  sighand lock held.
-static void make_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqueue **queue,
-			 int sig, const struct ksiginfo *info)
+// Returns -EAGAIN when a real-time signal cannot be queued (queue full or
+// no memory): it is not pending then, and sigqueue must say so.
+static int make_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqueue **queue,
+			int sig, const struct ksiginfo *info)
 {
 	struct ksiginfo si = info ? *info : (struct ksiginfo){ .signo = sig, .code = SI_KERNEL };
 
 	si.signo = sig;
 	if (sig >= SIGRTMIN) {
 		if (queue_length(*queue) >= RT_QUEUE_MAX)
-			return;
+			return -EAGAIN;
 		struct sigqueue *e = kmalloc(sizeof(*e));
 		if (!e)
-			return;
+			return -EAGAIN;
 		e->info = si;
 		e->next = 0;
 		struct sigqueue **tail = queue;
@@ -60,12 +62,13 @@ static void make_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqu
 			tail = &(*tail)->next;
 		*tail = e;
 		*pending |= sigmask_of(sig);
-		return;
+		return 0;
 	}
 	if (!(*pending & sigmask_of(sig))) {
 		*pending |= sigmask_of(sig);
 		infos[sig] = si;
 	}
+	return 0;
 }
 
 // Takes one instance of sig off (pending, info[], queue).  sighand lock held.
@@ -189,59 +192,63 @@ static void signal_wake_one(struct process *p, int sig)
 	spin_unlock(&p->lock);
 }
 
-void signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
+int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 {
 	if (!p->sighand || p->zombie)
-		return;
+		return 0;
 	// Init only gets the signals it has handlers for (as on Linux): a
 	// stray SIGINT or SIGKILL must not end the whole machine.
 	if (p->pid == 1 && p->sighand->action[sig].handler == SIG_DFL)
-		return;
+		return 0;
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 	if (sig == SIGKILL) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		process_kill_others(p, SIGKILL);
 		// The threads die on their way out; none of them is us unless
 		// we are in p, in which case exit_to_user sees p->exiting.
-		return;
+		return 0;
 	}
 	if (ignored(p, sig)) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
-		return;
+		return 0;
 	}
 	if (kills_at_once(p, sig) && some_thread_takes(p, sig)) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		process_kill_others(p, sig);
-		return;
+		return 0;
 	}
-	make_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
-	signal_wake_one(p, sig);
+	int rc = make_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
+	if (rc == 0)
+		signal_wake_one(p, sig);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
+	return rc;
 }
 
-void signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
+int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 {
 	struct process *p = t->proc;
+	int rc = 0;
 
 	if (!p || !p->sighand)
-		return;
-	if (sig == SIGKILL) {
-		signal_send_process(p, sig, info);
-		return;
-	}
+		return 0;
+	if (sig == SIGKILL)
+		return signal_send_process(p, sig, info);
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 	if (!ignored(p, sig) && kills_at_once(p, sig) && !(t->sig_blocked & sigmask_of(sig))) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		process_kill_others(p, sig);
-		return;
+		return 0;
 	}
 	if (!ignored(p, sig)) {
-		make_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
-		wake_interruptible(t);
-		if (t != current_thread() && t->on_cpu)
-			arch_send_ipi(t->cpu, IPI_RESCHED);
+		rc = make_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
+		if (rc == 0) {
+			wake_interruptible(t);
+			if (t != current_thread() && t->on_cpu)
+				arch_send_ipi(t->cpu, IPI_RESCHED);
+		}
 	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
+	return rc;
 }
 
 bool thread_signal_pending(struct thread *t)
@@ -655,7 +662,7 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		else if (would_stop(t->proc, sig))
 			r = -EINVAL;
 		else
-			signal_send_thread(t, sig, &info);
+			r = signal_send_thread(t, sig, &info);	// -EAGAIN: not queued
 	} else {
 		struct process *p = process_find(tgid);
 		if (!p || p->zombie)
@@ -663,7 +670,7 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		else if (would_stop(p, sig))
 			r = -EINVAL;
 		else
-			signal_send_process(p, sig, &info);
+			r = signal_send_process(p, sig, &info);
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	return r;

@@ -52,10 +52,27 @@
 #include <lib/cmdline.h>
 #include <arch/irq.h>
 
-struct fac_policy fac_policy = { FAC_DEFERRED, 256 };
+// The policy in force.  Chosen at boot (xstate=) and changeable at run
+// time (fac_set_policy, from /proc/switchyard/facilities), so benchmarks
+// can compare policies within one boot.  Every policy keeps the same
+// per-thread and per-CPU state (owner, dirty, space, load counter) and
+// differs only in its decisions, so a change takes effect at the next
+// decision on each CPU with nothing to convert; the two fields are read
+// one at a time and each is valid on its own.
+static struct fac_policy fac_policy = { FAC_DEFERRED, 256 };
 
-// xstate=eager | lazy | counter[:N] | deferred[:N]   (N: 1..256)
-static int set_policy(const char *value)
+static enum fac_policy_kind policy_kind(void)
+{
+	return __atomic_load_n(&fac_policy.kind, __ATOMIC_RELAXED);
+}
+
+static unsigned policy_window(void)
+{
+	return __atomic_load_n(&fac_policy.window, __ATOMIC_RELAXED);
+}
+
+// eager | lazy | counter[:N] | deferred[:N]   (N: 1..256, default 256)
+static int parse_policy(const char *value, struct fac_policy *out)
 {
 	static const struct { const char *name; enum fac_policy_kind kind; } names[] = {
 		{ "eager", FAC_EAGER }, { "lazy", FAC_LAZY },
@@ -75,40 +92,58 @@ static int set_policy(const char *value)
 				return -1;
 			window = (unsigned)v;
 		}
-		fac_policy = (struct fac_policy){ names[i].kind, window };
+		*out = (struct fac_policy){ names[i].kind, window };
 		return 0;
 	}
 	return -1;
 }
+
+static int set_policy(const char *value)
+{
+	return parse_policy(value, &fac_policy);
+}
 BOOT_OPTION(xstate, "extended-state policy: eager, lazy, counter[:N], deferred[:N] "
 	    "(N 1..256, default deferred:256)", set_policy);
 
-const char *fac_policy_name(void)
+int fac_set_policy(const char *value)
 {
-	static char buf[24];
+	struct fac_policy p;
 
-	switch (fac_policy.kind) {
+	if (parse_policy(value, &p) < 0)
+		return -1;
+	__atomic_store_n(&fac_policy.window, p.window, __ATOMIC_RELAXED);
+	__atomic_store_n(&fac_policy.kind, p.kind, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void fac_policy_name(char *buf, size_t size)
+{
+	switch (policy_kind()) {
 	case FAC_EAGER:
-		return "eager";
+		ksnprintf(buf, size, "eager");
+		break;
 	case FAC_LAZY:
-		return "lazy";
+		ksnprintf(buf, size, "lazy");
+		break;
 	case FAC_COUNTER:
-		ksnprintf(buf, sizeof(buf), "counter:%u", fac_policy.window);
-		return buf;
+		ksnprintf(buf, size, "counter:%u", policy_window());
+		break;
 	default:
-		ksnprintf(buf, sizeof(buf), "deferred:%u", fac_policy.window);
-		return buf;
+		ksnprintf(buf, size, "deferred:%u", policy_window());
+		break;
 	}
 }
 
 static bool saves_at_switch_out(void)
 {
-	return fac_policy.kind != FAC_DEFERRED;
+	return policy_kind() != FAC_DEFERRED;
 }
 
 static bool counts_loads(void)
 {
-	return fac_policy.kind == FAC_COUNTER || fac_policy.kind == FAC_DEFERRED;
+	enum fac_policy_kind kind = policy_kind();
+
+	return kind == FAC_COUNTER || kind == FAC_DEFERRED;
 }
 
 // The address space whose state a user thread's registers hold: a unique
@@ -246,7 +281,7 @@ void fac_switch_out(struct thread *prev)
 		// The seed's counter: one more switch with the facility
 		// on; when it wraps, the facility goes back to lazy.
 		if (counts_loads() && pf->on && pf->load_count &&
-		    ++pf->load_count >= fac_policy.window)
+		    ++pf->load_count >= policy_window())
 			pf->load_count = 0;
 		if (c->owner == prev && c->dirty && saves_at_switch_out())
 			save_owner(f);
@@ -259,7 +294,7 @@ static bool loads_eagerly(struct thread *t, int f)
 {
 	if (!arch_fac_usable(f, t))
 		return false;
-	switch (fac_policy.kind) {
+	switch (policy_kind()) {
 	case FAC_EAGER:
 		return true;
 	case FAC_LAZY:
@@ -267,6 +302,21 @@ static bool loads_eagerly(struct thread *t, int f)
 	default:
 		return t->fac[f].load_count != 0;
 	}
+}
+
+// The registers hold t's state: is the facility on for it?  Under the
+// counting policies only while its counter runs, as in the seed: once the
+// counter wraps the facility goes off even though the state is still
+// here, so a thread that stopped using it stops paying for it.  That
+// cost is the gate itself: a thread with the facility on beside one with
+// it off flips CR0.TS at every switch between them (a serialising CR0
+// write on hardware; under QEMU TCG each flip also makes the translated
+// user code miss in its lookup cache, which cost more than eager's XSAVE
+// and XRSTOR did).  A later use traps and switches it on, with nothing to
+// restore.
+static bool on_while_live(struct thread *t, int f)
+{
+	return counts_loads() ? t->fac[f].load_count != 0 : true;
 }
 
 void fac_return_to_user(struct thread *t)
@@ -278,7 +328,7 @@ void fac_return_to_user(struct thread *t)
 		if (!arch_fac_present(f))
 			continue;
 		if (live_here(t, f)) {
-			on = true;
+			on = on_while_live(t, f);
 			c->stats.restore_skips++;
 		} else if (loads_eagerly(t, f)) {
 			take_registers(t, f);

@@ -111,8 +111,11 @@ SYSCALL_DEFINE(SYS_getcwd, getcwd)
 	path = kmalloc(PATH_MAX);
 	if (!path)
 		return -ENOMEM;
-	cwd = p->cwd ? p->cwd : vfs_root();
-	vnode_get(cwd);
+	cwd = vfs_cwd_get(p);
+	if (!cwd) {
+		kfree(path);
+		return -ENOMEM;
+	}
 	rc = vnode_path(cwd, path, PATH_MAX);
 	vnode_put(cwd);
 	if (rc >= 0) {

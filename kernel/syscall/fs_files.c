@@ -191,7 +191,7 @@ SYSCALL_DEFINE(SYS_pwritev, pwritev)
 static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 {
 	struct vnode *start = NULL, *vn = NULL;
-	struct file *f;
+	struct file *f = NULL;
 	char *path;
 	long rc;
 
@@ -210,6 +210,13 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	rc = user_path(upath, &path);
 	if (rc < 0)
 		return rc;
+	// What open needs besides the file goes first, as on Linux: once
+	// O_CREAT has made the file, nothing may fail for want of memory
+	// or descriptors.
+	f = file_new_vnode(NULL, flags);
+	rc = f ? fd_prepare(current_fdtable(), 0) : -ENOMEM;
+	if (rc < 0)
+		goto out;
 	rc = at_start(dirfd, path, &start);
 	if (rc < 0)
 		goto out;
@@ -258,15 +265,10 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 		vnode_put(vn);
 		goto out;
 	}
-	f = file_new_vnode(vn, flags);
-	if (!f) {
-		vnode_put(vn);
-		rc = -ENOMEM;
-		goto out;
-	}
+	f->vn = vn;		// the file's reference now
 	rc = fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
-	file_put(f);
 out:
+	file_put(f);
 	vnode_put(start);
 	kfree(path);
 	return rc;

@@ -10,6 +10,7 @@
 
 #include <kernel/spinlock.h>
 #include <mm/buddy.h>
+#include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
@@ -45,7 +46,9 @@ void spin_unlock_irqrestore(struct spinlock *lock, uint64_t flags)
 }
 int spin_held(struct spinlock *lock) { return lock->locked != 0; }
 
-// The frame.h API, as frame.c provides it in the kernel.
+// The frame.h API, as frame.c provides it in the kernel.  kmalloc_tagged
+// counts the frames of blocks tagged FRAME_KMALLOC.
+static int64_t kmalloc_tagged;
 static int fatal_reports;
 static const char *last_fatal;
 
@@ -63,6 +66,7 @@ uint64_t frame_alloc(unsigned order)
 	if (!buddy_alloc(&frames, order, &pa))
 		return 0;
 	frames.pages[pa / PAGE_SIZE].refcount = 1;
+	frames.pages[pa / PAGE_SIZE].use = FRAME_OTHER;
 	return pa;
 }
 
@@ -77,8 +81,33 @@ uint64_t frame_alloc_zeroed(unsigned order)
 
 void frame_free(uint64_t pa, unsigned order)
 {
+	if (pa / PAGE_SIZE < frames.npages && frames.pages[pa / PAGE_SIZE].use == FRAME_KMALLOC) {
+		kmalloc_tagged -= 1LL << order;
+		frames.pages[pa / PAGE_SIZE].use = FRAME_OTHER;
+	}
 	if (!buddy_free(&frames, pa, order))
 		mm_fatal("frame_free: not an allocated block", pa);
+}
+
+// Allocation-failure injection as mm/fail_inject.h provides it in the
+// kernel: here the test says which call fails.
+static bool inject_next;
+
+bool fail_inject_alloc(void)
+{
+	bool fail = inject_next;
+
+	inject_next = false;
+	return fail;
+}
+
+void frame_set_use(uint64_t pa, enum frame_use use)
+{
+	struct page *p = &frames.pages[pa / PAGE_SIZE];
+
+	if (use == FRAME_KMALLOC)
+		kmalloc_tagged += 1LL << p->order;
+	p->use = use;
 }
 
 struct page *frame_page(uint64_t pa)
@@ -363,16 +392,73 @@ static bool test_slab_accounting(void)
 	return all_frames_back(start);
 }
 
+// An injected failure makes kmalloc return NULL and change nothing: no
+// object counted, no frame taken, and the next call works.
+static bool test_injected_failure(void)
+{
+	uint64_t start = buddy_free_pages(&frames);
+	size_t sizes[] = { 8, 100, 2048, 4096, 20000 };
+	struct kmalloc_stats before, after;
+
+	kmalloc_trim();
+	kmalloc_stats(&before);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		inject_next = true;
+		if (kmalloc(sizes[i]) != NULL)
+			return false;
+		inject_next = true;
+		if (kzalloc(sizes[i]) != NULL)
+			return false;
+	}
+	kmalloc_stats(&after);
+	if (memcmp(&before, &after, sizeof(before)) != 0 || buddy_free_pages(&frames) != start)
+		return false;
+	void *p = kmalloc(100);
+	if (p == NULL)
+		return false;
+	kfree(p);
+	return all_frames_back(start) && kmalloc_tagged == 0;
+}
+
+// Every frame kmalloc holds is tagged as its own, and the empty slabs
+// it keeps are counted as such.
+static bool test_frame_use(void)
+{
+	static void *p[600];
+	struct kmalloc_stats st;
+	uint64_t start = buddy_free_pages(&frames);
+	int64_t held;
+
+	for (int i = 0; i < 600; i++)
+		if ((p[i] = kmalloc(i % 3 == 0 ? 16 : i % 3 == 1 ? 1000 : 9000)) == NULL)
+			return false;
+	kmalloc_stats(&st);
+	held = (int64_t)st.large_pages;
+	for (int c = 0; c < KMALLOC_NCLASSES; c++)
+		held += (int64_t)st.slab_pages[c];
+	if (held != kmalloc_tagged || (uint64_t)held != start - buddy_free_pages(&frames))
+		return false;
+	for (int i = 0; i < 600; i++)
+		kfree(p[i]);
+	kmalloc_stats(&st);
+	for (int c = 0; c < KMALLOC_NCLASSES; c++)
+		if (st.empty_slabs[c] != st.slab_pages[c] || st.objects[c] != 0)
+			return false;
+	return all_frames_back(start) && kmalloc_tagged == 0;
+}
+
 int main(void)
 {
 	arena_init();
-	ktap_plan(6);
+	ktap_plan(8);
 	ktap_ok(test_alignment(), "kmalloc_alignment_and_sizes");
 	ktap_ok(test_kzalloc(), "kzalloc_zeroes");
 	ktap_ok(test_slab_accounting(), "kmalloc_slab_accounting");
 	ktap_ok(test_random_ops(), "kmalloc_random_ops");
 	ktap_ok(test_double_free(), "kmalloc_bad_free_detected");
 	ktap_ok(test_exhaustion(), "kmalloc_exhaustion");
+	ktap_ok(test_injected_failure(), "kmalloc_injected_failure_changes_nothing");
+	ktap_ok(test_frame_use(), "kmalloc_frames_tagged_and_empty_slabs_counted");
 	free((void *)host_direct_map_base);
 	return ktap_exit();
 }

@@ -49,9 +49,10 @@ static inline void kernel_and_policy(char *kernel, size_t ksize, char *policy, s
 	FILE *f = fopen("/proc/switchyard/facilities", "r");
 
 	if (f && fgets(line, sizeof(line), f) && strncmp(line, "policy ", 7) == 0) {
-		line[strcspn(line, "\n")] = 0;
+		char *name = line + 7;
+		name[strcspn(name, " \n")] = 0;	// the name is padded
 		snprintf(kernel, ksize, "switchyard");
-		snprintf(policy, psize, "%.*s", (int)psize - 1, line + 7);
+		snprintf(policy, psize, "%.*s", (int)psize - 1, name);
 	} else {
 		snprintf(kernel, ksize, "linux");
 		snprintf(policy, psize, "linux");

@@ -487,7 +487,7 @@ static int read_policy(char *kind, size_t size, unsigned *window)
 	    strncmp(proc_text, "policy ", 7) != 0)
 		return 0;
 	char *name = proc_text + 7;
-	name[strcspn(name, "\n")] = 0;
+	name[strcspn(name, " \n")] = 0;
 	char *colon = strchr(name, ':');
 	*window = 0;
 	if (colon) {
@@ -668,6 +668,85 @@ static void test_xcomp_prctl(void)
 	check_child_ok(pid, "tile data after ARCH_REQ_XCOMP_PERM (1: refused, 2: PERM)");
 }
 
+// The policy changes at run time (/proc/switchyard/facilities takes
+// "policy NAME", for benchmarks that compare policies in one boot): a
+// thread cycles through every policy while this one keeps values in its
+// registers across yields and migrations with clobberers on both CPUs.
+static const char *const run_time_policies[] = {
+	"eager", "lazy", "counter:4", "deferred:2", "counter:256", "deferred:256",
+};
+static atomic_int policy_cycler_stop;
+
+static int write_policy(const char *name)
+{
+	char cmd[64];
+	int fd = open("/proc/switchyard/facilities", O_WRONLY);
+	int n = snprintf(cmd, sizeof(cmd), "policy %s\n", name);
+	ssize_t rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write(fd, cmd, (size_t)n);
+	int err = rc < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static void *policy_cycler(void *arg)
+{
+	long i = 0;
+
+	(void)arg;
+	while (!atomic_load(&policy_cycler_stop)) {
+		const char *name = run_time_policies[i++ % 6];
+		if (write_policy(name) != 0)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void test_policy_changes_at_run_time(void)
+{
+	static const char *const refused[] = { "bogus", "eager:3", "counter:0", "deferred:257", "" };
+	char kind[16], original[32];
+	unsigned window;
+	struct clobberer c[2];
+	struct vec_image in, out, mid;
+	pthread_t cycler;
+	void *cycler_failed = NULL;
+	int ok = 1;
+
+	if (!read_policy(kind, sizeof(kind), &window))
+		return skip("no /proc/switchyard/facilities (not Switchyard)");
+	if (nr_cpus < 2)
+		return skip("needs two CPUs");
+	if (window)
+		snprintf(original, sizeof(original), "%s:%u", kind, window);
+	else
+		snprintf(original, sizeof(original), "%s", kind);
+	for (int i = 0; i < 5; i++)
+		check(write_policy(refused[i]) == -EINVAL, "a bad policy name was not refused");
+	pin_self(cpu_list[0]);
+	start_clobberers(c, 2);
+	atomic_store(&policy_cycler_stop, 0);
+	if (!check(pthread_create(&cycler, NULL, policy_cycler, NULL) == 0, "pthread_create"))
+		goto out;
+	for (int round = 0; round < 60 && ok; round++) {
+		fill_pattern(&in, round + 17);
+		check_ok(vec_syscall(&in, &mid, SYS_sched_yield, 0, 0, 0), "sched_yield");
+		ok = images_equal(&in, &mid, "after a yield");
+		check_ok(set_affinity_raw(&mid, &out, cpu_list[1 - round % 2]), "sched_setaffinity");
+		ok = ok && images_equal(&in, &out, "after a migration");
+	}
+	atomic_store(&policy_cycler_stop, 1);
+	pthread_join(cycler, &cycler_failed);
+	check(cycler_failed == NULL, "writing a policy failed");
+out:
+	stop_clobberers(c, 2);
+	check(ok, "a register changed while the policy changed");
+	check(write_policy(original) == 0, "the original policy could not be put back");
+}
+
 static const struct test_case cases[] = {
 	{ "state_survives_migrations", test_migration },
 	{ "signal_handler_starts_initial_and_keeps_interrupted_state", test_signal_handler },
@@ -678,6 +757,7 @@ static const struct test_case cases[] = {
 	{ "counter_policy_life_cycle", test_counter_life_cycle },
 	{ "leak_guard_wipes_for_other_process", test_leak_guard_counted },
 	{ "amx_permission_abi", test_xcomp_prctl },
+	{ "policy_changes_at_run_time_keep_state", test_policy_changes_at_run_time },
 };
 
 int main(int argc, char **argv)
