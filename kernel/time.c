@@ -7,6 +7,7 @@
 #include <kernel/cpu.h>
 #include <kernel/boot.h>
 #include <kernel/sched.h>
+#include <kernel/membarrier.h>
 #include <lib/string.h>
 #include <kernel/proc_internal.h>
 #include <fs/dev.h>
@@ -41,6 +42,7 @@ void timer_interrupt(struct trap_frame *f)
 		itimer_tick();
 		console_poll_input();
 	}
+	membarrier_tick();
 	if (__atomic_load_n(&c->current, __ATOMIC_ACQUIRE))
 		sched_tick();
 }

@@ -8,7 +8,7 @@
 //	--soak SECONDS [NAME...] run the tests of --tests again and again,
 //				starting no new round after SECONDS
 //	--bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
-//		[--policies LIST [--rounds R]]
+//	        [--no-mbbench] [--policies LIST [--rounds R]]
 //				run the benchmark matrix and let each program
 //				print its RESULT lines (with --policies: each
 //				run R times under each policy in turn, the
@@ -589,13 +589,33 @@ static void run_pipebench(int ncpu)
 	}
 }
 
-// --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
+// membarrier(2): latency of each command under load and the cost of
+// SYNC_CORE registration (mbbench prints many RESULT lines with its own
+// counters, so no sysstat around it).
+static void run_mbbench(int ncpu)
+{
+	char program[256], n[16];
+
+	snprintf(program, sizeof(program), "%s/mbbench", bench_dir);
+	if (access(program, X_OK) != 0) {
+		say("# init: %s is missing, skipped", program);
+		return;
+	}
+	snprintf(n, sizeof(n), "%d", ncpu);
+	char *args[] = { program, "-n", n, NULL };
+	int status = run_and_wait(args);
+	report_status("mbbench", status);
+	if (status != 0)
+		bench_failures++;
+}
+
+// --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench] [--no-mbbench]
 //	   [--policies LIST [--rounds R]]
 static int run_benchmarks(int argc, char **argv)
 {
 	int hint = 0;
 	const char *mechs = NULL, *seconds = "2";
-	bool pipebench = true;
+	bool pipebench = true, mbbench = true;
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--ncpu") == 0 && i + 1 < argc)
@@ -606,6 +626,8 @@ static int run_benchmarks(int argc, char **argv)
 			seconds = argv[++i];
 		else if (strcmp(argv[i], "--no-pipebench") == 0)
 			pipebench = false;
+		else if (strcmp(argv[i], "--no-mbbench") == 0)
+			mbbench = false;
 		else if (strcmp(argv[i], "--policies") == 0 && i + 1 < argc)
 			bench_policies = argv[++i];
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
@@ -618,6 +640,8 @@ static int run_benchmarks(int argc, char **argv)
 	run_ctxsw_matrix(ncpu, mechs, seconds);
 	if (pipebench)
 		run_pipebench(ncpu);
+	if (mbbench)
+		run_mbbench(ncpu);
 	if (bench_failures) {
 		say("# init: benchmarks done, %d failed", bench_failures);
 		return 1;

@@ -67,6 +67,7 @@ void cpu_detect_features(void)
 		cpu_has.smap = r.ebx & (1u << 20);
 		cpu_has.rdpid = r.ecx & (1u << 22);
 		cpu_has.amx = r.edx & (1u << 24);	// AMX-TILE
+		cpu_has.serialize = r.edx & (1u << 14);
 	}
 	if (max_leaf >= 0xd) {
 		r = cpuid(0xd, 1);

@@ -35,6 +35,10 @@ struct cpu_stats {
 	uint64_t xrstor;		// state loaded (saved or initial)
 	uint64_t xrstor_skip;		// ... not needed (still live here)
 	uint64_t fpu_traps;		// facility-unavailable traps taken
+	// membarrier(2) (kernel/sched/membarrier.c).
+	uint64_t mb_ipi_sent;		// membarrier IPIs sent from here
+	uint64_t mb_ipi_recv;		// ... handled here
+	uint64_t mb_sync_core;		// core serializations for SYNC_CORE
 };
 
 struct thread;
@@ -54,6 +58,15 @@ struct cpu {
 	struct mm *active_mm;		// address space in CR3 (may be lazy)
 	struct thread *switch_prev;	// thread switched away from, until it is off the CPU
 	struct thread *migrate_pending;	// ... and must move to another CPU
+
+	// membarrier (kernel/sched/membarrier.c): what other CPUs read to
+	// decide whether this one needs an IPI.  The address space of the
+	// user thread running here (NULL: idle or a kernel thread), its
+	// registrations as this CPU last saw them, and a count of the full
+	// barriers MEMBARRIER_CMD_GLOBAL accepts as quiescent states.
+	struct mm *volatile mb_mm;
+	volatile int mb_state;
+	volatile uint64_t mb_passes;
 
 	// Cross-CPU calls queued for this CPU (kernel/smp/cross_call.c).
 	struct spinlock call_lock;

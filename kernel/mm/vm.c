@@ -1091,6 +1091,8 @@ struct mm *mm_copy(struct mm *src)
 	mm->brk_start = src->brk_start;
 	mm->brk = src->brk;
 	mm->mmap_base = src->mmap_base;
+	// membarrier registrations survive fork, as on Linux.
+	mm->membarrier_state = __atomic_load_n(&src->membarrier_state, __ATOMIC_SEQ_CST);
 	bool ok = true;
 	for (struct vma *v = vma_from(src, 0); v && ok; v = vma_next(v)) {
 		if (v->flags & VMA_DONTFORK)

@@ -13,6 +13,8 @@
 #include <kernel/uaccess.h>
 #include <kernel/vm.h>
 #include <kernel/arch.h>
+#include <kernel/membarrier.h>
+#include <arch/irq.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
 #include <fs/vfs.h>
@@ -293,6 +295,11 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	p->mm = mm;
 	t->mm = mm;
 	mm_activate(mm);
+	// This CPU now runs the new address space, which has no membarrier
+	// registration (exec clears it).
+	uint64_t flags = irq_save();
+	membarrier_switch_mm(mm);
+	irq_restore(flags);
 	if (old)
 		mm_put(old);
 	vfork_release(t);

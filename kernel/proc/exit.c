@@ -8,6 +8,8 @@
 #include <kernel/uaccess.h>
 #include <kernel/futex.h>
 #include <kernel/facility.h>
+#include <kernel/membarrier.h>
+#include <arch/irq.h>
 #include <kernel/vm.h>
 #include <kernel/console.h>
 #include <kernel/power.h>
@@ -195,6 +197,11 @@ void thread_exit_user(int wait_status, bool group)
 	spin_unlock_irqrestore(&p->lock, flags);
 	tid_free(t->tid);
 	sigqueue_free_all(&t->sig_queue);
+	// No more user accesses from this thread: membarrier callers may skip
+	// this CPU from now on (and must, once the address space is freed).
+	flags = irq_save();
+	membarrier_switch_mm(0);
+	irq_restore(flags);
 	if (last)
 		process_finish(p);
 	t->proc = 0;

@@ -26,6 +26,7 @@
 #include <kernel/trap.h>
 #include <kernel/wait.h>
 #include <kernel/facility.h>
+#include <kernel/membarrier.h>
 
 #define MIGRATION_COOLDOWN_TICKS 4
 
@@ -276,6 +277,9 @@ void schedule(void)
 	next->on_cpu = true;
 	next->slice = next->slice > 0 ? next->slice : SCHED_SLICE_TICKS;
 	c->current = next;
+	// Publish the address space now running here, with the barriers
+	// membarrier(2) relies on (docs/membarrier.md).
+	membarrier_switch_mm(next->mm);
 	c->switch_prev = prev;
 	fac_switch_out(prev);
 	arch_context_switch(prev, next);

@@ -826,6 +826,15 @@ static long r_getrandom_unknown(void)
 	return syscall(SYS_getrandom, b, 4L, 8L);
 }
 
+// membarrier: unknown commands and flags as Linux; the RSEQ commands are
+// refused until rseq(2) exists, as on a Linux built without CONFIG_RSEQ.
+// (user/tests/membarrier.c has the whole matrix.)
+static long r_membarrier_unknown(void)	{ return syscall(SYS_membarrier, 3L, 0L, 0L); }
+static long r_membarrier_flag(void)	{ return syscall(SYS_membarrier, 8L, 1L, 0L); }
+static long r_membarrier_private(void)	{ return syscall(SYS_membarrier, 8L, 0L, 0L); }
+static long r_membarrier_rseq(void)	{ return syscall(SYS_membarrier, 128L, 0L, 0L); }
+static long r_membarrier_reg_rseq(void)	{ return syscall(SYS_membarrier, 256L, 0L, 0L); }
+
 static long set_limit(int resource, unsigned long cur, unsigned long max)
 {
 	struct rlimit r = { cur, max };
@@ -1319,6 +1328,11 @@ static const struct flag_row rows[] = {
 	{ "get_robust_list", r_get_robust, 0, LINUX_SAME, false },
 	{ "getrandom_GRND_RANDOM_GRND_INSECURE_EINVAL", r_getrandom_both, EINVAL, LINUX_SAME, false },
 	{ "getrandom_unknown_flag_EINVAL", r_getrandom_unknown, EINVAL, LINUX_SAME, false },
+	{ "membarrier_unknown_command_EINVAL", r_membarrier_unknown, EINVAL, LINUX_SAME, false },
+	{ "membarrier_flag_on_PRIVATE_EXPEDITED_EINVAL", r_membarrier_flag, EINVAL, LINUX_SAME, false },
+	{ "membarrier_PRIVATE_EXPEDITED_unregistered_EPERM", r_membarrier_private, EPERM, LINUX_SAME, false },
+	{ "membarrier_PRIVATE_EXPEDITED_RSEQ_EINVAL", r_membarrier_rseq, EINVAL, EPERM, false },
+	{ "membarrier_REGISTER_PRIVATE_EXPEDITED_RSEQ_EINVAL", r_membarrier_reg_rseq, EINVAL, LINUX_OK, false },
 	{ "setrlimit_RLIMIT_AS_EINVAL", r_limit_as, EINVAL, LINUX_OK, false },
 	{ "setrlimit_RLIMIT_CPU_EINVAL", r_limit_cpu, EINVAL, LINUX_OK, false },
 	{ "setrlimit_RLIMIT_DATA_EINVAL", r_limit_data, EINVAL, LINUX_OK, false },

@@ -51,6 +51,7 @@ struct cpu_features {
 	bool rdseed;
 	bool rdtscp;
 	bool rdpid;
+	bool serialize;		// SERIALIZE (membarrier's core serialization)
 	bool invariant_tsc;
 	bool hypervisor;
 	char vendor[13];

@@ -1,0 +1,35 @@
+// membarrier(2): process-wide memory barriers (kernel/sched/membarrier.c,
+// docs/membarrier.md).
+#ifndef KERNEL_MEMBARRIER_H
+#define KERNEL_MEMBARRIER_H
+
+#include <stdint.h>
+
+struct mm;
+
+// Registrations of an address space, in mm->membarrier_state.  Each kind
+// has two bits: the first is set before every CPU running the address
+// space has been told (the switch path and the IPIs act on it from then
+// on), the READY bit once they all have (the commands check that one, so
+// a command never runs on a half-published registration).
+#define MB_GLOBAL_EXPEDITED		(1 << 0)
+#define MB_GLOBAL_EXPEDITED_READY	(1 << 1)
+#define MB_PRIVATE_EXPEDITED		(1 << 2)
+#define MB_PRIVATE_EXPEDITED_READY	(1 << 3)
+#define MB_SYNC_CORE			(1 << 4)
+#define MB_SYNC_CORE_READY		(1 << 5)
+#define MB_RSEQ				(1 << 6)
+#define MB_RSEQ_READY			(1 << 7)
+
+// The scheduler (and exec, and a thread giving up its address space):
+// this CPU now runs a user thread of 'mm' (NULL: idle or a kernel
+// thread).  Interrupts off.  Free when 'mm' is what the CPU already
+// published; otherwise full barriers around the publication, and a core
+// serialization when 'mm' is registered for SYNC_CORE.
+void membarrier_switch_mm(struct mm *mm);
+
+// Every tick, every CPU: a full barrier that MEMBARRIER_CMD_GLOBAL
+// counts as a quiescent state.
+void membarrier_tick(void);
+
+#endif

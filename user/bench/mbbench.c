@@ -1,0 +1,418 @@
+// mbbench: what membarrier(2) costs, and what it costs others.
+//
+// 1. Latency per call of each command (QUERY as the bare syscall floor,
+//    GLOBAL, GLOBAL_EXPEDITED, PRIVATE_EXPEDITED, PRIVATE_EXPEDITED_SYNC_CORE,
+//    and PRIVATE_EXPEDITED_RSEQ where QUERY offers it), the caller pinned
+//    to the first CPU, with
+//      load=alone        the caller's process has no other thread;
+//      load=siblings:K   K threads of the caller's process spin on the
+//                        next K CPUs (K = 1 .. N-1);
+//      load=unrelated:K  another process spins on the other K CPUs (the
+//                        caller has one more thread, asleep).
+//    Each row carries Switchyard's counters over the run (/proc/switchyard/
+//    cpustat; "-" elsewhere): membarrier IPIs sent, received by the
+//    sibling CPUs, received by the unrelated process's CPUs (0 is the
+//    point), and core serializations.
+//
+//      RESULT membarrier kernel=.. policy=.. cmd=PRIVATE_EXPEDITED load=siblings:1
+//             calls=N usecs_per_call=X ipi_sent=.. ipi_recv_siblings=..
+//             ipi_recv_unrelated=.. sync_core=..
+//
+// 2. What SYNC_CORE registration costs a pipe round trip between two
+//    threads of one process on one CPU: the process unregistered vs
+//    registered, and an unregistered process beside (same CPU) an
+//    unregistered vs a registered one.  Runs alternate, medians of 3:
+//
+//      RESULT mbpipe kernel=.. policy=.. case=registered usecs_per_rt=X
+//      RESULT mbpipe_cost kernel=.. policy=.. registered_pct=X unregistered_pct=Y
+//
+// usage: mbbench [-n NCPU] [-d SECONDS] [-p] [-l]
+//   -n  CPUs to use (default: all online)   -d  seconds per measurement (0.5)
+//   -p  only the pipe part                  -l  only the latency part
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "cpustat_parse.h"
+
+#define CMD_QUERY		0
+#define CMD_GLOBAL		(1 << 0)
+#define CMD_GLOBAL_EXP		(1 << 1)
+#define CMD_REG_GLOBAL_EXP	(1 << 2)
+#define CMD_PRIVATE_EXP		(1 << 3)
+#define CMD_REG_PRIVATE_EXP	(1 << 4)
+#define CMD_SYNC_CORE		(1 << 5)
+#define CMD_REG_SYNC_CORE	(1 << 6)
+#define CMD_RSEQ		(1 << 7)
+#define CMD_REG_RSEQ		(1 << 8)
+
+static const struct { const char *name; int cmd; } commands[] = {
+	{ "QUERY", CMD_QUERY },
+	{ "GLOBAL", CMD_GLOBAL },
+	{ "GLOBAL_EXPEDITED", CMD_GLOBAL_EXP },
+	{ "PRIVATE_EXPEDITED", CMD_PRIVATE_EXP },
+	{ "PRIVATE_EXPEDITED_SYNC_CORE", CMD_SYNC_CORE },
+	{ "PRIVATE_EXPEDITED_RSEQ", CMD_RSEQ },
+};
+#define NR_COMMANDS (int)(sizeof(commands) / sizeof(commands[0]))
+
+static int ncpu;
+static double seconds = 0.5;
+static char kernel[32], policy[64];
+static int have_counters;
+static struct cpustat before, after;
+
+static long mb(int cmd)
+{
+	return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+// ---- spinning load ----
+
+static volatile int stop_spinning;
+
+static void *spin(void *arg)
+{
+	pin_self((int)(intptr_t)arg);
+	while (!stop_spinning)
+		;
+	return NULL;
+}
+
+// K threads of this process on CPUs 1..K.
+static int start_siblings(pthread_t *t, int k)
+{
+	stop_spinning = 0;
+	for (int i = 0; i < k; i++)
+		if (pthread_create(&t[i], NULL, spin, (void *)(intptr_t)(i + 1)) != 0)
+			return i;
+	sleep_ms(30);
+	return k;
+}
+
+static void stop_siblings(pthread_t *t, int k)
+{
+	stop_spinning = 1;
+	for (int i = 0; i < k; i++)
+		pthread_join(t[i], NULL);
+}
+
+// Another process spinning on CPUs 1..k until killed.
+static pid_t start_unrelated(int k)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pthread_t t[CPU_SETSIZE];
+
+		for (int i = 1; i < k; i++)
+			pthread_create(&t[i], NULL, spin, (void *)(intptr_t)(i + 1));
+		spin((void *)(intptr_t)1);
+		_exit(0);
+	}
+	sleep_ms(30);
+	return pid;
+}
+
+static void *sleep_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+// ---- counters ----
+
+static uint64_t counter(const struct cpustat *st, const char *name, int cpu)
+{
+	for (int f = 0; f < st->nr_fields; f++)
+		if (!strcmp(st->names[f], name))
+			for (int r = 0; r < st->nr_cpus; r++)
+				if ((int)st->value[r][0] == cpu)
+					return st->value[r][f];
+	return 0;
+}
+
+static uint64_t counter_delta(const char *name, int first, int last)
+{
+	uint64_t sum = 0;
+
+	for (int cpu = first; cpu <= last; cpu++)
+		sum += counter(&after, name, cpu) - counter(&before, name, cpu);
+	return sum;
+}
+
+static void snapshot(struct cpustat *st)
+{
+	if (have_counters && !cpustat_snapshot(CPUSTAT_PATH, st))
+		have_counters = 0;
+}
+
+// ---- part 1: latency per call ----
+
+// Calls 'cmd' for 'seconds' (GLOBAL: at most 50 times); usecs per call.
+static double time_calls(int cmd, long *calls)
+{
+	double start = now_seconds(), now = start;
+	long n = 0, max = cmd == CMD_GLOBAL ? 50 : 100000000;
+
+	while (n < max && now - start < seconds) {
+		for (int i = 0; i < 16 && n < max; i++, n++)
+			mb(cmd);
+		now = now_seconds();
+	}
+	*calls = n;
+	return (now - start) * 1e6 / (double)n;
+}
+
+static void print_row(const char *name, int cmd, const char *load, int sib_last,
+		      int unrel_first, int unrel_last)
+{
+	char sent[24] = "-", sib[24] = "-", unrel[24] = "-", core[24] = "-";
+	long calls;
+	double usecs;
+
+	snapshot(&before);
+	usecs = time_calls(cmd, &calls);
+	snapshot(&after);
+	if (have_counters) {
+		snprintf(sent, sizeof(sent), "%llu", (unsigned long long)counter_delta("mb_ipi_sent", 0, ncpu - 1));
+		snprintf(sib, sizeof(sib), "%llu", (unsigned long long)(sib_last >= 1 ?
+			 counter_delta("mb_ipi_recv", 1, sib_last) : 0));
+		snprintf(unrel, sizeof(unrel), "%llu", (unsigned long long)(unrel_first > 0 ?
+			 counter_delta("mb_ipi_recv", unrel_first, unrel_last) : 0));
+		snprintf(core, sizeof(core), "%llu", (unsigned long long)counter_delta("mb_sync_core", 0, ncpu - 1));
+	}
+	printf("RESULT membarrier kernel=%s policy=%s cmd=%s load=%s calls=%ld usecs_per_call=%.3f "
+	       "ipi_sent=%s ipi_recv_siblings=%s ipi_recv_unrelated=%s sync_core=%s\n",
+	       kernel, policy, name, load, calls, usecs, sent, sib, unrel, core);
+	fflush(stdout);
+}
+
+static void all_commands(const char *load, int sib_last, int unrel_first, int unrel_last)
+{
+	int offered = (int)mb(CMD_QUERY);
+
+	for (int c = 0; c < NR_COMMANDS; c++) {
+		if (commands[c].cmd && !(offered & commands[c].cmd))
+			continue;
+		print_row(commands[c].name, commands[c].cmd, load, sib_last, unrel_first, unrel_last);
+	}
+}
+
+// In a child, so that "alone" really has one thread and the
+// registrations end with it.
+static void latency_part(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int offered = (int)mb(CMD_QUERY);
+		pthread_t t[CPU_SETSIZE];
+		char load[32];
+
+		pin_self(0);
+		mb(CMD_REG_PRIVATE_EXP);
+		mb(CMD_REG_SYNC_CORE);
+		mb(CMD_REG_GLOBAL_EXP);
+		if (offered & CMD_REG_RSEQ)
+			mb(CMD_REG_RSEQ);
+		all_commands("alone", 0, 0, 0);
+		for (int k = 1; k < ncpu; k++) {
+			int got = start_siblings(t, k);
+			snprintf(load, sizeof(load), "siblings:%d", k);
+			if (got == k)
+				all_commands(load, k, 0, 0);
+			stop_siblings(t, got);
+		}
+		if (ncpu > 1) {
+			pthread_t sleeper;
+			pthread_create(&sleeper, NULL, sleep_forever, NULL);
+			pid_t other = start_unrelated(ncpu - 1);
+			snprintf(load, sizeof(load), "unrelated:%d", ncpu - 1);
+			all_commands(load, 0, 1, ncpu - 1);
+			kill(other, SIGKILL);
+			waitpid(other, NULL, 0);
+		}
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+// ---- part 2: pipe round trips ----
+
+struct pingpong {
+	int to_b[2], to_a[2];
+	double seconds;		// 0: until the pipe closes
+	long rounds;
+};
+
+static void *echo_side(void *arg)
+{
+	struct pingpong *p = arg;
+	char c;
+
+	pin_self(0);
+	while (read(p->to_b[0], &c, 1) == 1 && write(p->to_a[1], &c, 1) == 1)
+		;
+	return NULL;
+}
+
+// Two threads of this process on CPU 0; usecs per round trip.
+static double pingpong(double secs)
+{
+	struct pingpong p = { .seconds = secs };
+	pthread_t b;
+	char c = 'x';
+	double start, now;
+	long n = 0;
+
+	if (pipe(p.to_b) || pipe(p.to_a))
+		return -1;
+	pin_self(0);
+	pthread_create(&b, NULL, echo_side, &p);
+	start = now = now_seconds();
+	while (secs <= 0 || now - start < secs) {
+		for (int i = 0; i < 64; i++, n++)
+			if (write(p.to_b[1], &c, 1) != 1 || read(p.to_a[0], &c, 1) != 1)
+				return -1;
+		now = now_seconds();
+	}
+	close(p.to_b[1]);
+	pthread_join(b, NULL);
+	close(p.to_b[0]);
+	close(p.to_a[0]);
+	close(p.to_a[1]);
+	return (now - start) * 1e6 / (double)n;
+}
+
+// A process (registered or not) measuring its own round trips; the
+// result comes back through shared memory.
+static pid_t start_measured(int registered, double secs, volatile double *out)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (registered && mb(CMD_REG_SYNC_CORE) != 0)
+			_exit(2);
+		*out = pingpong(secs);
+		_exit(0);
+	}
+	return pid;
+}
+
+// The background process: ping-pongs until killed.
+static pid_t start_background(int registered)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (registered && mb(CMD_REG_SYNC_CORE) != 0)
+			_exit(2);
+		pingpong(1e9);
+		_exit(0);
+	}
+	sleep_ms(20);
+	return pid;
+}
+
+enum { UNREG, REG, UNREG_BESIDE_UNREG, UNREG_BESIDE_REG, NR_PIPE_CASES };
+static const char *const pipe_case_names[] = {
+	"unregistered", "registered", "unregistered_beside_unregistered",
+	"unregistered_beside_registered",
+};
+
+static double run_pipe_case(int which, volatile double *shared)
+{
+	pid_t bg = -1, pid;
+
+	*shared = -1;
+	if (which == UNREG_BESIDE_UNREG || which == UNREG_BESIDE_REG)
+		bg = start_background(which == UNREG_BESIDE_REG);
+	pid = start_measured(which == REG, seconds * 2, shared);
+	waitpid(pid, NULL, 0);
+	if (bg > 0) {
+		kill(bg, SIGKILL);
+		waitpid(bg, NULL, 0);
+	}
+	return *shared;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void pipe_part(void)
+{
+	enum { ROUNDS = 3 };
+	double v[NR_PIPE_CASES][ROUNDS], median[NR_PIPE_CASES];
+	volatile double *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (shared == MAP_FAILED)
+		return;
+	for (int r = 0; r < ROUNDS; r++)
+		for (int c = 0; c < NR_PIPE_CASES; c++)
+			v[c][r] = run_pipe_case(c, shared);
+	for (int c = 0; c < NR_PIPE_CASES; c++) {
+		qsort(v[c], ROUNDS, sizeof(double), compare_doubles);
+		median[c] = v[c][ROUNDS / 2];
+		printf("RESULT mbpipe kernel=%s policy=%s case=%s cpus=0,0 usecs_per_rt=%.3f "
+		       "min=%.3f max=%.3f\n", kernel, policy, pipe_case_names[c], median[c],
+		       v[c][0], v[c][ROUNDS - 1]);
+	}
+	printf("RESULT mbpipe_cost kernel=%s policy=%s registered_pct=%.2f unregistered_pct=%.2f\n",
+	       kernel, policy, 100.0 * (median[REG] / median[UNREG] - 1),
+	       100.0 * (median[UNREG_BESIDE_REG] / median[UNREG_BESIDE_UNREG] - 1));
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	int only_pipe = 0, only_latency = 0, opt;
+
+	while ((opt = getopt(argc, argv, "n:d:plh")) != -1) {
+		switch (opt) {
+		case 'n': ncpu = atoi(optarg); break;
+		case 'd': seconds = atof(optarg); break;
+		case 'p': only_pipe = 1; break;
+		case 'l': only_latency = 1; break;
+		default:
+			fprintf(stderr, "usage: mbbench [-n NCPU] [-d SECONDS] [-p] [-l]\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (ncpu <= 0)
+		ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu <= 0)
+		ncpu = 1;
+	if (seconds <= 0)
+		seconds = 0.5;
+	if (mb(CMD_QUERY) < 0) {
+		printf("SKIP membarrier: QUERY failed: %s\n", strerror(errno));
+		return 0;
+	}
+	kernel_and_policy(kernel, sizeof(kernel), policy, sizeof(policy));
+	have_counters = access(CPUSTAT_PATH, R_OK) == 0;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!only_pipe)
+		latency_part();
+	if (!only_latency)
+		pipe_part();
+	return 0;
+}
