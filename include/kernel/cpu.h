@@ -35,6 +35,8 @@ struct cpu_stats {
 	uint64_t xrstor;		// state loaded (saved or initial)
 	uint64_t xrstor_skip;		// ... not needed (still live here)
 	uint64_t fpu_traps;		// facility-unavailable traps taken
+	uint64_t rseq_aborts;		// rseq critical sections sent to their abort handler
+	uint64_t rseq_id_writes;	// rseq areas given a new cpu_id/mm_cid
 };
 
 struct thread;

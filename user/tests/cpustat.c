@@ -30,7 +30,8 @@ static const char *cpustat_path;
 static const char *const expected_fields[] = {
 	"cpu", "ctxsw", "ctxsw_vol", "ctxsw_invol", "migrations", "ipi_sent", "ipi_recv",
 	"ipi_resched", "ipi_call", "ipi_tlb", "syscalls", "pgfaults", "ticks", "idle_ns",
-	"xsave", "xsave_skip", "xrstor", "xrstor_skip", "fpu_traps",
+	"xsave", "xsave_skip", "xrstor", "xrstor_skip", "fpu_traps", "rseq_aborts",
+	"rseq_id_writes",
 };
 #define NR_EXPECTED (int)(sizeof(expected_fields) / sizeof(expected_fields[0]))
 
