@@ -159,12 +159,15 @@ static const struct test_case cases[] = {
 	{ "param_test_membarrier", test_membarrier },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (n > 0) {
+	// Without /proc (a bare Linux guest) argv[0] says where we are.
+	if (n <= 0 && argc > 0)
+		n = snprintf(self, sizeof(self), "%s", argv[0]);
+	if (n > 0 && n < (ssize_t)sizeof(self)) {
 		self[n] = 0;
 		snprintf(dir, sizeof(dir), "%s/../linux-selftests/rseq", dirname(self));
 	}
