@@ -665,7 +665,8 @@ static void test_bad_descriptors(void)
 	expect_segv(desc_ptr_unmapped, "rseq_cs unmapped");
 }
 
-// Registered, then the area's page goes away: the next signal kills.
+// Registered, then the area's page goes away: the next signal kills; or
+// it becomes read-only: the next write of the ids kills.
 static void test_area_unmapped(void)
 {
 	pid_t pid = fork_child();
@@ -680,6 +681,19 @@ static void test_area_unmapped(void)
 		_exit(0);
 	}
 	check_killed_by(pid, SIGSEGV, "area unmapped");
+	if (nr_cpus < 2)
+		return;
+	// Read-only: the write of the new CPU after a migration kills.
+	pid = fork_child();
+	if (pid == 0) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || pin_self(cpu_list[0]) < 0 || sys_rseq(p, 32, 0, SIG) != 0)
+			_exit(10);
+		mprotect(p, 4096, PROT_READ);
+		pin_self(cpu_list[1]);
+		_exit(0);
+	}
+	check_killed_by(pid, SIGSEGV, "area read-only, then migrated");
 }
 
 // Inside a section: a wrong signature before the abort handler, and the
@@ -740,7 +754,7 @@ static const struct test_case cases[] = {
 	{ "signalled_section_returns_to_abort", test_signalled_cs_aborts },
 	{ "stale_rseq_cs_cleared", test_stale_cs_cleared },
 	{ "bad_descriptors_sigsegv", test_bad_descriptors },
-	{ "area_unmapped_sigsegv", test_area_unmapped },
+	{ "area_unmapped_or_read_only_sigsegv", test_area_unmapped },
 	{ "section_signature_and_flags_sigsegv", test_section_faults },
 };
 
