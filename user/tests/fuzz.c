@@ -48,7 +48,7 @@ static const int allowed[] = {
 	SYS_unlinkat, SYS_renameat, SYS_readlinkat, SYS_faccessat,
 	SYS_set_robust_list, SYS_get_robust_list, SYS_dup3, SYS_pipe2, SYS_preadv,
 	SYS_pwritev, SYS_getrandom, SYS_getcpu, SYS_arch_prctl, SYS_wait4,
-	SYS_waitid, SYS_statx, SYS_rseq,
+	SYS_waitid, SYS_statx,
 };
 
 static uint64_t rng;
