@@ -9,6 +9,8 @@
 #   /tests/.list          sorted names of the above, for an init that cannot
 #                         list directories yet
 #   /bench/*, /tools/*    build/user/bench/*, build/user/tools/*
+#   /linux-selftests/rseq/*  build/user/linux-selftests/rseq/* (Linux's rseq
+#                         selftests, for tests/rseq_selftests)
 #   /bin/busybox          Debian's busybox-static, with /bin/APPLET symlinks
 #   /tmp, /etc/hostname, /etc/passwd, /etc/group
 # Extra HOST_PATH arguments are copied to GUEST_PATH (default: /NAME; a
@@ -66,6 +68,10 @@ copy_programs() {
 copy_programs "$user_build/tests" "$stage/tests"
 copy_programs "$user_build/bench" "$stage/bench"
 copy_programs "$user_build/tools" "$stage/tools"
+# Linux's rseq selftests (scripts/build-rseq-selftests), which
+# tests/rseq_selftests runs; absent when linux-source-6.1 was not there.
+mkdir -p "$stage/linux-selftests/rseq"
+copy_programs "$user_build/linux-selftests/rseq" "$stage/linux-selftests/rseq"
 
 # Shell test scripts are not executable: init runs them with busybox sh.
 for f in "$root"/user/tests/*.sh "$user_build"/tests/*.sh; do

@@ -77,6 +77,18 @@ uint64_t arch_frame_sp(const struct trap_frame *f)
 	return f->rsp;
 }
 
+// rseq's restart: the return goes through IRET when rip no longer
+// matches rcx, so SYSRET's limits do not apply.
+uint64_t arch_frame_ip(const struct trap_frame *f)
+{
+	return f->rip;
+}
+
+void arch_frame_set_ip(struct trap_frame *f, uint64_t ip)
+{
+	f->rip = ip;
+}
+
 static void fill_siginfo(struct user_siginfo *si, const struct ksiginfo *info)
 {
 	memset(si, 0, sizeof(*si));

@@ -39,6 +39,8 @@ struct cpu_stats {
 	uint64_t mb_ipi_sent;		// membarrier IPIs sent from here
 	uint64_t mb_ipi_recv;		// ... handled here
 	uint64_t mb_sync_core;		// core serializations for SYNC_CORE
+	uint64_t rseq_aborts;		// rseq critical sections sent to their abort handler
+	uint64_t rseq_id_writes;	// rseq areas given a new cpu_id/mm_cid
 };
 
 struct thread;

@@ -9,6 +9,7 @@
 #include <arch/thread_arch.h>
 #include <kernel/facility.h>
 #include <uapi/signal.h>
+#include <kernel/rseq.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -66,6 +67,7 @@ struct thread {
 	uint64_t robust_list;
 	bool exiting;
 	struct vfork_done *vfork_done;	// vfork child: where its parent waits
+	struct rseq_thread rseq;	// rseq(2) registration (kernel/proc/rseq.c)
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

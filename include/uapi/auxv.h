@@ -22,6 +22,8 @@
 #define AT_RANDOM	25	// address of 16 random bytes
 #define AT_HWCAP2	26
 #define AT_EXECFN	31	// address of the executed file's name
+#define AT_RSEQ_FEATURE_SIZE 27	// rseq(2): end of the area's known fields
+#define AT_RSEQ_ALIGN	28	// rseq(2): the area's alignment
 #define AT_MINSIGSTKSZ	51	// signal frame size the kernel needs
 
 #endif

@@ -146,6 +146,7 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 		child->altstack = parent->altstack;
 	else
 		child->altstack.ss_flags = SS_DISABLE;
+	rseq_fork(child, parent, flags);
 	child->affinity = parent->affinity;
 	child->cpu = parent->cpu;
 	return arch_user_thread_copy(child, parent);

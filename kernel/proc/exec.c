@@ -24,6 +24,8 @@
 #include <lib/string.h>
 #include <uapi/errno.h>
 #include <uapi/auxv.h>
+#include <uapi/rseq.h>
+#include <kernel/rseq.h>
 
 #define EXEC_ARGS_MAX	(256 * 1024)	// bytes of argv + envp strings
 #define EXEC_ARGC_MAX	8192
@@ -168,6 +170,8 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 		{ AT_SECURE, 0 },
 		{ AT_HWCAP2, arch_hwcap2() },
 		{ AT_MINSIGSTKSZ, arch_min_sigstack() },
+		{ AT_RSEQ_FEATURE_SIZE, RSEQ_FEATURE_SIZE },
+		{ AT_RSEQ_ALIGN, RSEQ_ALIGN },
 	};
 	a.nauxv = sizeof(aux) / sizeof(aux[0]);
 	memcpy(a.auxv, aux, sizeof(aux));
@@ -292,6 +296,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 		kill_other_threads(p);
 	// The old image's robust locks die with it, read from the old memory.
 	futex_release_robust_list(t);
+	rseq_exec(t);		// before the old address space goes
 	p->mm = mm;
 	t->mm = mm;
 	mm_activate(mm);

@@ -175,6 +175,8 @@ void thread_exit_user(int wait_status, bool group)
 		process_kill_others(p, wait_status);
 	// No CPU may keep this thread's registers to save later.
 	fac_thread_exit(t);
+	// Its concurrency id goes back before its address space can.
+	rseq_thread_exit(t);
 	// Locks this thread still holds die with it (robust futexes).
 	futex_release_robust_list(t);
 	// CLONE_CHILD_CLEARTID: tell a joiner we are gone.

@@ -1,6 +1,7 @@
 // The last steps on every return to user space: reschedule if asked,
-// deliver signals, restart interrupted syscalls, and let the extended-
-// state policy (kernel/sched/facility.c) set up the thread's registers.
+// deliver signals, restart interrupted syscalls, restart rseq critical
+// sections and refresh rseq ids, and let the extended-state policy
+// (kernel/sched/facility.c) set up the thread's registers.
 
 #include <kernel/trap.h>
 #include <kernel/thread.h>
@@ -10,6 +11,7 @@
 #include <kernel/cpu.h>
 #include <arch/irq.h>
 #include <kernel/facility.h>
+#include <kernel/rseq.h>
 
 void exit_to_user(struct trap_frame *f)
 {
@@ -26,8 +28,16 @@ void exit_to_user(struct trap_frame *f)
 			irq_enable();
 			signal_deliver(f);
 			irq_disable();
-			if (!this_cpu()->need_resched)
+			if (!this_cpu()->need_resched && !rseq_resume_pending(&t->rseq))
 				break;
+			continue;
+		}
+		// rseq: restart an interrupted critical section, refresh the
+		// ids.  Interrupts on (user memory); whatever comes meanwhile
+		// (a switch, membarrier's IPI) is seen on the next pass.
+		if (rseq_resume_pending(&t->rseq)) {
+			irq_enable();
+			rseq_resume(f);
 			continue;
 		}
 		break;

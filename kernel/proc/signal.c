@@ -367,6 +367,9 @@ void signal_deliver(struct trap_frame *f)
 			t->sig_blocked |= sigmask_of(sig);
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		syscall_restart_if_needed(f, true, ka.flags);
+		// A critical section the signal interrupts restarts: the
+		// frame returns to its abort handler.
+		rseq_signal_deliver(f);
 		if (arch_signal_frame_setup(f, sig, &ka, &info, old_mask) < 0) {
 			// No room for the frame: Linux kills with SIGSEGV.
 			log_fatal_fault(f, SIGSEGV, &info);

@@ -36,12 +36,6 @@
 #include <uapi/membarrier.h>
 #include <uapi/errno.h>
 
-// True once rseq_membarrier_restart() really restarts critical sections
-// (the rseq(2) work).  Until then the RSEQ commands are refused with
-// EINVAL, as on a Linux built without CONFIG_RSEQ, and QUERY does not
-// offer them.
-static const bool rseq_restarts = false;
-
 static int supported_commands(void)
 {
 	int mask = MEMBARRIER_CMD_GLOBAL | MEMBARRIER_CMD_GLOBAL_EXPEDITED |
@@ -50,11 +44,10 @@ static int supported_commands(void)
 		   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED |
 		   MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE |
 		   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE |
+		   MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ |
+		   MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ |
 		   MEMBARRIER_CMD_GET_REGISTRATIONS;
 
-	if (rseq_restarts)
-		mask |= MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ |
-			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ;
 	return mask;
 }
 
@@ -346,12 +339,8 @@ SYSCALL_DEFINE(SYS_membarrier, membarrier)
 	case MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE:
 		return register_state(mm, MB_PRIVATE_EXPEDITED | MB_SYNC_CORE, MB_SYNC_CORE_READY);
 	case MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ:
-		if (!rseq_restarts)
-			return -EINVAL;
 		return private_expedited(mm, MB_RSEQ_READY, MB_RESTART, cpu_id);
 	case MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ:
-		if (!rseq_restarts)
-			return -EINVAL;
 		return register_state(mm, MB_PRIVATE_EXPEDITED | MB_RSEQ, MB_RSEQ_READY);
 	case MEMBARRIER_CMD_GET_REGISTRATIONS:
 		return get_registrations(mm);

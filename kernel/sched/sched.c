@@ -27,6 +27,7 @@
 #include <kernel/wait.h>
 #include <kernel/facility.h>
 #include <kernel/membarrier.h>
+#include <kernel/rseq.h>
 
 #define MIGRATION_COOLDOWN_TICKS 4
 
@@ -282,6 +283,8 @@ void schedule(void)
 	membarrier_switch_mm(next->mm);
 	c->switch_prev = prev;
 	fac_switch_out(prev);
+	if (rseq_registered(&prev->rseq))
+		rseq_switched_out(prev);
 	arch_context_switch(prev, next);
 	// Back in prev, possibly on another CPU, with that CPU's lock held.
 	sched_finish_switch();
