@@ -45,17 +45,7 @@
 
 #include "bench_util.h"
 #include "cpustat_parse.h"
-
-#define CMD_QUERY		0
-#define CMD_GLOBAL		(1 << 0)
-#define CMD_GLOBAL_EXP		(1 << 1)
-#define CMD_REG_GLOBAL_EXP	(1 << 2)
-#define CMD_PRIVATE_EXP		(1 << 3)
-#define CMD_REG_PRIVATE_EXP	(1 << 4)
-#define CMD_SYNC_CORE		(1 << 5)
-#define CMD_REG_SYNC_CORE	(1 << 6)
-#define CMD_RSEQ		(1 << 7)
-#define CMD_REG_RSEQ		(1 << 8)
+#include "membarrier_abi.h"
 
 static const struct { const char *name; int cmd; } commands[] = {
 	{ "QUERY", CMD_QUERY },
