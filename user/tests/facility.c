@@ -571,8 +571,14 @@ static void test_counter_life_cycle(void)
 		  (unsigned long long)c[1].loads, (unsigned long long)c[2].loads);
 	check(c[1].traps == c[0].traps + 1, "the first use did not trap once");
 	check(c[2].traps == c[1].traps + 1, "the use after the window closed did not trap once");
-	check(c[2].loads - c[1].loads == eager + 1,
-	      "not N - 2 eager loads and the trap's load between the two uses");
+	// N - 2 eager loads and the second trap's load, when the partner
+	// displaces this thread's state before every switch back.  A switch
+	// that was not to the partner (another thread that ran on this CPU
+	// in between) still counts towards the window but finds the state
+	// live and loads nothing, so a few loads may be missing; never more.
+	uint64_t loads = c[2].loads - c[1].loads;
+	check(loads <= eager + 1 && loads + 3 >= eager + 1,
+	      "not N - 2 eager loads (or a few fewer) and the trap's load between the two uses");
 }
 
 // The leak guard: a process that never uses the registers, running after
