@@ -15,10 +15,9 @@
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
 #include <uapi/errno.h>
+#include <fs/procfs.h>
 
-// Reads a file whose whole text 'render' writes into a buffer of 'size'
-// bytes: the slice at 'off'.  Each read renders afresh.
-static long text_read(size_t (*render)(char *, size_t), size_t size, uint64_t off,
+long procfs_text_read(size_t (*render)(char *, size_t), size_t size, uint64_t off,
 		      struct iobuf *b, size_t n)
 {
 	char *text = kmalloc(size);
@@ -39,8 +38,7 @@ static long text_read(size_t (*render)(char *, size_t), size_t size, uint64_t of
 	return rc;
 }
 
-// A one-line command written to a control file, without its newline.
-static long read_command(struct iobuf *b, size_t n, char *cmd, size_t size)
+long procfs_read_command(struct iobuf *b, size_t n, char *cmd, size_t size)
 {
 	if (n == 0 || n > size - 1)
 		return -EINVAL;
@@ -127,21 +125,18 @@ static size_t cpustat_render(char *buf, size_t size)
 static long cpustat_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	(void)vn; (void)f;
-	return text_read(cpustat_render,
+	return procfs_text_read(cpustat_render,
 			 sizeof(cpustat_header) + (size_t)MAX_CPUS * CPUSTAT_LINE_MAX, off, b, n);
 }
 
 static long cpustat_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
-	char cmd[8] = { 0 };
+	char cmd[8];
+	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
 
 	(void)vn; (void)f; (void)off;
-	if (n > sizeof(cmd) - 1)
-		return -EINVAL;
-	if (iobuf_get(b, 0, cmd, n) < 0)
-		return -EFAULT;
-	if (n && cmd[n - 1] == '\n')
-		cmd[n - 1] = 0;
+	if (rc < 0)
+		return rc;
 	if (strcmp(cmd, "reset") != 0)
 		return -EINVAL;
 	// Each CPU owns its counters; a reset racing with an increment may
@@ -247,7 +242,7 @@ static size_t meminfo_render(char *buf, size_t size)
 static long meminfo_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	(void)vn; (void)f;
-	return text_read(meminfo_render, 1024, off, b, n);
+	return procfs_text_read(meminfo_render, 1024, off, b, n);
 }
 
 static const struct vnode_ops meminfo_ops = { .read = meminfo_read };
@@ -296,7 +291,7 @@ static size_t memstat_render(char *buf, size_t size)
 static long memstat_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	(void)vn; (void)f;
-	return text_read(memstat_render, 2048, off, b, n);
+	return procfs_text_read(memstat_render, 2048, off, b, n);
 }
 
 // "trim": give kmalloc's empty slabs back (they are not counted by the
@@ -304,7 +299,7 @@ static long memstat_read(struct vnode *vn, struct file *f, uint64_t off, struct 
 static long memstat_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	char cmd[8];
-	long rc = read_command(b, n, cmd, sizeof(cmd));
+	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
 
 	(void)vn; (void)f; (void)off;
 	if (rc < 0)
@@ -338,7 +333,7 @@ static long fail_alloc_write(struct vnode *vn, struct file *f, uint64_t off, str
 			     size_t n)
 {
 	char cmd[40];
-	long rc = read_command(b, n, cmd, sizeof(cmd));
+	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
 
 	(void)vn; (void)f; (void)off;
 	if (rc == 0)

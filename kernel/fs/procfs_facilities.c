@@ -8,12 +8,12 @@
 #include <fs/dev.h>
 #include <fs/vfs.h>
 #include <fs/iobuf.h>
+#include <fs/procfs.h>
 #include <kernel/cpu.h>
 #include <kernel/thread.h>
 #include <kernel/facility.h>
 #include <lib/printf.h>
 #include <lib/string.h>
-#include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
 #define FAC_FIELDS (sizeof(struct fac_stats) / sizeof(uint64_t))
@@ -63,34 +63,16 @@ static size_t render_thread(char *buf, size_t size)
 	return len;
 }
 
-static long read_rendered(size_t (*render)(char *, size_t), uint64_t off, struct iobuf *b,
-			  size_t n)
-{
-	char *text = kmalloc(FAC_TEXT_MAX);
-	long rc = 0;
-
-	if (!text)
-		return -ENOMEM;
-	size_t len = render(text, FAC_TEXT_MAX);
-	if (off < len) {
-		if (n > len - off)
-			n = len - off;
-		rc = iobuf_put(b, 0, text + off, n) < 0 ? -EFAULT : (long)n;
-	}
-	kfree(text);
-	return rc;
-}
-
 static long cpus_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	(void)vn; (void)f;
-	return read_rendered(render_cpus, off, b, n);
+	return procfs_text_read(render_cpus, FAC_TEXT_MAX, off, b, n);
 }
 
 static long thread_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	(void)vn; (void)f;
-	return read_rendered(render_thread, off, b, n);
+	return procfs_text_read(render_thread, FAC_TEXT_MAX, off, b, n);
 }
 
 void fac_stats_reset(void)
@@ -104,15 +86,12 @@ void fac_stats_reset(void)
 
 static long cpus_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
-	char cmd[8 + FAC_POLICY_NAME_MAX] = { 0 };
+	char cmd[8 + FAC_POLICY_NAME_MAX];
+	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
 
 	(void)vn; (void)f; (void)off;
-	if (n > sizeof(cmd) - 1)
-		return -EINVAL;
-	if (iobuf_get(b, 0, cmd, n) < 0)
-		return -EFAULT;
-	if (n && cmd[n - 1] == '\n')
-		cmd[n - 1] = 0;
+	if (rc < 0)
+		return rc;
 	if (strcmp(cmd, "reset") == 0)
 		fac_stats_reset();
 	else if (strncmp(cmd, "policy ", 7) != 0 || fac_set_policy(cmd + 7) < 0)

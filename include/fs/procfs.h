@@ -1,0 +1,19 @@
+// Helpers for the files under /proc (kernel/fs/procfs.c and the files
+// other subsystems add there).
+#ifndef FS_PROCFS_H
+#define FS_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <fs/iobuf.h>
+
+// Reads a file whose whole text 'render' writes into a buffer of 'size'
+// bytes: the slice at 'off'.  Each read renders afresh.
+long procfs_text_read(size_t (*render)(char *, size_t), size_t size, uint64_t off,
+		      struct iobuf *b, size_t n);
+
+// A one-line command written to a control file, into 'cmd' (of 'size'
+// bytes) without its newline: 0, -EINVAL if empty or too long, -EFAULT.
+long procfs_read_command(struct iobuf *b, size_t n, char *cmd, size_t size);
+
+#endif
