@@ -452,14 +452,7 @@ void fac_thread_exit(struct thread *t)
 {
 	uint64_t flags = irq_save();
 
-	for (int f = 0; f < NR_FACILITIES; f++) {
-		if (live_here(t, f)) {
-			set_owner(here(f), NULL);
-			set_dirty(here(f), false);
-		} else {
-			fetch(t, f);
-		}
-		t->fac[f].live_cpu = -1;
-	}
+	for (int f = 0; f < NR_FACILITIES; f++)
+		let_go(t, f);
 	irq_restore(flags);
 }
