@@ -338,13 +338,10 @@ static void test_exit_while_live_elsewhere(void)
 	check_child_ok(pid, "another process saw a dead thread's registers");
 }
 
-// The leak probe: one process fills every vector register with a pattern
-// and yields; another on the same CPU reads its registers without writing
-// them first, around each of its own yields.  It must never see the
-// pattern.
-static void test_leak_probe(void)
+// A child pinned to 'cpu' that keeps every vector register filled with
+// the magic pattern and yields, until killed.
+static pid_t start_filler(int cpu)
 {
-	int cpu = cpu_list[nr_cpus - 1];
 	pid_t filler = fork_child();
 
 	if (filler == 0) {
@@ -356,6 +353,17 @@ static void test_leak_probe(void)
 			sched_yield();
 		}
 	}
+	return filler;
+}
+
+// The leak probe: one process fills every vector register with a pattern
+// and yields; another on the same CPU reads its registers without writing
+// them first, around each of its own yields.  It must never see the
+// pattern.
+static void test_leak_probe(void)
+{
+	int cpu = cpu_list[nr_cpus - 1];
+	pid_t filler = start_filler(cpu);
 	pid_t reader = fork_child();
 	if (reader == 0) {
 		struct vec_image v;
@@ -605,16 +613,7 @@ static void test_leak_guard_counted(void)
 	if (!strcmp(kind, "eager"))
 		return skip("eager loads every thread's own state");
 	int cpu = cpu_list[0];
-	pid_t filler = fork_child();
-	if (filler == 0) {
-		struct vec_image v;
-		pin_self(cpu);
-		fill_magic(&v);
-		for (;;) {
-			load_vectors(&v);
-			sched_yield();
-		}
-	}
+	pid_t filler = start_filler(cpu);
 	pid_t idler = fork_child();
 	if (idler == 0) {
 		pin_self(cpu);
