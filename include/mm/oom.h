@@ -24,7 +24,20 @@ bool oom_user_may_allocate(void);
 // gone on too long, in which case it is killed.
 bool oom_retry(int tries, bool can_sleep);
 
+// mm's last user has gone and its pages are about to be freed.
+void oom_teardown_begins(struct mm *mm);
 // mm is about to be freed: no victim search may still be looking at it.
 void oom_forget_mm(struct mm *mm);
+
+// The process being killed for memory, under the OOM lock.
+struct oom_victim {
+	struct mm *mm;		// chosen, not freed yet (NULL: none)
+	uint64_t since;		// when it was chosen (ns)
+	bool tearing_down;	// its address space is being freed
+};
+
+// Whether v still holds back the choice of another victim at 'now'
+// (exposed for the in-kernel tests).
+bool oom_victim_holds(const struct oom_victim *v, uint64_t now);
 
 #endif

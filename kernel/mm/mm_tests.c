@@ -12,6 +12,7 @@
 #include <lib/string.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
+#include <mm/oom.h>
 #include <mm/phys.h>
 
 static uint64_t rng_state;
@@ -289,5 +290,25 @@ KTEST(mm, kmalloc_sizes)
 	kfree(NULL);
 	kmalloc_trim();
 	KEXPECT(free_frames() == start);
+	return true;
+}
+
+// The last OOM victim holds back the choice of another while its threads
+// end (for a grace period) and, however long it takes, while its address
+// space is torn down: a slow teardown on a loaded machine once let the
+// victim's parent be chosen and killed for memory that was coming back.
+KTEST(oom, victim_holds_choice_while_torn_down)
+{
+	struct mm *fake = (struct mm *)0x1000;	// never dereferenced
+	uint64_t now = 100ULL * 1000000000ULL;
+	struct oom_victim none = { 0, 0, false };
+	struct oom_victim fresh = { fake, now - 1000, false };
+	struct oom_victim stuck = { fake, now - 60ULL * 1000000000ULL, false };
+	struct oom_victim slow_teardown = { fake, now - 60ULL * 1000000000ULL, true };
+
+	KEXPECT(!oom_victim_holds(&none, now));
+	KEXPECT(oom_victim_holds(&fresh, now));
+	KEXPECT(!oom_victim_holds(&stuck, now));
+	KEXPECT(oom_victim_holds(&slow_teardown, now));
 	return true;
 }

@@ -7,7 +7,8 @@
 // victim is dying no other is chosen: threads that need memory sleep 10
 // ms at a time and try again until its memory is back.  A victim that
 // takes longer than OOM_VICTIM_GRACE_NS to go no longer holds the choice
-// of the next one back, and a fault that has waited OOM_MAX_TRIES times
+// of the next one back (unless its address space is already being torn
+// down: that always finishes), and a fault that has waited OOM_MAX_TRIES times
 // gives up and kills its own process.
 
 #include <mm/oom.h>
@@ -29,8 +30,7 @@
 // Guards the choice of a victim, and keeps any address space it looks at
 // alive meanwhile (mm_free waits for it in oom_forget_mm).
 static struct spinlock oom_lock = SPINLOCK_INIT("oom");
-static struct mm *victim_mm;		// chosen, not freed yet
-static uint64_t victim_since;		// when it was chosen (ns)
+static struct oom_victim victim;
 
 // 1/64 of memory (8 MiB of 512 MiB), at least 1 MiB.
 static uint64_t reserve_pages(void)
@@ -87,21 +87,36 @@ static void kill_users(struct process *p, void *arg)
 	signal_send_process(p, SIGKILL, &info);
 }
 
+// Does the last victim still hold back the choice of the next one?  Its
+// memory is on its way back while its threads end, and for as long as its
+// address space is being torn down, however long that takes on a loaded
+// machine: killing someone else then would only take an innocent process
+// (the victim's parent, say) for memory that is coming back anyway.  Only
+// a victim whose threads have not ended after OOM_VICTIM_GRACE_NS (stuck
+// somewhere that SIGKILL does not reach) lets another be chosen.
+bool oom_victim_holds(const struct oom_victim *v, uint64_t now)
+{
+	if (!v->mm)
+		return false;
+	return v->tearing_down || now - v->since < OOM_VICTIM_GRACE_NS;
+}
+
 // Chooses and kills a victim, unless one is already on its way out.
 static void kill_victim(void)
 {
 	uint64_t now = clock_monotonic_ns();
 	uint64_t flags = spin_lock_irqsave(&oom_lock);
 
-	if (!victim_mm || now - victim_since >= OOM_VICTIM_GRACE_NS) {
+	if (!oom_victim_holds(&victim, now)) {
 		uint64_t tf = spin_lock_irqsave(&proc_tree_lock);
 		struct process *init = process_find(1);
 		struct pick k = { init ? init->mm : 0, 0, 0 };
 		process_for_each_locked(consider, &k);
 		if (k.best) {
 			process_for_each_locked(kill_users, k.best);
-			victim_mm = k.best;
-			victim_since = now;
+			victim.mm = k.best;
+			victim.since = now;
+			victim.tearing_down = false;
 		}
 		spin_unlock_irqrestore(&proc_tree_lock, tf);
 	}
@@ -145,11 +160,20 @@ bool oom_retry(int tries, bool can_sleep)
 	return !dying(t);
 }
 
+void oom_teardown_begins(struct mm *mm)
+{
+	uint64_t flags = spin_lock_irqsave(&oom_lock);
+
+	if (victim.mm == mm)
+		victim.tearing_down = true;
+	spin_unlock_irqrestore(&oom_lock, flags);
+}
+
 void oom_forget_mm(struct mm *mm)
 {
 	uint64_t flags = spin_lock_irqsave(&oom_lock);
 
-	if (victim_mm == mm)
-		victim_mm = 0;
+	if (victim.mm == mm)
+		victim.mm = 0;
 	spin_unlock_irqrestore(&oom_lock, flags);
 }

@@ -332,6 +332,7 @@ static void mm_free(struct mm *mm)
 	// No thread runs it any more, but CPUs may still hold it in CR3
 	// lazily: move them off before the tables go.
 	arch_mm_drop_everywhere(mm);
+	oom_teardown_begins(mm);
 	gather_init(&g, mm);
 	spin_lock(&mm->lock);
 	unmap_locked(mm, 0, USER_END, &g);
