@@ -163,13 +163,17 @@ KTEST(time, clock_monotonic_across_cpus)
 			KEXPECT(t0 <= theirs && theirs <= t1);
 		}
 	}
-	// And it advances at the right rate against the tick, within 50%.
+	// And it does not run slow against the tick.  Only a lower bound:
+	// when the host deschedules a vCPU for longer than a tick, QEMU
+	// delivers the periodic timer's missed interrupts as one, so ticks can
+	// be lost but never gained (the clock's rate itself is checked against
+	// the RTC at boot and by the clock-under-load test).
 	uint64_t j0 = jiffies, t0 = clock_monotonic_ns();
 	while (jiffies < j0 + 10)
 		sched_yield();
 	uint64_t elapsed = clock_monotonic_ns() - t0;
 	uint64_t expect = 10 * 1000000000ULL / timer_hz;
-	KEXPECT(elapsed > expect / 2 && elapsed < expect * 2);
+	KEXPECT(elapsed > expect / 2);
 	return true;
 }
 
