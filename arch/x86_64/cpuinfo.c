@@ -300,54 +300,61 @@ static uint32_t cache_size_kb(void)
 }
 
 // Where a CPU sits, from its APIC ID and the widths CPUID leaf 0xB gives
-// the thread and core fields.  Without leaf 0xB each CPU is a core of
-// package 0.
+// its thread and core fields (the same on every CPU).  Without leaf 0xB
+// each CPU is a core of package 0.
 struct topology {
 	uint32_t package, core;
 };
 
-static bool topology_shifts(uint32_t *smt_shift, uint32_t *pkg_shift)
+struct topology_shifts {
+	bool known;
+	uint32_t smt, pkg;	// APIC ID bits below the core and the package fields
+};
+
+static struct topology_shifts topology_shifts(void)
 {
+	struct topology_shifts s = { false, 0, 0 };
 	struct cpuid_regs r0, r1;
 
 	if (!leaf_exists(0xb))
-		return false;
+		return s;
 	r0 = cpuid(0xb, 0);
 	r1 = cpuid(0xb, 1);
 	if (r0.ebx == 0 || ((r0.ecx >> 8) & 0xff) != 1 || ((r1.ecx >> 8) & 0xff) != 2)
-		return false;
-	*smt_shift = r0.eax & 0x1f;
-	*pkg_shift = r1.eax & 0x1f;
-	return true;
+		return s;
+	s.smt = r0.eax & 0x1f;
+	s.pkg = r1.eax & 0x1f;
+	s.known = s.pkg >= s.smt && s.pkg < 32;
+	return s;
 }
 
-static struct topology topology_of(const struct cpu *c)
+static struct topology topology_of(const struct cpu *c, struct topology_shifts s)
 {
-	uint32_t smt, pkg;
 	struct topology t = { 0, (uint32_t)c->id };
 
-	if (topology_shifts(&smt, &pkg)) {
-		t.package = c->apic_id >> pkg;
-		t.core = (c->apic_id >> smt) & ((1u << (pkg - smt)) - 1);
+	if (s.known) {
+		t.package = c->apic_id >> s.pkg;
+		t.core = (c->apic_id >> s.smt) & ((1u << (s.pkg - s.smt)) - 1);
 	}
 	return t;
 }
 
 // Siblings: online CPUs in c's package; cores: distinct core IDs there.
-static void package_counts(const struct cpu *c, int *siblings, int *cores)
+static void package_counts(const struct cpu *c, struct topology_shifts s, int *siblings,
+			   int *cores)
 {
-	struct topology me = topology_of(c);
-	uint64_t seen[MAX_CPUS] = { 0 };
+	struct topology me = topology_of(c, s);
+	uint32_t seen[MAX_CPUS];
 	int nseen = 0;
 
-	*siblings = *cores = 0;
+	*siblings = 0;
 	for (int i = 0; i < ncpus && i < MAX_CPUS; i++) {
 		struct topology t;
 		bool dup = false;
 
 		if (!cpus[i].online)
 			continue;
-		t = topology_of(&cpus[i]);
+		t = topology_of(&cpus[i], s);
 		if (t.package != me.package)
 			continue;
 		(*siblings)++;
@@ -381,7 +388,8 @@ unsigned long arch_cpuinfo(const struct cpu *c, char *buf, unsigned long size)
 	uint32_t family = (v.eax >> 8) & 0xf, model = (v.eax >> 4) & 0xf;
 	uint32_t phys = 36, virt = 48, kb = cache_size_kb(), clflush = ((v.ebx >> 8) & 0xff) * 8;
 	uint64_t hz = tsc_hz();
-	struct topology t = topology_of(c);
+	struct topology_shifts shifts = topology_shifts();
+	struct topology t = topology_of(c, shifts);
 	int siblings, cores;
 	char name[49];
 	size_t len = 0;
@@ -397,7 +405,7 @@ unsigned long arch_cpuinfo(const struct cpu *c, char *buf, unsigned long size)
 		virt = (a >> 8) & 0xff;
 	}
 	model_name(name, sizeof(name));
-	package_counts(c, &siblings, &cores);
+	package_counts(c, shifts, &siblings, &cores);
 
 	len = kappendf(buf, size, len, "processor\t: %d\n", c->id);
 	len = kappendf(buf, size, len, "vendor_id\t: %s\n", cpu_has.vendor);
