@@ -41,6 +41,7 @@ void timer_interrupt(struct trap_frame *f)
 		jiffies++;
 		itimer_tick();
 		console_poll_input();
+		loadavg_tick();
 	}
 	membarrier_tick();
 	if (__atomic_load_n(&c->current, __ATOMIC_ACQUIRE))

@@ -11,7 +11,10 @@
 #   /bench/*, /tools/*    build/user/bench/*, build/user/tools/*
 #   /linux-selftests/rseq/*  build/user/linux-selftests/rseq/* (Linux's rseq
 #                         selftests, for tests/rseq_selftests)
-#   /bin/busybox          Debian's busybox-static, with /bin/APPLET symlinks
+#   /bin/busybox          Debian's busybox-static, with a symlink for every
+#                         applet where `busybox --list-full` puts it
+#                         (/bin, /sbin, /usr/bin, /usr/sbin), and in /bin
+#                         for the applets scripts name as /bin/APPLET
 #   /tmp, /etc/hostname, /etc/passwd, /etc/group
 # Extra HOST_PATH arguments are copied to GUEST_PATH (default: /NAME; a
 # GUEST_PATH ending in "/" is a directory to put the file in).
@@ -24,7 +27,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 user_build=${SWITCHYARD_USER_BUILD:-$root/build/user}
 busybox=${BUSYBOX:-/bin/busybox}
 
-# The applets the tests and scripts use; each is a symlink to busybox.
+# Applets that also get a /bin symlink wherever busybox puts them (older
+# scripts and tests name them /bin/APPLET).
 applets="sh ls cat wc echo sort head tail grep sed tr true false printf
 	mkdir rmdir rm test [ seq cp mv ln touch sleep uname env expr basename
 	dirname cut uniq cmp diff xargs find stat date od hexdump kill ps id
@@ -81,8 +85,16 @@ done
 	LC_ALL=C sort >.list)
 
 install -m 0755 "$busybox" "$stage/bin/busybox"
+mkdir -p "$stage"/{sbin,usr/bin,usr/sbin}
+"$busybox" --list-full >"$stage/.applets" || die "$busybox --list-full failed"
+while read -r path; do
+	[[ -n $path && $path != */busybox ]] || continue
+	mkdir -p "$stage/$(dirname "$path")"
+	ln -sf /bin/busybox "$stage/$path"
+done <"$stage/.applets"
+rm "$stage/.applets"
 for a in $applets; do
-	ln -s /bin/busybox "$stage/bin/$a"
+	ln -sf /bin/busybox "$stage/bin/$a"
 done
 
 echo switchyard >"$stage/etc/hostname"

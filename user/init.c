@@ -889,7 +889,7 @@ int main(int argc, char **argv)
 	busybox_path = env_or("SWITCHYARD_BUSYBOX", busybox_path);
 	// Programs find busybox applets through PATH; the kernel may start
 	// init with an empty environment.
-	setenv("PATH", "/bin:/tools", 0);
+	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin:/tools", 0);
 	setenv("HOME", "/", 0);
 
 	int status = run_task(argc - 1, argv + 1);

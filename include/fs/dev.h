@@ -3,13 +3,16 @@
 #ifndef FS_DEV_H
 #define FS_DEV_H
 
-// Creates /dev/{null,zero,full,random,urandom,console,tty}.
+// Creates /dev/{null,zero,full,random,urandom,console,tty}, the links
+// /dev/{fd,stdin,stdout,stderr} and the directory /dev/shm.
 int devices_init(void);
 // Creates /proc/self/exe and /proc/switchyard/cpustat.
 int procfs_init(void);
 // /proc/switchyard/facilities and thread_facilities; fac_stats_reset
 // zeroes the counters behind them.
 int procfs_facilities_init(void);
+// The system-wide /proc files, /proc/sys and /sys (procfs_sys.c).
+int procfs_sys_init(void);
 void fac_stats_reset(void);
 
 // Called on every tick of CPU 0 (interrupt context): moves bytes waiting

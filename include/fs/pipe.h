@@ -20,6 +20,12 @@ int pipe_poll(struct file *f);
 size_t pipe_bytes_ready(struct file *f);	// FIONREAD
 size_t pipe_size(struct file *f);		// F_GETPIPE_SZ
 long pipe_set_size(struct file *f, uint64_t want);	// F_SETPIPE_SZ
+// /proc/sys/fs/pipe-max-size: the limit, and setting it (rounded as
+// pipe_round_size does; -EINVAL above 2^31).
+unsigned pipe_get_max_size(void);
+int pipe_set_max_size(uint64_t size);
+// Linux's round_pipe_size: a power of two, at least a page; 0 above 2^31.
+uint64_t pipe_round_size(uint64_t size);
 // The file on one end is going away.
 void pipe_release(struct file *f);
 

@@ -39,6 +39,9 @@ struct vnode_ops {
 	// A symlink whose target is computed at lookup (/proc/self/exe);
 	// returns the length or a negative errno.
 	long (*target)(struct vnode *vn, char *buf, size_t size);
+	// Called by open(2) once the file is found (not for O_PATH): 0, or
+	// the errno open fails with (a read-only /proc/sys file: EACCES).
+	int (*open)(struct vnode *vn, uint32_t flags);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
 };
 

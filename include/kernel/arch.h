@@ -43,4 +43,12 @@ void arch_cpu_start_timer(void);	// this CPU's tick, interrupts still off
 const char *arch_cpu_description(void);
 const char *arch_clock_description(void);
 
+// 64 bits from the CPU's hardware random source (x86: RDSEED, else
+// RDRAND); false if it has none or it failed.  Seeds kernel/random.c.
+bool arch_entropy64(uint64_t *v);
+// /proc/cpuinfo's block for one online CPU, in the arch's own Linux
+// layout; returns the length written (at most size - 1).
+struct cpu;
+unsigned long arch_cpuinfo(const struct cpu *c, char *buf, unsigned long size);
+
 #endif

@@ -24,6 +24,7 @@ struct thread *thread_find(int tid);
 int tid_alloc_for(struct thread *t, struct process *p);
 void tid_free(int tid);
 bool tid_in_use_locked(int tid);
+int pid_last(void);		// the process or thread ID allocated last
 
 // Creating user threads (clone.c) and ending them (exit.c).
 struct thread *user_thread_alloc(struct process *p, const char *name);

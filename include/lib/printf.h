@@ -26,5 +26,10 @@ int kvformat(format_out_fn out, void *arg, const char *fmt, va_list ap);
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+// Appends to the text of 'len' characters in buf (of 'size' bytes);
+// returns the new length, which stops at size - 1 when the text is cut.
+// For building a file's text piece by piece without overflow checks.
+size_t kappendf(char *buf, size_t size, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -1,4 +1,5 @@
-// Character devices: null, zero, full, random/urandom and the console.
+// /dev: the character devices null, zero, full, random/urandom and the
+// console; the links fd, stdin, stdout, stderr; the directory shm.
 //
 // The console's output goes straight to console_write.  Its input is a
 // ring buffer filled from the UART on CPU 0's tick (console_poll_input)
@@ -14,6 +15,7 @@
 #include <arch/serial.h>
 #include <kernel/console.h>
 #include <kernel/process.h>
+#include <kernel/random.h>
 #include <kernel/uaccess.h>
 #include <kernel/wait.h>
 #include <kernel/time.h>
@@ -50,34 +52,40 @@ static long full_write(struct vnode *vn, struct file *f, uint64_t off, struct io
 	return n ? -ENOSPC : 0;
 }
 
-// Not cryptographic: a xorshift generator stirred with the clock.
-static uint64_t random_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t random_next(void)
-{
-	uint64_t x = __atomic_load_n(&random_state, __ATOMIC_RELAXED);
-
-	x ^= clock_monotonic_ns() * 0xbf58476d1ce4e5b9ULL;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	__atomic_store_n(&random_state, x, __ATOMIC_RELAXED);
-	return x * 0x2545f4914f6cdd1dULL;
-}
-
+// Both read the kernel's one generator (kernel/random.c), as on Linux
+// since 5.18 where they differ in nothing; writes stir the data into it.
 static long random_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
-	uint64_t words[CHUNK / 8];
+	uint8_t bytes[CHUNK];
 	size_t done = 0;
 
 	(void)vn; (void)f; (void)off;
 	while (done < n) {
 		size_t chunk = n - done < CHUNK ? n - done : CHUNK;
 
-		for (size_t i = 0; i < (chunk + 7) / 8; i++)
-			words[i] = random_next();
-		if (iobuf_put(b, done, words, chunk) < 0)
+		random_bytes(bytes, chunk);
+		if (iobuf_put(b, done, bytes, chunk) < 0) {
+			memset(bytes, 0, sizeof(bytes));
 			return done ? (long)done : -EFAULT;
+		}
+		done += chunk;
+	}
+	memset(bytes, 0, sizeof(bytes));
+	return done;
+}
+
+static long random_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	uint8_t bytes[CHUNK];
+	size_t done = 0;
+
+	(void)vn; (void)f; (void)off;
+	while (done < n) {
+		size_t chunk = n - done < CHUNK ? n - done : CHUNK;
+
+		if (iobuf_get(b, done, bytes, chunk) < 0)
+			return done ? (long)done : -EFAULT;
+		random_mix(bytes, chunk);
 		done += chunk;
 	}
 	return done;
@@ -86,7 +94,7 @@ static long random_read(struct vnode *vn, struct file *f, uint64_t off, struct i
 static const struct vnode_ops null_ops = { .read = null_read, .write = null_write };
 static const struct vnode_ops zero_ops = { .read = zero_read, .write = null_write };
 static const struct vnode_ops full_ops = { .read = zero_read, .write = full_write };
-static const struct vnode_ops random_ops = { .read = random_read, .write = null_write };
+static const struct vnode_ops random_ops = { .read = random_read, .write = random_write };
 
 // ---- the console ----
 
@@ -455,6 +463,34 @@ static int add_device(const char *name, const struct vnode_ops *ops, uint32_t ma
 	return rc == -EEXIST ? 0 : rc;
 }
 
+// The links udev and Linux's devtmpfs setup make in /dev.
+static int add_link(const char *name, const char *target)
+{
+	struct vnode *dev;
+	int rc = vfs_lookup("/dev", true, &dev);
+
+	if (rc)
+		return rc;
+	rc = vfs_create(dev, name, VNODE_SYMLINK, 0777, target, NULL);
+	vnode_put(dev);
+	return rc == -EEXIST ? 0 : rc;
+}
+
+// /dev/shm, where shm_open(3) puts its files: a directory anyone may
+// create files in and only their owners remove (sticky), as the tmpfs
+// Linux systems mount there.  Its files live in memory like all others.
+static int add_shm(void)
+{
+	struct vnode *shm;
+	int rc = vfs_mkdir_p("/dev/shm", &shm);
+
+	if (rc)
+		return rc;
+	shm->mode = S_IFDIR | 01777;
+	vnode_put(shm);
+	return 0;
+}
+
 int devices_init(void)
 {
 	int rc = 0;
@@ -466,5 +502,10 @@ int devices_init(void)
 	rc |= add_device("urandom", &random_ops, 1, 9, 0666);
 	rc |= add_device("tty", &console_ops, 5, 0, 0666);
 	rc |= add_device("console", &console_ops, 5, 1, 0600);
+	rc |= add_link("fd", "/proc/self/fd");
+	rc |= add_link("stdin", "/proc/self/fd/0");
+	rc |= add_link("stdout", "/proc/self/fd/1");
+	rc |= add_link("stderr", "/proc/self/fd/2");
+	rc |= add_shm();
 	return rc ? -ENOMEM : 0;
 }

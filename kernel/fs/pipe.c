@@ -17,7 +17,6 @@
 #include <uapi/signal.h>
 
 #define PIPE_ORDER 4		// 2^4 pages = 64 KiB, the size of a new pipe
-#define PIPE_MAX_SIZE (1 << 20)	// Linux's default /proc/sys/fs/pipe-max-size
 #define BOUNCE_SMALL 256	// on the stack; larger transfers use a page
 
 _Static_assert(PIPE_SIZE == (4096 << PIPE_ORDER), "pipe ring is 2^PIPE_ORDER pages");
@@ -34,20 +33,66 @@ struct pipe {
 	struct wait_queue write_wq;	// writers waiting for space
 };
 
+// /proc/sys/fs/pipe-max-size: the largest capacity F_SETPIPE_SZ grants,
+// and the most a new pipe gets.  Always a power of two pages, as
+// pipe_round_size leaves it.  Linux's default.
+static unsigned pipe_max_size = 1 << 20;
+
+unsigned pipe_get_max_size(void)
+{
+	return __atomic_load_n(&pipe_max_size, __ATOMIC_RELAXED);
+}
+
+// Linux's round_pipe_size: at least a page, a power of two, at most 2^31.
+uint64_t pipe_round_size(uint64_t size)
+{
+	uint64_t r = PAGE_SIZE;
+
+	if (size > (1ULL << 31))
+		return 0;
+	while (r < size)
+		r <<= 1;
+	return r;
+}
+
+int pipe_set_max_size(uint64_t size)
+{
+	uint64_t r = pipe_round_size(size);
+
+	if (r == 0)
+		return -EINVAL;
+	__atomic_store_n(&pipe_max_size, (unsigned)r, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static unsigned order_of(uint64_t size)
+{
+	unsigned order = 0;
+
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+// A new pipe holds 64 KiB, or pipe-max-size if that is less (as Linux
+// gives a user without CAP_SYS_RESOURCE).
 struct pipe *pipe_alloc(void)
 {
 	struct pipe *p = kzalloc(sizeof(*p));
+	unsigned order = PIPE_ORDER, max_order = order_of(pipe_get_max_size());
 
 	if (!p)
 		return NULL;
-	p->ring = page_alloc(PIPE_ORDER);
+	if (max_order < order)
+		order = max_order;
+	p->ring = page_alloc(order);
 	if (!p->ring) {
 		kfree(p);
 		return NULL;
 	}
 	frame_set_use(virt_to_phys(p->ring), FRAME_PIPE);
-	p->order = PIPE_ORDER;
-	p->size = PIPE_SIZE;
+	p->order = order;
+	p->size = PAGE_SIZE << order;
 	spin_init(&p->lock, "pipe");
 	return p;
 }
@@ -273,23 +318,23 @@ size_t pipe_size(struct file *f)
 
 // F_SETPIPE_SZ: the capacity becomes 'want' rounded up to a power of two
 // pages (at least one), as Linux rounds it, and the contents move to a
-// ring of that size.  Everyone is root here, but no one goes beyond
-// pipe-max-size, as on Linux without CAP_SYS_RESOURCE.
+// ring of that size.  Everyone is root here, but no one grows a pipe
+// beyond pipe-max-size, as on Linux without CAP_SYS_RESOURCE; shrinking
+// is always allowed.
 long pipe_set_size(struct file *f, uint64_t want)
 {
 	struct pipe *p = f->pipe;
-	unsigned order = 0;
+	uint64_t size = pipe_round_size(want);
+	unsigned order = order_of(size);
 	char *ring, *unused;
 	unsigned unused_order;
 	uint64_t flags;
 	long rc;
 
-	if (want > (1UL << 31))
+	if (size == 0)
 		return -EINVAL;
-	if (want > PIPE_MAX_SIZE)
+	if (size > pipe_get_max_size() && size > __atomic_load_n(&p->size, __ATOMIC_RELAXED))
 		return -EPERM;
-	while ((PAGE_SIZE << order) < want)
-		order++;
 	ring = page_alloc(order);
 	if (!ring)
 		return -ENOMEM;

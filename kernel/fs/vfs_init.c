@@ -1,4 +1,4 @@
-// Building the tree at boot: the initramfs, then /dev, /proc and /tmp.
+// Building the tree at boot: the initramfs, then /dev, /proc, /sys and /tmp.
 
 #include <fs/vfs.h>
 #include <fs/cpio.h>
@@ -131,6 +131,8 @@ int vfs_init(const void *cpio, size_t len)
 		err = procfs_init();
 	if (!err)
 		err = procfs_facilities_init();
+	if (!err)
+		err = procfs_sys_init();
 	if (err)
 		kprintf("vfs: cannot create /dev, /proc or /tmp: error %d\n", -err);
 	return rc < 0 ? rc : err;

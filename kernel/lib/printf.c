@@ -423,3 +423,18 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+size_t kappendf(char *buf, size_t size, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (size == 0 || len >= size - 1)
+		return size ? size - 1 : 0;
+	va_start(ap, fmt);
+	n = kvsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return len;
+	return (size_t)n < size - len ? len + (size_t)n : size - 1;
+}

@@ -15,6 +15,12 @@
 struct spinlock proc_tree_lock = SPINLOCK_INIT("process tree");
 static struct process *all_processes[PID_MAX];
 static int next_pid = 1;
+static int last_pid;		// the ID handed out most recently (/proc/loadavg)
+
+int pid_last(void)
+{
+	return __atomic_load_n(&last_pid, __ATOMIC_RELAXED);
+}
 
 // Allocates the lowest free ID at or after the last one handed out, so
 // IDs are not reused quickly (as Linux does).
@@ -59,6 +65,7 @@ int tid_alloc_for(struct thread *t, struct process *p)
 	if (tid > 0) {
 		tid_owner[tid] = t;
 		t->tid = tid;
+		__atomic_store_n(&last_pid, tid, __ATOMIC_RELAXED);
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	return tid;

@@ -311,6 +311,23 @@ void sched_preempt(void)
 	schedule();
 }
 
+int sched_nr_running(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < ncpus && i < MAX_CPUS; i++) {
+		struct cpu *c = &cpus[i];
+		struct thread *cur = __atomic_load_n(&c->current, __ATOMIC_RELAXED);
+
+		if (!c->online)
+			continue;
+		n += __atomic_load_n(&rq_of(i)->nr_waiting, __ATOMIC_RELAXED);
+		if (cur && cur != c->idle)
+			n++;
+	}
+	return n;
+}
+
 // An idle CPU takes one waiting thread from the busiest queue.
 static void pull_one(struct cpu *c)
 {

@@ -287,8 +287,10 @@ static long put_statfs(uint64_t ubuf)
 	s.f_blocks = total;
 	s.f_bfree = free;
 	s.f_bavail = free;
-	s.f_files = 1 << 20;
-	s.f_ffree = 1 << 20;
+	// No limit on the number of files: tmpfs mounted with nr_inodes=0
+	// reports that as 0 and 0.
+	s.f_files = 0;
+	s.f_ffree = 0;
 	s.f_namelen = NAME_MAX;
 	return copy_to_user(ubuf, &s, sizeof(s));
 }

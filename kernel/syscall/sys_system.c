@@ -1,4 +1,5 @@
-// System information and limits: uname, sysinfo, rlimits, getrandom,
+// System information and limits: uname, sethostname, setdomainname,
+// sysinfo, rlimits, getrandom,
 // resource usage.
 
 #include <kernel/syscall.h>
@@ -9,6 +10,9 @@
 #include <kernel/time.h>
 #include <kernel/cpu.h>
 #include <kernel/exec.h>
+#include <kernel/random.h>
+#include <kernel/uts.h>
+#include <kernel/sched.h>
 #include <mm/frame.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
@@ -22,13 +26,38 @@ SYSCALL_DEFINE(SYS_uname, uname)
 	struct utsname u;
 
 	memset(&u, 0, sizeof(u));
-	strlcpy(u.sysname, "Linux", sizeof(u.sysname));	// what programs check for
-	strlcpy(u.nodename, "switchyard", sizeof(u.nodename));
-	strlcpy(u.release, "6.1.0-switchyard", sizeof(u.release));
-	strlcpy(u.version, "#1 SMP Switchyard", sizeof(u.version));
-	strlcpy(u.machine, "x86_64", sizeof(u.machine));
-	strlcpy(u.domainname, "(none)", sizeof(u.domainname));
+	strlcpy(u.sysname, UTS_SYSNAME, sizeof(u.sysname));
+	uts_get(UTS_HOSTNAME, u.nodename);
+	strlcpy(u.release, UTS_RELEASE, sizeof(u.release));
+	strlcpy(u.version, UTS_VERSION, sizeof(u.version));
+	strlcpy(u.machine, UTS_MACHINE, sizeof(u.machine));
+	uts_get(UTS_DOMAINNAME, u.domainname);
 	return copy_to_user(args->a[0], &u, sizeof(u)) < 0 ? -EFAULT : 0;
+}
+
+// sethostname and setdomainname: the name is 'len' bytes, not
+// NUL-terminated.  Everyone is root here, as Linux requires
+// (CAP_SYS_ADMIN).
+static long set_uts_name(enum uts_name which, uint64_t uname, uint64_t ulen)
+{
+	char name[UTS_LEN];
+	int64_t len = (int64_t)(int)ulen;	// Linux takes an int
+
+	if (len < 0 || len > UTS_LEN)
+		return -EINVAL;
+	if (copy_from_user(name, uname, (size_t)len) < 0)
+		return -EFAULT;
+	return uts_set(which, name, (size_t)len);
+}
+
+SYSCALL_DEFINE(SYS_sethostname, sethostname)
+{
+	return set_uts_name(UTS_HOSTNAME, args->a[0], args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_setdomainname, setdomainname)
+{
+	return set_uts_name(UTS_DOMAINNAME, args->a[0], args->a[1]);
 }
 
 struct sysinfo_linux {
@@ -47,12 +76,15 @@ static void count_threads(struct process *p, void *arg)
 		*(uint64_t *)arg += (uint64_t)p->nthreads;
 }
 
-// Load averages are not kept (they read 0); "procs" is, as on Linux, the
-// number of threads.
+// "procs" is, as on Linux, the number of threads; the load averages have
+// 16 fractional bits (SI_LOAD_SHIFT) where the kernel keeps 11.  The file
+// tree's pages are shared memory, as tmpfs's are on Linux (/proc/meminfo's
+// Shmem).
 SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 {
 	struct sysinfo_linux si;
-	uint64_t total, free, threads = 0, flags;
+	uint64_t total, free, threads = 0, flags, by_use[FRAME_USE_COUNT];
+	unsigned long load[3];
 
 	memset(&si, 0, sizeof(si));
 	frame_stats(&total, &free);
@@ -62,6 +94,11 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 	si.uptime = (int64_t)(clock_monotonic_ns() / 1000000000ULL);
 	si.totalram = total * 4096;
 	si.freeram = free * 4096;
+	frame_use_stats(by_use);
+	si.sharedram = by_use[FRAME_FILE] * 4096;
+	loadavg_get(load);
+	for (int i = 0; i < 3; i++)
+		si.loads[i] = (uint64_t)load[i] << (16 - LOAD_FSHIFT);
 	si.procs = threads > 0xffff ? 0xffff : (uint16_t)threads;
 	si.mem_unit = 1;
 	return copy_to_user(args->a[0], &si, sizeof(si)) < 0 ? -EFAULT : 0;
@@ -166,11 +203,14 @@ SYSCALL_DEFINE(SYS_getrandom, getrandom)
 		len = 33554431;
 	for (size_t done = 0; done < len;) {
 		size_t n = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
-		arch_random_bytes(chunk, n);
-		if (copy_to_user(ubuf + done, chunk, n) < 0)
+		random_bytes(chunk, n);
+		if (copy_to_user(ubuf + done, chunk, n) < 0) {
+			memset(chunk, 0, sizeof(chunk));
 			return done ? (long)done : -EFAULT;
+		}
 		done += n;
 	}
+	memset(chunk, 0, sizeof(chunk));
 	return (long)len;
 }
 

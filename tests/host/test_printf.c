@@ -488,9 +488,33 @@ static void test_random(void)
 	finish_case("random_integer_formats_match_libc");
 }
 
+// kappendf: pieces add up, and a text too long for the buffer stops at
+// size - 1 characters, NUL-terminated, however many pieces follow.
+static void test_kappendf(void)
+{
+	char buf[8];
+	size_t len = 0;
+
+	start_case();
+	len = kappendf(buf, sizeof(buf), len, "ab");
+	len = kappendf(buf, sizeof(buf), len, "%d", 12);
+	checks++;
+	if (len != 4 || strcmp(buf, "ab12") != 0)
+		failed("ab%d", "kappendf", buf, "ab12");
+	len = kappendf(buf, sizeof(buf), len, "%s", "cdefgh");
+	len = kappendf(buf, sizeof(buf), len, "%s", "more");
+	checks++;
+	if (len != 7 || strcmp(buf, "ab12cde") != 0)
+		failed("%s", "kappendf cut", buf, "ab12cde");
+	checks++;
+	if (kappendf(buf, 0, 0, "x") != 0)
+		failed("x", "kappendf size 0", "", "");
+	finish_case("kappendf_appends_and_cuts");
+}
+
 int main(void)
 {
-	ktap_plan(15);
+	ktap_plan(16);
 	test_plain_text();
 	test_handpicked();
 	test_generated();		// six cases, one per conversion
@@ -501,5 +525,6 @@ int main(void)
 	test_truncation();
 	test_kvformat_sink();
 	test_random();
+	test_kappendf();
 	return ktap_exit();
 }

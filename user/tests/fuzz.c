@@ -44,6 +44,8 @@
 //     executed and no file outside be touched
 //   memory calls                   only on the fuzzing arena or at the
 //     boundary addresses, never on the fuzzer's own code, stack or data
+// sethostname and setdomainname are fuzzed; the parent puts the names back
+// when the children are done, so the programs after it see the system's.
 // A forked or cloned child of a fuzzing thread exits at once, inside the
 // asm statement of the call (user/lib/rawsys.h), touching no memory.
 //
@@ -64,6 +66,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1137,9 +1140,16 @@ int main(int argc, char **argv)
 
 	if (nimplemented)
 		ktap_diag("fuzz: %d of %d numbers implemented", nimplemented, NR_MAX);
+	struct utsname names;
+	bool have_names = uname(&names) == 0;
+
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	run_children(work, console);
 	double seconds = since(&start);
+	if (have_names && !safe_mode) {
+		sethostname(names.nodename, strlen(names.nodename));
+		setdomainname(names.domainname, strlen(names.domainname));
+	}
 	close(console);
 	print_statistics(seconds);
 	ktap_result(ended == (only_child >= 0 ? 1 : children) && !unkillable,
