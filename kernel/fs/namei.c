@@ -5,6 +5,7 @@
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
@@ -119,12 +120,14 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 	int links = 0, rc = 0;
 	bool slash_seen = false;
 	struct vnode *cur;
+	struct cred *cred;
 	uint64_t irq;
 
 	if (!root)
 		return -ENOMEM;
 	if (*p == 0 && !(flags & LOOKUP_EMPTY_OK))
 		return -ENOENT;
+	cred = cred_current();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	cur = start ? start : cwd_locked();
 	if (*p == '/')
@@ -149,6 +152,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 			break;
 		}
 		comp = p;
+		// Every directory walked through must be searchable, the one
+		// holding the last component too (Linux's may_lookup).
+		if (cur->type == VNODE_DIR && (rc = vnode_permission(cred, cur, MAY_EXEC)))
+			break;
 		while (comp[len] && comp[len] != '/')
 			len++;
 		if (len > NAME_MAX) {
@@ -210,6 +217,7 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		res->vn = cur;
 	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	cred_put(cred);
 	kfree(buf);
 	return rc;
 }
@@ -261,6 +269,7 @@ int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32
 {
 	size_t len = strlen(name);
 	struct vnode *vn;
+	struct cred *cred;
 	uint64_t irq;
 	int rc = 0;
 
@@ -282,6 +291,7 @@ int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32
 		memcpy(vn->target, target, tlen + 1);
 		vn->size = tlen;
 	}
+	cred = cred_current();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	if (dir->type != VNODE_DIR)
 		rc = -ENOTDIR;
@@ -289,9 +299,14 @@ int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32
 		rc = -ENOENT;		// the directory has been removed
 	else if (dir_find(dir, name, len))
 		rc = -EEXIST;
-	else
+	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC))) {
+		// The creator's fsuid and fsgid own it (or a setgid
+		// directory's group).
+		cred_init_owner(cred, dir, vn);
 		rc = dir_add(dir, name, len, vn);
+	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	cred_put(cred);
 	if (rc || !out)
 		vnode_put(vn);		// frees it on failure (nlink 0)
 	else
@@ -342,6 +357,7 @@ static void unlock_and_reap(struct vnode *vn, uint64_t irq)
 
 int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 {
+	struct cred *cred = cred_current();
 	struct dirent_node *d;
 	struct vnode *vn = NULL;
 	uint64_t irq;
@@ -353,6 +369,8 @@ int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 		rc = -ENOTDIR;
 	else if (!d)
 		rc = -ENOENT;
+	else if ((rc = cred_may_delete(cred, dir, d->vn)))
+		;	// EACCES, or EPERM in a sticky directory
 	else if (want_dir && d->vn->type != VNODE_DIR)
 		rc = -ENOTDIR;
 	else if (want_dir && !dir_is_empty(d->vn))
@@ -366,6 +384,7 @@ int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 		dir_remove(dir, d);
 	}
 	unlock_and_reap(vn, irq);
+	cred_put(cred);
 	return rc;
 }
 
@@ -378,12 +397,29 @@ static bool is_within(struct vnode *a, struct vnode *b)
 	return false;
 }
 
+// Linux's checks of a rename, in its order: removing the old name,
+// removing the target or creating the new name, and for a directory
+// that changes parents, writing its "..".  Tree lock held.
+static int may_rename(const struct cred *c, struct vnode *odir, struct vnode *src,
+		      struct vnode *ndir, struct dirent_node *nd)
+{
+	int rc = cred_may_delete(c, odir, src);
+
+	if (!rc)
+		rc = nd ? cred_may_delete(c, ndir, nd->vn)
+			: vnode_permission(c, ndir, MAY_WRITE | MAY_EXEC);
+	if (!rc && src->type == VNODE_DIR && odir != ndir)
+		rc = vnode_permission(c, src, MAY_WRITE);
+	return rc;
+}
+
 int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
 	       unsigned flags)
 {
 	size_t olen = strlen(oname), nlen = strlen(nname);
 	struct dirent_node *od, *nd, *moved;
 	struct vnode *src, *victim = NULL;
+	struct cred *cred;
 	uint64_t irq;
 	int rc = 0;
 
@@ -397,12 +433,15 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	if (!moved)
 		return -ENOMEM;
 
+	cred = cred_current();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	od = dir_find(odir, oname, olen);
 	nd = dir_find(ndir, nname, nlen);
 	src = od ? od->vn : NULL;
 	if (!od)
 		rc = -ENOENT;
+	else if ((rc = may_rename(cred, odir, src, ndir, nd)))
+		;
 	else if (ndir->nlink == 0)
 		rc = -ENOENT;
 	else if (nd && (flags & RENAME_NOREPLACE))
@@ -419,6 +458,7 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 		rc = -ENOTEMPTY;
 	if (rc) {
 		spin_unlock_irqrestore(&vfs_tree_lock, irq);
+		cred_put(cred);
 		kfree(moved);
 		return rc > 0 ? 0 : rc;
 	}
@@ -440,12 +480,14 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	src->ctime_ns = fs_now_ns();
 	kfree(od);
 	unlock_and_reap(victim, irq);
+	cred_put(cred);
 	return 0;
 }
 
 int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 {
 	size_t len = strlen(name);
+	struct cred *cred;
 	uint64_t irq;
 	int rc;
 
@@ -455,6 +497,7 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		return -EEXIST;
 	if (len > NAME_MAX)
 		return -ENAMETOOLONG;
+	cred = cred_current();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	if (dir->type != VNODE_DIR)
 		rc = -ENOTDIR;
@@ -462,11 +505,12 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		rc = -ENOENT;
 	else if (dir_find(dir, name, len))
 		rc = -EEXIST;
-	else
+	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC)))
 		rc = dir_add(dir, name, len, vn);
 	if (rc == 0)
 		vn->ctime_ns = fs_now_ns();
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	cred_put(cred);
 	return rc;
 }
 

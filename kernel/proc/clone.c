@@ -1,6 +1,7 @@
 // Creating processes and threads: fork, vfork, clone, clone3.
 
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/proc_internal.h>
 #include <kernel/thread.h>
 #include <kernel/sched.h>
@@ -111,6 +112,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	if (flags & CLONE_PARENT)
 		p->exit_signal = parent->exit_signal;
 	p->umask = parent->umask;
+	cred_fork(p, parent);
 	p->arch = parent->arch;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
