@@ -2,12 +2,13 @@
 // groups) and what it may do (capabilities), and the permission checks
 // built on them (kernel/proc/cred.c, kernel/proc/cred_perm.c).
 //
-// A cred is immutable once published: a change makes a new one and
-// swaps the process's pointer under cred_lock, so a reader that holds a
-// reference sees one consistent set of IDs.  Credentials belong to the
-// process (all its threads), not to each thread as on Linux; C
-// libraries apply set*id calls to every thread anyway, so programs see
-// no difference unless one thread makes the raw system call alone.
+// Each thread has its credentials, as on Linux (a set*id call changes the
+// calling thread's; C libraries make it in every thread).  The process
+// keeps a copy of the pointer that the last change installed, for others
+// to look at (kill, /proc, capget by pid).  A cred is immutable once
+// published: a change makes a new one and swaps the pointers under
+// cred_lock, so a reader holding a reference sees one consistent set of
+// IDs, and a thread reads its own without any lock.
 #ifndef KERNEL_CRED_H
 #define KERNEL_CRED_H
 
@@ -34,7 +35,7 @@
 #define CAP_FULL_SET		((1ULL << (CAP_LAST_CAP + 1)) - 1)
 
 struct cred {
-	int refcount;			// under cred_lock; the root cred has none
+	int refcount;			// atomic; the root cred has none
 	uint32_t uid, euid, suid, fsuid;
 	uint32_t gid, egid, sgid, fsgid;
 	uint64_t cap_permitted, cap_effective, cap_inheritable;
@@ -49,19 +50,26 @@ struct vnode;
 // The credentials of init and of kernel threads: uid 0, all capabilities.
 extern struct cred root_cred;
 
-// The calling thread's credentials (an access() override if one is in
-// force), referenced: give them back with cred_put.
-struct cred *cred_current(void);
-// p's credentials, referenced.
+struct thread;
+
+// The calling thread's credentials (root for kernel threads); valid
+// until the thread changes them, no reference taken.
+const struct cred *current_cred(void);
+// p's or t's credentials, referenced.
 struct cred *cred_of(struct process *p);
-void cred_put(struct cred *c);
+struct cred *cred_of_thread(struct thread *t);
+void cred_put(const struct cred *c);
 // access() and faccessat() without AT_EACCESS: the caller's credentials
 // with the real IDs as filesystem IDs and, unless the real uid is 0, no
 // capabilities (referenced; NULL when there is no memory).  Installed
-// as the thread's cred_override for the duration of the call.
+// with cred_override for the duration of the call.
 struct cred *cred_for_access(void);
-// For fork: the new process shares the parent's credentials.
-void cred_fork(struct process *child, struct process *parent);
+// Makes c the calling thread's credentials (no reference changes hands)
+// and returns the previous ones, to be put back the same way.
+const struct cred *cred_override(const struct cred *c);
+// A new thread and a new process start with the creating thread's.
+void cred_thread_init(struct thread *t);
+void cred_fork(struct process *child);
 // For the last release of a process.
 void cred_release(struct process *p);
 

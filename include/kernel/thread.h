@@ -69,7 +69,7 @@ struct thread {
 	bool exiting;
 	struct vfork_done *vfork_done;	// vfork child: where its parent waits
 	struct rseq_thread rseq;	// rseq(2) registration (kernel/proc/rseq.c)
-	struct cred *cred_override;	// access(): the real IDs stand in (kernel/proc/cred.c)
+	struct cred *cred;		// IDs and capabilities, referenced (kernel/proc/cred.c)
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

@@ -120,14 +120,14 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 	int links = 0, rc = 0;
 	bool slash_seen = false;
 	struct vnode *cur;
-	struct cred *cred;
+	const struct cred *cred;
 	uint64_t irq;
 
 	if (!root)
 		return -ENOMEM;
 	if (*p == 0 && !(flags & LOOKUP_EMPTY_OK))
 		return -ENOENT;
-	cred = cred_current();
+	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	cur = start ? start : cwd_locked();
 	if (*p == '/')
@@ -217,7 +217,6 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		res->vn = cur;
 	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
-	cred_put(cred);
 	kfree(buf);
 	return rc;
 }
@@ -264,12 +263,13 @@ static bool special_name(const char *name)
 	return len == 0 || is_dot(name, len) || is_dotdot(name, len);
 }
 
-int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
-	       const char *target, struct vnode **out)
+// vfs_create for 'cred': it needs write and search on the directory and
+// owns the new file.
+static int create_as(const struct cred *cred, struct vnode *dir, const char *name,
+		     enum vnode_type type, uint32_t perm, const char *target, struct vnode **out)
 {
 	size_t len = strlen(name);
 	struct vnode *vn;
-	struct cred *cred;
 	uint64_t irq;
 	int rc = 0;
 
@@ -291,7 +291,6 @@ int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32
 		memcpy(vn->target, target, tlen + 1);
 		vn->size = tlen;
 	}
-	cred = cred_current();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	if (dir->type != VNODE_DIR)
 		rc = -ENOTDIR;
@@ -306,11 +305,19 @@ int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32
 		rc = dir_add(dir, name, len, vn);
 	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
-	cred_put(cred);
 	if (rc || !out)
 		vnode_put(vn);		// frees it on failure (nlink 0)
 	else
 		*out = vn;
+	return rc;
+}
+
+int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
+	       const char *target, struct vnode **out)
+{
+	const struct cred *cred = current_cred();
+	int rc = create_as(cred, dir, name, type, perm, target, out);
+
 	return rc;
 }
 
@@ -357,7 +364,7 @@ static void unlock_and_reap(struct vnode *vn, uint64_t irq)
 
 int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 {
-	struct cred *cred = cred_current();
+	const struct cred *cred = current_cred();
 	struct dirent_node *d;
 	struct vnode *vn = NULL;
 	uint64_t irq;
@@ -384,7 +391,6 @@ int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 		dir_remove(dir, d);
 	}
 	unlock_and_reap(vn, irq);
-	cred_put(cred);
 	return rc;
 }
 
@@ -419,7 +425,7 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	size_t olen = strlen(oname), nlen = strlen(nname);
 	struct dirent_node *od, *nd, *moved;
 	struct vnode *src, *victim = NULL;
-	struct cred *cred;
+	const struct cred *cred;
 	uint64_t irq;
 	int rc = 0;
 
@@ -433,7 +439,7 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	if (!moved)
 		return -ENOMEM;
 
-	cred = cred_current();
+	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	od = dir_find(odir, oname, olen);
 	nd = dir_find(ndir, nname, nlen);
@@ -458,7 +464,6 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 		rc = -ENOTEMPTY;
 	if (rc) {
 		spin_unlock_irqrestore(&vfs_tree_lock, irq);
-		cred_put(cred);
 		kfree(moved);
 		return rc > 0 ? 0 : rc;
 	}
@@ -480,14 +485,13 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	src->ctime_ns = fs_now_ns();
 	kfree(od);
 	unlock_and_reap(victim, irq);
-	cred_put(cred);
 	return 0;
 }
 
 int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 {
 	size_t len = strlen(name);
-	struct cred *cred;
+	const struct cred *cred;
 	uint64_t irq;
 	int rc;
 
@@ -497,7 +501,7 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		return -EEXIST;
 	if (len > NAME_MAX)
 		return -ENAMETOOLONG;
-	cred = cred_current();
+	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	if (dir->type != VNODE_DIR)
 		rc = -ENOTDIR;
@@ -510,7 +514,6 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 	if (rc == 0)
 		vn->ctime_ns = fs_now_ns();
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
-	cred_put(cred);
 	return rc;
 }
 
@@ -541,7 +544,9 @@ int vfs_mkdir_p(const char *path, struct vnode **out)
 		memcpy(name, p, len);
 		name[len] = 0;
 		p += len;
-		rc = vfs_create(cur, name, VNODE_DIR, 0755, NULL, &next);
+		// The kernel's own directories (boot, /proc, /dev): made by
+		// root whoever's call needed them.
+		rc = create_as(&root_cred, cur, name, VNODE_DIR, 0755, NULL, &next);
 		if (rc == -EEXIST)
 			rc = vfs_lookup_at(cur, name, LOOKUP_FOLLOW, &next);
 		vnode_put(cur);

@@ -15,7 +15,9 @@
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
-// Guards every process's cred pointer and every refcount.  A leaf lock.
+// Guards the swap of every cred pointer (a thread's, a process's)
+// against readers in other threads.  A leaf lock.  A thread reads its own
+// pointer without it: only the thread itself changes it.
 static struct spinlock cred_lock = SPINLOCK_INIT("cred");
 
 struct cred root_cred = {
@@ -23,63 +25,78 @@ struct cred root_cred = {
 	.cap_effective = CAP_FULL_SET,
 };
 
-static struct cred *ref_locked(struct cred *c)
+// A new reference to c (NULL: root).
+static struct cred *ref(const struct cred *c)
 {
-	if (!c)
-		c = &root_cred;
-	if (c != &root_cred)
-		c->refcount++;
-	return c;
+	struct cred *m = c ? (struct cred *)c : &root_cred;
+
+	if (m != &root_cred)
+		__atomic_add_fetch(&m->refcount, 1, __ATOMIC_RELAXED);
+	return m;
+}
+
+const struct cred *current_cred(void)
+{
+	struct thread *t = current_thread();
+
+	return t && t->cred ? t->cred : &root_cred;
 }
 
 struct cred *cred_of(struct process *p)
 {
 	uint64_t irq = spin_lock_irqsave(&cred_lock);
-	struct cred *c = ref_locked(p ? p->cred : NULL);
+	struct cred *c = ref(p ? p->cred : NULL);
 
 	spin_unlock_irqrestore(&cred_lock, irq);
 	return c;
 }
 
-struct cred *cred_current(void)
+struct cred *cred_of_thread(struct thread *t)
 {
-	struct thread *t = current_thread();
+	uint64_t irq = spin_lock_irqsave(&cred_lock);
+	struct cred *c = ref(t->cred);
 
-	if (t && t->cred_override) {
-		uint64_t irq = spin_lock_irqsave(&cred_lock);
-		struct cred *c = ref_locked(t->cred_override);
-
-		spin_unlock_irqrestore(&cred_lock, irq);
-		return c;
-	}
-	return cred_of(t ? t->proc : NULL);
-}
-
-void cred_put(struct cred *c)
-{
-	bool last;
-	uint64_t irq;
-
-	if (!c || c == &root_cred)
-		return;
-	irq = spin_lock_irqsave(&cred_lock);
-	last = --c->refcount == 0;
 	spin_unlock_irqrestore(&cred_lock, irq);
-	if (last) {
-		kfree(c->groups);
-		kfree(c);
+	return c;
+}
+
+void cred_put(const struct cred *c)
+{
+	struct cred *m = (struct cred *)c;
+
+	if (!m || m == &root_cred)
+		return;
+	if (__atomic_sub_fetch(&m->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+		kfree(m->groups);
+		kfree(m);
 	}
 }
 
-void cred_fork(struct process *child, struct process *parent)
+void cred_thread_init(struct thread *t)
 {
-	child->cred = cred_of(parent);
+	t->cred = ref(current_cred());
+}
+
+void cred_fork(struct process *child)
+{
+	child->cred = ref(current_cred());
 }
 
 void cred_release(struct process *p)
 {
 	cred_put(p->cred);
 	p->cred = NULL;
+}
+
+const struct cred *cred_override(const struct cred *c)
+{
+	struct thread *t = current_thread();
+	uint64_t irq = spin_lock_irqsave(&cred_lock);
+	const struct cred *old = t->cred;
+
+	t->cred = (struct cred *)c;
+	spin_unlock_irqrestore(&cred_lock, irq);
+	return old;
 }
 
 // A private copy of 'old' to change (groups shared until replaced: the
@@ -114,18 +131,22 @@ static struct cred *cred_prepare(const struct cred *old)
 
 void cred_commit(struct cred *nc)
 {
-	struct process *p = current_process();
+	struct thread *t = current_thread();
+	struct process *p = t->proc;
 	uint64_t irq = spin_lock_irqsave(&cred_lock);
-	struct cred *old = p->cred;
+	struct cred *old_t = t->cred, *old_p = p->cred;
 
-	p->cred = nc;
+	// The thread's, and the process's as others see it (kill, /proc).
+	t->cred = nc;
+	p->cred = ref(nc);
 	spin_unlock_irqrestore(&cred_lock, irq);
-	cred_put(old);
+	cred_put(old_t);
+	cred_put(old_p);
 }
 
 struct cred *cred_for_access(void)
 {
-	struct cred *old = cred_of(current_process());
+	struct cred *old = ref(current_cred());
 	struct cred *c;
 
 	// The common case: nothing would change, so no copy is needed.
@@ -204,11 +225,7 @@ static void fix_caps_setfsuid(struct cred *nc, const struct cred *old)
 
 static uint32_t id_of_current(size_t offset)
 {
-	struct cred *c = cred_of(current_process());
-	uint32_t v = *(uint32_t *)((char *)c + offset);
-
-	cred_put(c);
-	return v;
+	return *(const uint32_t *)((const char *)current_cred() + offset);
 }
 
 SYSCALL_DEFINE(SYS_getuid, getuid) { (void)args; return id_of_current(offsetof(struct cred, uid)); }
@@ -226,7 +243,7 @@ static long put_three(struct syscall_args *args, uint32_t a, uint32_t b, uint32_
 
 SYSCALL_DEFINE(SYS_getresuid, getresuid)
 {
-	struct cred *c = cred_of(current_process());
+	struct cred *c = ref(current_cred());
 	long rc = put_three(args, c->uid, c->euid, c->suid);
 
 	cred_put(c);
@@ -235,7 +252,7 @@ SYSCALL_DEFINE(SYS_getresuid, getresuid)
 
 SYSCALL_DEFINE(SYS_getresgid, getresgid)
 {
-	struct cred *c = cred_of(current_process());
+	struct cred *c = ref(current_cred());
 	long rc = put_three(args, c->gid, c->egid, c->sgid);
 
 	cred_put(c);
@@ -275,7 +292,7 @@ static long finish(struct cred *nc, const struct cred *old, bool user, long rc)
 
 static long do_setid(uint32_t id, bool user)
 {
-	struct cred *old = cred_of(current_process());
+	struct cred *old = ref(current_cred());
 	struct cred *nc;
 	struct idset o, n;
 	long rc = 0;
@@ -303,7 +320,7 @@ static long do_setid(uint32_t id, bool user)
 
 static long do_setreid(uint32_t r, uint32_t e, bool user)
 {
-	struct cred *old = cred_of(current_process());
+	struct cred *old = ref(current_cred());
 	struct cred *nc = cred_prepare(old);
 	bool cap = cred_capable(old, user ? CAP_SETUID : CAP_SETGID);
 	struct idset o, n;
@@ -343,7 +360,7 @@ static bool is_own(uint32_t id, const struct idset *o)
 
 static long do_setresid(uint32_t r, uint32_t e, uint32_t s, bool user)
 {
-	struct cred *old = cred_of(current_process());
+	struct cred *old = ref(current_cred());
 	struct idset o = ids_of(old, user), n;
 	struct cred *nc;
 	long rc = 0;
@@ -381,7 +398,7 @@ static long do_setresid(uint32_t r, uint32_t e, uint32_t s, bool user)
 // only to one of the caller's own IDs or with the capability.
 static long do_setfsid(uint32_t id, bool user)
 {
-	struct cred *old = cred_of(current_process());
+	struct cred *old = ref(current_cred());
 	struct idset o = ids_of(old, user);
 	uint32_t prev = *o.fs;
 	struct cred *nc;
@@ -442,7 +459,7 @@ SYSCALL_DEFINE(SYS_setgroups, setgroups)
 	struct cred *old, *nc;
 	long rc = 0;
 
-	old = cred_of(current_process());
+	old = ref(current_cred());
 	if (!cred_capable(old, CAP_SETGID)) {
 		cred_put(old);
 		return -EPERM;		// before the size, as Linux
@@ -480,7 +497,7 @@ SYSCALL_DEFINE(SYS_getgroups, getgroups)
 
 	if (size < 0)
 		return -EINVAL;
-	c = cred_of(current_process());
+	c = ref(current_cred());
 	rc = c->ngroups;
 	if (size && (uint32_t)size < c->ngroups)
 		rc = -EINVAL;
@@ -523,7 +540,6 @@ SYSCALL_DEFINE(SYS_capget, capget)
 	uint64_t uheader = args->a[0], udata = args->a[1];
 	long words = cap_words(uheader);
 	struct cap_data d[2];
-	struct process *p;
 	struct cred *c;
 	uint32_t pid;
 
@@ -535,13 +551,12 @@ SYSCALL_DEFINE(SYS_capget, capget)
 	if ((int)pid < 0)
 		return -EINVAL;
 	if (pid == 0 || pid == (uint32_t)current_thread()->tid) {
-		c = cred_of(current_process());
+		c = ref(current_cred());
 	} else {
 		uint64_t irq = spin_lock_irqsave(&proc_tree_lock);
 		struct thread *t = thread_find((int)pid);
 
-		p = t ? t->proc : NULL;
-		c = p ? cred_of(p) : NULL;
+		c = t && t->proc ? cred_of_thread(t) : NULL;
 		spin_unlock_irqrestore(&proc_tree_lock, irq);
 		if (!c)
 			return -ESRCH;
@@ -586,7 +601,7 @@ SYSCALL_DEFINE(SYS_capset, capset)
 	eff = cap_join(d, (int)words, offsetof(struct cap_data, effective));
 	perm = cap_join(d, (int)words, offsetof(struct cap_data, permitted));
 	inh = cap_join(d, (int)words, offsetof(struct cap_data, inheritable));
-	old = cred_of(current_process());
+	old = ref(current_cred());
 	// The bounding set is full here, so only the first rule on the
 	// inheritable set can refuse it.
 	if (!cred_capable(old, CAP_SETPCAP) && (inh & ~(old->cap_inheritable | old->cap_permitted)))
@@ -612,7 +627,7 @@ int cred_set_keepcaps(unsigned long value)
 
 	if (value > 1)
 		return -EINVAL;
-	old = cred_of(current_process());
+	old = ref(current_cred());
 	nc = cred_prepare(old);
 	cred_put(old);
 	if (!nc)
@@ -624,7 +639,7 @@ int cred_set_keepcaps(unsigned long value)
 
 int cred_get_keepcaps(void)
 {
-	struct cred *c = cred_of(current_process());
+	struct cred *c = ref(current_cred());
 	int v = c->keepcaps;
 
 	cred_put(c);
@@ -635,7 +650,7 @@ int cred_get_keepcaps(void)
 
 struct cred *cred_for_exec(const struct vnode *vn, bool *secure)
 {
-	struct cred *old = cred_of(current_process());
+	struct cred *old = ref(current_cred());
 	struct cred *nc = cred_prepare(old);
 	uint32_t mode = vn->mode;
 

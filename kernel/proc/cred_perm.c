@@ -41,11 +41,7 @@ int vnode_permission(const struct cred *c, const struct vnode *vn, int mask)
 
 int vnode_may(const struct vnode *vn, int mask)
 {
-	struct cred *c = cred_current();
-	int rc = vnode_permission(c, vn, mask);
-
-	cred_put(c);
-	return rc;
+	return vnode_permission(current_cred(), vn, mask);
 }
 
 bool cred_owns(const struct cred *c, const struct vnode *vn)
@@ -55,11 +51,7 @@ bool cred_owns(const struct cred *c, const struct vnode *vn)
 
 bool vnode_owned(const struct vnode *vn)
 {
-	struct cred *c = cred_current();
-	bool ok = cred_owns(c, vn);
-
-	cred_put(c);
-	return ok;
+	return cred_owns(current_cred(), vn);
 }
 
 int cred_may_delete(const struct cred *c, const struct vnode *dir, const struct vnode *victim)
@@ -94,20 +86,17 @@ void cred_write_kills_suid(struct vnode *vn)
 {
 	uint32_t mode = __atomic_load_n(&vn->mode, __ATOMIC_RELAXED);
 	uint32_t kill = mode & S_ISUID;
-	struct cred *c;
 	uint64_t irq;
 
 	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
 		kill |= S_ISGID;
 	if (!kill || vn->type != VNODE_REG)
 		return;		// the common case: nothing to look at
-	c = cred_current();
-	if (!cred_capable(c, CAP_FSETID)) {
+	if (!cred_capable(current_cred(), CAP_FSETID)) {
 		irq = spin_lock_irqsave(&vfs_tree_lock);
 		vn->mode &= ~kill;
 		spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	}
-	cred_put(c);
 }
 
 // Linux's kill_ok_by_cred and check_kill_permission: a process may
@@ -116,17 +105,16 @@ void cred_write_kills_suid(struct vnode *vn)
 int cred_may_signal(struct process *p, int sig)
 {
 	struct process *me = current_process();
-	struct cred *c, *tc;
+	const struct cred *c = current_cred();
+	struct cred *tc;
 	bool ok;
 
 	if (p == me)
 		return 0;
-	c = cred_of(me);
 	tc = cred_of(p);
 	ok = c->euid == tc->suid || c->euid == tc->uid || c->uid == tc->suid ||
 	     c->uid == tc->uid || cred_capable(c, CAP_KILL) ||
 	     (sig == SIGCONT && p->sid == me->sid);
 	cred_put(tc);
-	cred_put(c);
 	return ok ? 0 : -EPERM;
 }

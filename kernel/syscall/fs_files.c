@@ -193,7 +193,7 @@ SYSCALL_DEFINE(SYS_pwritev, pwritev)
 // for a file this open created, and O_NOATIME only for the owner.
 static int open_permission(struct vnode *vn, uint32_t flags, bool created)
 {
-	struct cred *c = cred_current();
+	const struct cred *c = current_cred();
 	int mask = 0, rc = 0;
 
 	switch (flags & O_ACCMODE) {
@@ -213,7 +213,6 @@ static int open_permission(struct vnode *vn, uint32_t flags, bool created)
 		rc = vnode_permission(c, vn, mask);
 	if (rc == 0 && (flags & O_NOATIME) && !cred_owns(c, vn))
 		rc = -EPERM;
-	cred_put(c);
 	return rc;
 }
 

@@ -333,11 +333,12 @@ static long do_access(int dirfd, uint64_t upath, int mode, int atflags)
 	// The real IDs stand in for the effective ones unless AT_EACCESS,
 	// for the lookup as for the check.
 	struct cred *real = NULL;
+	const struct cred *saved = NULL;
 	if (!(atflags & AT_EACCESS)) {
 		real = cred_for_access();
 		if (!real)
 			return -ENOMEM;
-		current_thread()->cred_override = real;
+		saved = cred_override(real);
 	}
 	rc = lookup_user_at(dirfd, upath,
 			    (atflags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
@@ -347,8 +348,10 @@ static long do_access(int dirfd, uint64_t upath, int mode, int atflags)
 			rc = vnode_may(vn, mode);
 		vnode_put(vn);
 	}
-	current_thread()->cred_override = NULL;
-	cred_put(real);
+	if (real) {
+		cred_override(saved);
+		cred_put(real);
+	}
 	return rc;
 }
 
@@ -413,17 +416,15 @@ SYSCALL_DEFINE(SYS_readlinkat, readlinkat)
 // of the file's group or with CAP_FSETID.
 static long set_mode(struct vnode *vn, uint32_t mode)
 {
-	struct cred *c = cred_current();
+	const struct cred *c = current_cred();
 	uint64_t flags;
 
 	mode &= 07777;
 	if (!cred_owns(c, vn)) {
-		cred_put(c);
 		return -EPERM;
 	}
 	if (!cred_in_group(c, vn->gid) && !cred_capable(c, CAP_FSETID))
 		mode &= ~S_ISGID;
-	cred_put(c);
 	flags = spin_lock_irqsave(&vfs_tree_lock);
 	vn->mode = (vn->mode & S_IFMT) | mode;
 	spin_unlock_irqrestore(&vfs_tree_lock, flags);
@@ -491,11 +492,10 @@ static bool may_chown(const struct cred *c, const struct vnode *vn, uint32_t uid
 
 static long set_owner(struct vnode *vn, uint32_t uid, uint32_t gid)
 {
-	struct cred *c = cred_current();
+	const struct cred *c = current_cred();
 	bool ok = may_chown(c, vn, uid, gid);
 	uint64_t flags;
 
-	cred_put(c);
 	if (!ok)
 		return -EPERM;
 	flags = spin_lock_irqsave(&vfs_tree_lock);
@@ -590,12 +590,11 @@ static bool pick_time(const struct user_timespec *ts, uint64_t now, uint64_t *ou
 // (EACCES); setting any other value needs ownership (EPERM).
 static int may_set_times(struct vnode *vn, bool to_now)
 {
-	struct cred *c = cred_current();
+	const struct cred *c = current_cred();
 	int rc = 0;
 
 	if (!cred_owns(c, vn))
 		rc = to_now ? vnode_permission(c, vn, MAY_WRITE) : -EPERM;
-	cred_put(c);
 	return rc;
 }
 
