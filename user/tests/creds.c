@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -506,21 +507,53 @@ static int c_exec_caps(void)
 }
 static void t_exec_caps(void) { in_child(c_exec_caps, "exec caps"); }
 
+// ---- credentials belong to threads ----
+
+static void *raw_setresuid_thread(void *arg)
+{
+	(void)arg;
+	if (syscall(SYS_setresuid, (long)U1, (long)U1, (long)U1) != 0)
+		return (void *)1;
+	return syscall(SYS_getuid) == U1 ? NULL : (void *)2;
+}
+
+// The raw system call changes only the calling thread (libc's setuid
+// would change them all).
+static int c_per_thread(void)
+{
+	pthread_t t;
+	void *r;
+
+	if (pthread_create(&t, NULL, raw_setresuid_thread, NULL) != 0)
+		return cfail("pthread_create");
+	pthread_join(t, &r);
+	if (r)
+		return cfail("the thread's raw setresuid: %ld", (long)r);
+	return c_eq(syscall(SYS_getuid), 0, "the main thread's uid") ||
+	       c_eq(syscall(SYS_geteuid), 0, "the main thread's euid");
+}
+static void t_per_thread(void) { in_child(c_per_thread, "per thread"); }
+
 // ---- kill between users ----
 
 static int c_kill_users(void)
 {
 	pid_t victim;
-	int bad = 0;
+	int bad = 0, ready[2];
+	char c;
 
+	if (c_ok(pipe(ready), "pipe"))
+		return 1;
 	victim = fork();
 	if (victim == 0) {
 		if (setresuid(U1, U1, U1) < 0)
 			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
 		pause();
 		_exit(0);
 	}
-	if (c_ok(victim, "fork"))
+	if (c_ok(victim, "fork") || c_eq(read(ready[0], &c, 1), 1, "victim ready"))
 		return 1;
 	pid_t killer = fork();
 	if (killer == 0) {
@@ -601,6 +634,7 @@ static const struct test_case cases[] = {
 	{ "exec_sets_saved_ids", t_exec_saved },
 	{ "exec_setuid_setgid_bits", t_exec_setuid },
 	{ "exec_by_non_root_has_no_caps", t_exec_caps },
+	{ "raw_setresuid_changes_only_its_thread", t_per_thread },
 	{ "kill_between_users_EPERM", t_kill_users },
 	{ "kill_group_nobody_allowed_EPERM", t_kill_group_eperm },
 };
