@@ -15,7 +15,8 @@
 #                         applet where `busybox --list-full` puts it
 #                         (/bin, /sbin, /usr/bin, /usr/sbin), and in /bin
 #                         for the applets scripts name as /bin/APPLET
-#   /tmp, /etc/hostname, /etc/passwd, /etc/group
+#   /tmp (mode 1777), /etc/hostname, /etc/passwd and /etc/group (root and
+#                         nobody); every file owned by root
 # Extra HOST_PATH arguments are copied to GUEST_PATH (default: /NAME; a
 # GUEST_PATH ending in "/" is a directory to put the file in).
 #
@@ -32,7 +33,8 @@ busybox=${BUSYBOX:-/bin/busybox}
 applets="sh ls cat wc echo sort head tail grep sed tr true false printf
 	mkdir rmdir rm test [ seq cp mv ln touch sleep uname env expr basename
 	dirname cut uniq cmp diff xargs find stat date od hexdump kill ps id
-	yes dd chmod pwd readlink awk tee sync"
+	yes dd chmod pwd readlink awk tee sync
+	su chown chgrp whoami"
 
 die() {
 	echo "mkinitrd: $*" >&2
@@ -98,8 +100,10 @@ for a in $applets; do
 done
 
 echo switchyard >"$stage/etc/hostname"
-echo 'root:x:0:0:root:/:/bin/sh' >"$stage/etc/passwd"
-echo 'root:x:0:' >"$stage/etc/group"
+# Users for tests that drop privileges (busybox su -s /bin/sh nobody).
+printf '%s\n' 'root:x:0:0:root:/:/bin/sh' 'nobody:x:65534:65534:nobody:/:/bin/sh' \
+	>"$stage/etc/passwd"
+printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' >"$stage/etc/group"
 
 # Extra files: HOST_PATH[:GUEST_PATH].
 for spec in "$@"; do

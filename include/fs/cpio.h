@@ -22,6 +22,7 @@ struct cpio_entry {
 	const char *name;	// NUL-terminated, inside the archive
 	size_t namelen;		// without the NUL
 	uint32_t mode;		// type and permission bits
+	uint32_t uid, gid;	// the owner
 	uint32_t ino;
 	uint32_t nlink;
 	uint32_t mtime;

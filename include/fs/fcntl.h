@@ -72,6 +72,10 @@
 #define S_IFDIR		0040000
 #define S_IFCHR		0020000
 #define S_IFIFO		0010000
+#define S_ISUID		0004000
+#define S_ISGID		0002000
+#define S_ISVTX		0001000
+#define S_IXGRP		0000010
 
 #define RENAME_NOREPLACE	1
 #define RENAME_EXCHANGE		2

@@ -23,7 +23,8 @@ struct vnode *vfs_cwd_get(struct process *p);
 // Looks up 'path' relative to the current process's cwd (or the root if
 // there is no process or cwd).  'follow': follow a symlink in the last
 // component.  On success *out holds a reference.  Errors: ENOENT,
-// ENOTDIR, ELOOP, ENAMETOOLONG.
+// ENOTDIR, ELOOP, ENAMETOOLONG, and EACCES for a directory on the way
+// that the caller may not search.
 int vfs_lookup(const char *path, bool follow, struct vnode **out);
 
 void vnode_get(struct vnode *vn);
@@ -53,21 +54,25 @@ int vfs_lookup_parent(struct vnode *start, const char *path, struct vnode **dir,
 		      char *name, bool *trailing_slash);
 
 // Creates 'name' in 'dir': a regular file, directory, or symlink (with
-// 'target').  -EEXIST if the name is taken; *out (if not NULL) gets the
-// new vnode with a reference.
+// 'target').  -EEXIST if the name is taken, -EACCES if the caller may not
+// write and search 'dir'; the caller's filesystem IDs own the new file
+// (kernel/proc/cred_perm.c).  *out (if not NULL) gets the new vnode with
+// a reference.
 int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
 	       const char *target, struct vnode **out);
 // Like vfs_create for a regular file, but an existing name is opened
 // instead (O_CREAT without O_EXCL); *created says which happened.
 int vfs_create_or_open(struct vnode *dir, const char *name, uint32_t perm, bool excl,
 		       struct vnode **out, bool *created);
+// unlink/rename/link check the caller's permissions as Linux does
+// (write and search on the directories, the sticky bit).
 int vfs_unlink(struct vnode *dir, const char *name, bool want_dir);
 int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
 	       unsigned flags);
 int vfs_link(struct vnode *vn, struct vnode *dir, const char *name);
 // Adds a device or synthetic node (boot-time setup).
 int vfs_add_node(const char *dirpath, const char *name, struct vnode *vn);
-// Creates all missing directories of an absolute path.
+// Creates all missing directories of an absolute path, as root.
 int vfs_mkdir_p(const char *path, struct vnode **out);
 
 // Readlink: the target of a symlink (computed for /proc/self/exe); the

@@ -107,6 +107,8 @@ void vnode_set_name(struct vnode *vn, struct vnode *dir, const char *name, size_
 
 // Regular file data.  The iobuf variants serve user and kernel buffers.
 long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n);
+// The same without updating the access time (O_NOATIME).
+long vnode_read_io_noatime(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n);
 // Writes at 'off', or at the end of the file when 'append'; *end gets
 // the offset just past the last byte written.
 long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b,

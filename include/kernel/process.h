@@ -15,6 +15,7 @@ struct mm;
 struct fdtable;
 struct vnode;
 struct sigqueue;
+struct cred;
 
 #define EXE_PATH_MAX 256
 
@@ -53,6 +54,7 @@ struct process {
 	struct sigqueue *sig_queue;	// queued real-time signals
 	char exe_path[EXE_PATH_MAX];	// /proc/self/exe
 	uint32_t umask;			// file mode creation mask
+	struct cred *cred;		// credentials others see (kill, /proc); NULL: root (kernel/proc/cred.c)
 
 	bool exiting;			// exit_group in progress
 	bool zombie;			// all threads gone, waiting to be reaped

@@ -22,6 +22,7 @@ struct mm;
 struct wait_queue;
 struct sigqueue;
 struct vfork_done;
+struct cred;
 
 struct thread {
 	uint64_t kernel_rsp;		// saved by switch_stack
@@ -68,6 +69,7 @@ struct thread {
 	bool exiting;
 	struct vfork_done *vfork_done;	// vfork child: where its parent waits
 	struct rseq_thread rseq;	// rseq(2) registration (kernel/proc/rseq.c)
+	struct cred *cred;		// IDs and capabilities, referenced (kernel/proc/cred.c)
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

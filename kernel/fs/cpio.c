@@ -93,6 +93,8 @@ int cpio_next(struct cpio_iter *it, struct cpio_entry *e)
 	e->name = (const char *)h + name_off;
 	e->namelen = f[F_NAMESIZE] - 1;
 	e->mode = f[F_MODE];
+	e->uid = f[F_UID];
+	e->gid = f[F_GID];
 	e->ino = f[F_INO];
 	e->nlink = f[F_NLINK];
 	e->mtime = f[F_MTIME];

@@ -6,6 +6,7 @@
 #include <fs/poll.h>
 #include <fs/fcntl.h>
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
@@ -87,6 +88,8 @@ static long vnode_file_read(struct file *f, struct iobuf *b, size_t n, uint64_t 
 		return -EISDIR;
 	if (vn->type != VNODE_REG)
 		return -EINVAL;
+	if (f->flags & O_NOATIME)
+		return vnode_read_io_noatime(vn, off, b, n);
 	return vnode_read_io(vn, off, b, n);
 }
 
@@ -100,6 +103,8 @@ static long vnode_file_write(struct file *f, struct iobuf *b, size_t n, uint64_t
 		return vn->ops->write(vn, f, off, b, n);
 	if (vn->ops || vn->type != VNODE_REG)
 		return -EINVAL;
+	if (n)
+		cred_write_kills_suid(vn);
 	return vnode_write_io(vn, off, append, b, n, end);
 }
 

@@ -5,6 +5,7 @@
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
@@ -119,12 +120,14 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 	int links = 0, rc = 0;
 	bool slash_seen = false;
 	struct vnode *cur;
+	const struct cred *cred;
 	uint64_t irq;
 
 	if (!root)
 		return -ENOMEM;
 	if (*p == 0 && !(flags & LOOKUP_EMPTY_OK))
 		return -ENOENT;
+	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	cur = start ? start : cwd_locked();
 	if (*p == '/')
@@ -149,6 +152,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 			break;
 		}
 		comp = p;
+		// Every directory walked through must be searchable, the one
+		// holding the last component too (Linux's may_lookup).
+		if (cur->type == VNODE_DIR && (rc = vnode_permission(cred, cur, MAY_EXEC)))
+			break;
 		while (comp[len] && comp[len] != '/')
 			len++;
 		if (len > NAME_MAX) {
@@ -256,8 +263,10 @@ static bool special_name(const char *name)
 	return len == 0 || is_dot(name, len) || is_dotdot(name, len);
 }
 
-int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
-	       const char *target, struct vnode **out)
+// vfs_create for 'cred': it needs write and search on the directory and
+// owns the new file.
+static int create_as(const struct cred *cred, struct vnode *dir, const char *name,
+		     enum vnode_type type, uint32_t perm, const char *target, struct vnode **out)
 {
 	size_t len = strlen(name);
 	struct vnode *vn;
@@ -289,13 +298,26 @@ int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32
 		rc = -ENOENT;		// the directory has been removed
 	else if (dir_find(dir, name, len))
 		rc = -EEXIST;
-	else
+	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC))) {
+		// The creator's fsuid and fsgid own it (or a setgid
+		// directory's group).
+		cred_init_owner(cred, dir, vn);
 		rc = dir_add(dir, name, len, vn);
+	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	if (rc || !out)
 		vnode_put(vn);		// frees it on failure (nlink 0)
 	else
 		*out = vn;
+	return rc;
+}
+
+int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
+	       const char *target, struct vnode **out)
+{
+	const struct cred *cred = current_cred();
+	int rc = create_as(cred, dir, name, type, perm, target, out);
+
 	return rc;
 }
 
@@ -342,6 +364,7 @@ static void unlock_and_reap(struct vnode *vn, uint64_t irq)
 
 int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 {
+	const struct cred *cred = current_cred();
 	struct dirent_node *d;
 	struct vnode *vn = NULL;
 	uint64_t irq;
@@ -353,6 +376,8 @@ int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 		rc = -ENOTDIR;
 	else if (!d)
 		rc = -ENOENT;
+	else if ((rc = cred_may_delete(cred, dir, d->vn)))
+		;	// EACCES, or EPERM in a sticky directory
 	else if (want_dir && d->vn->type != VNODE_DIR)
 		rc = -ENOTDIR;
 	else if (want_dir && !dir_is_empty(d->vn))
@@ -378,12 +403,29 @@ static bool is_within(struct vnode *a, struct vnode *b)
 	return false;
 }
 
+// Linux's checks of a rename, in its order: removing the old name,
+// removing the target or creating the new name, and for a directory
+// that changes parents, writing its "..".  Tree lock held.
+static int may_rename(const struct cred *c, struct vnode *odir, struct vnode *src,
+		      struct vnode *ndir, struct dirent_node *nd)
+{
+	int rc = cred_may_delete(c, odir, src);
+
+	if (!rc)
+		rc = nd ? cred_may_delete(c, ndir, nd->vn)
+			: vnode_permission(c, ndir, MAY_WRITE | MAY_EXEC);
+	if (!rc && src->type == VNODE_DIR && odir != ndir)
+		rc = vnode_permission(c, src, MAY_WRITE);
+	return rc;
+}
+
 int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
 	       unsigned flags)
 {
 	size_t olen = strlen(oname), nlen = strlen(nname);
 	struct dirent_node *od, *nd, *moved;
 	struct vnode *src, *victim = NULL;
+	const struct cred *cred;
 	uint64_t irq;
 	int rc = 0;
 
@@ -397,12 +439,15 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	if (!moved)
 		return -ENOMEM;
 
+	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	od = dir_find(odir, oname, olen);
 	nd = dir_find(ndir, nname, nlen);
 	src = od ? od->vn : NULL;
 	if (!od)
 		rc = -ENOENT;
+	else if ((rc = may_rename(cred, odir, src, ndir, nd)))
+		;
 	else if (ndir->nlink == 0)
 		rc = -ENOENT;
 	else if (nd && (flags & RENAME_NOREPLACE))
@@ -446,6 +491,7 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 {
 	size_t len = strlen(name);
+	const struct cred *cred;
 	uint64_t irq;
 	int rc;
 
@@ -455,6 +501,7 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		return -EEXIST;
 	if (len > NAME_MAX)
 		return -ENAMETOOLONG;
+	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	if (dir->type != VNODE_DIR)
 		rc = -ENOTDIR;
@@ -462,7 +509,7 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		rc = -ENOENT;
 	else if (dir_find(dir, name, len))
 		rc = -EEXIST;
-	else
+	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC)))
 		rc = dir_add(dir, name, len, vn);
 	if (rc == 0)
 		vn->ctime_ns = fs_now_ns();
@@ -497,7 +544,9 @@ int vfs_mkdir_p(const char *path, struct vnode **out)
 		memcpy(name, p, len);
 		name[len] = 0;
 		p += len;
-		rc = vfs_create(cur, name, VNODE_DIR, 0755, NULL, &next);
+		// The kernel's own directories (boot, /proc, /dev): made by
+		// root whoever's call needed them.
+		rc = create_as(&root_cred, cur, name, VNODE_DIR, 0755, NULL, &next);
 		if (rc == -EEXIST)
 			rc = vfs_lookup_at(cur, name, LOOKUP_FOLLOW, &next);
 		vnode_put(cur);

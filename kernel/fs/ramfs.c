@@ -488,7 +488,8 @@ static int pin_page(struct vnode *vn, uint64_t index, bool alloc, void **out)
 	return 0;
 }
 
-long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n)
+// 'atime': update the access time (not for an O_NOATIME descriptor).
+static long read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n, bool atime)
 {
 	size_t done = 0;
 	uint64_t flags;
@@ -526,10 +527,22 @@ long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n)
 			return done ? (long)done : rc;
 		done += chunk;
 	}
+	if (!atime)
+		return done;
 	flags = spin_lock_irqsave(&vn->lock);
 	vn->atime_ns = fs_now_ns();
 	spin_unlock_irqrestore(&vn->lock, flags);
 	return done;
+}
+
+long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n)
+{
+	return read_io(vn, off, b, n, true);
+}
+
+long vnode_read_io_noatime(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n)
+{
+	return read_io(vn, off, b, n, false);
 }
 
 long vnode_read(struct vnode *vn, uint64_t off, void *kbuf, size_t n)

@@ -25,6 +25,14 @@ static int parent_of(char *path, struct vnode **dir, const char **name)
 	return vfs_mkdir_p(path, dir);
 }
 
+// Files keep the owners the archive gives them (boot time: nobody else
+// looks at the tree yet).
+static void set_owner(struct vnode *vn, const struct cpio_entry *e)
+{
+	vn->uid = e->uid;
+	vn->gid = e->gid;
+}
+
 static int unpack_file(char *path, const struct cpio_entry *e)
 {
 	uint32_t type = e->mode & CPIO_S_IFMT, perm = e->mode & 07777;
@@ -37,6 +45,7 @@ static int unpack_file(char *path, const struct cpio_entry *e)
 		rc = vfs_mkdir_p(path, &vn);
 		if (rc == 0) {
 			vn->mode = (vn->mode & S_IFMT) | perm;
+			set_owner(vn, e);
 			vnode_put(vn);
 		}
 		return rc;
@@ -51,14 +60,19 @@ static int unpack_file(char *path, const struct cpio_entry *e)
 		if (target) {
 			memcpy(target, e->data, e->size);
 			target[e->size] = 0;
-			rc = vfs_create(dir, name, VNODE_SYMLINK, 0777, target, NULL);
+			rc = vfs_create(dir, name, VNODE_SYMLINK, 0777, target, &vn);
 			kfree(target);
+			if (rc == 0) {
+				set_owner(vn, e);
+				vnode_put(vn);
+			}
 		} else {
 			rc = e->size < PATH_MAX ? -ENOMEM : -ENAMETOOLONG;
 		}
 	} else {
 		rc = vfs_create(dir, name, VNODE_REG, perm, NULL, &vn);
 		if (rc == 0) {
+			set_owner(vn, e);
 			long n = vnode_write(vn, 0, e->data, e->size);
 			if (n != (long)e->size)
 				rc = n < 0 ? (int)n : -ENOSPC;

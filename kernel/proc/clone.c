@@ -1,6 +1,7 @@
 // Creating processes and threads: fork, vfork, clone, clone3.
 
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/proc_internal.h>
 #include <kernel/thread.h>
 #include <kernel/sched.h>
@@ -29,6 +30,7 @@ struct thread *user_thread_alloc(struct process *p, const char *name)
 	}
 	t->proc = p;
 	t->mm = p->mm;
+	cred_thread_init(t);	// the creating thread's credentials
 	return t;
 }
 
@@ -111,6 +113,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	if (flags & CLONE_PARENT)
 		p->exit_signal = parent->exit_signal;
 	p->umask = parent->umask;
+	cred_fork(p);
 	p->arch = parent->arch;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));

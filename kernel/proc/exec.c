@@ -26,6 +26,7 @@
 #include <uapi/auxv.h>
 #include <uapi/rseq.h>
 #include <kernel/rseq.h>
+#include <kernel/cred.h>
 
 #define EXEC_ARGS_MAX	(256 * 1024)	// bytes of argv + envp strings
 #define EXEC_ARGC_MAX	8192
@@ -43,6 +44,8 @@ struct exec_strings {
 	int argc;
 	const char **envp;
 	int envc;
+	const struct cred *cred;	// what the new program runs with (auxv)
+	bool secure;			// AT_SECURE: the exec changed privileges
 };
 
 // Safe to call twice (strings_init frees what it got when it fails, and
@@ -166,8 +169,9 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 		{ AT_BASE, 0 },
 		{ AT_FLAGS, 0 },
 		{ AT_ENTRY, img->entry + bias },
-		{ AT_UID, 0 }, { AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 },
-		{ AT_SECURE, 0 },
+		{ AT_UID, s->cred->uid }, { AT_EUID, s->cred->euid },
+		{ AT_GID, s->cred->gid }, { AT_EGID, s->cred->egid },
+		{ AT_SECURE, s->secure },
 		{ AT_HWCAP2, arch_hwcap2() },
 		{ AT_MINSIGSTKSZ, arch_min_sigstack() },
 		{ AT_RSEQ_FEATURE_SIZE, RSEQ_FEATURE_SIZE },
@@ -331,11 +335,11 @@ int do_execve(const char *path, struct exec_strings *s, struct trap_frame *f)
 		r = vfs_lookup(file, true, &vn);
 		if (r < 0)
 			goto out;
-		// Directories, devices and files without an execute bit: EACCES.
-		if (vn->type != VNODE_REG || !(vn->mode & 0111)) {
-			r = -EACCES;
+		// Directories and devices: EACCES; files by their mode bits
+		// (root too needs one execute bit).
+		r = vn->type != VNODE_REG ? -EACCES : vnode_may(vn, MAY_EXEC);
+		if (r < 0)
 			goto out;
-		}
 		r = depth < SHEBANG_DEPTH ? shebang(vn, file, s, interp) : 1;
 		if (r < 0)
 			goto out;
@@ -347,9 +351,21 @@ int do_execve(const char *path, struct exec_strings *s, struct trap_frame *f)
 	}
 	struct mm *mm;
 	uint64_t entry, sp;
+	// The program's setuid and setgid bits (not a script's) decide the
+	// new credentials, as on Linux.
+	struct cred *nc = cred_for_exec(vn, &s->secure);
+	if (!nc) {
+		r = -ENOMEM;
+		goto out;
+	}
+	s->cred = nc;
 	r = load_elf(vn, s, path, &mm, &entry, &sp);
-	if (r == 0)
+	if (r == 0) {
+		cred_commit(nc);
 		commit_exec(current_thread(), mm, vn, file, f, entry, sp);
+	} else {
+		cred_put(nc);
+	}
 out:
 	if (vn)
 		vnode_put(vn);

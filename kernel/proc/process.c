@@ -5,6 +5,7 @@
 // single lock keeps the exit/wait/reparent dance easy to reason about.
 
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/proc_internal.h>
 #include <kernel/thread.h>
 #include <kernel/panic.h>
@@ -111,6 +112,7 @@ void process_free_locked(struct process *p)
 	if (p->pid > 0 && p->pid < PID_MAX && all_processes[p->pid] == p)
 		all_processes[p->pid] = 0;
 	sighand_put(p->sighand);
+	cred_release(p);
 	sigqueue_free_all(&p->sig_queue);
 	kfree(p);
 }

@@ -6,6 +6,7 @@
 // are guarded by the process's sighand lock, which also guards the
 // handler table.
 
+#include <kernel/cred.h>
 #include <kernel/process.h>
 #include <kernel/proc_internal.h>
 #include <kernel/thread.h>
@@ -530,6 +531,8 @@ static int kill_one(struct process *p, int sig, struct ksiginfo *info)
 {
 	if (!p)
 		return -ESRCH;
+	if (cred_may_signal(p, sig))
+		return -EPERM;
 	if (sig && !p->zombie && would_stop(p, sig))
 		return -EINVAL;
 	if (sig && !p->zombie)
@@ -543,6 +546,7 @@ struct kill_group {
 	struct process *self;
 	struct ksiginfo *info;
 	bool check_only, stops;		// first pass: would any target stop?
+	int denied;			// targets the caller may not signal
 };
 
 static void kill_group_fn(struct process *p, void *arg)
@@ -555,6 +559,10 @@ static void kill_group_fn(struct process *p, void *arg)
 		return;
 	if (g->check_only) {
 		g->stops |= g->sig && would_stop(p, g->sig);
+		return;
+	}
+	if (cred_may_signal(p, g->sig)) {
+		g->denied++;
 		return;
 	}
 	g->sent++;
@@ -576,7 +584,7 @@ SYSCALL_DEFINE(SYS_kill, kill)
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
 		return r;
 	}
-	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info, true, false };
+	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info, true, false, 0 };
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	process_for_each_locked(kill_group_fn, &g);	// all or none
 	g.check_only = false;
@@ -585,7 +593,11 @@ SYSCALL_DEFINE(SYS_kill, kill)
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	if (g.stops)
 		return -EINVAL;
-	return g.sent ? 0 : -ESRCH;
+	// As Linux: kill(-1) fails only when there is nobody else at all; a
+	// group fails with EPERM when none of it could be signalled.
+	if (g.all)
+		return g.sent || g.denied ? 0 : -ESRCH;
+	return g.sent ? 0 : g.denied ? -EPERM : -ESRCH;
 }
 
 static long kill_thread(int tgid, int tid, int sig)
@@ -600,6 +612,8 @@ static long kill_thread(int tgid, int tid, int sig)
 	long r = 0;
 	if (!t || !t->proc || (tgid > 0 && t->proc->pid != tgid) || t->exiting)
 		r = -ESRCH;
+	else if (cred_may_signal(t->proc, sig))
+		r = -EPERM;
 	else if (sig && would_stop(t->proc, sig))
 		r = -EINVAL;
 	else if (sig)
@@ -662,6 +676,8 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		struct thread *t = thread_find(tid);
 		if (!t || !t->proc || t->proc->pid != tgid)
 			r = -ESRCH;
+		else if (cred_may_signal(t->proc, sig))
+			r = -EPERM;
 		else if (would_stop(t->proc, sig))
 			r = -EINVAL;
 		else
@@ -670,6 +686,8 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		struct process *p = process_find(tgid);
 		if (!p || p->zombie)
 			r = -ESRCH;
+		else if (cred_may_signal(p, sig))
+			r = -EPERM;
 		else if (would_stop(p, sig))
 			r = -EINVAL;
 		else

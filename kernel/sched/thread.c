@@ -9,6 +9,7 @@
 #include <arch/memlayout.h>
 #include <arch/irq.h>
 #include <lib/string.h>
+#include <kernel/cred.h>
 
 struct thread *thread_alloc(const char *name)
 {
@@ -37,6 +38,7 @@ void thread_free(struct thread *t)
 	if (t->tid == (int)THREAD_FREED_MAGIC)
 		panic("thread %s freed twice (%p)", t->name, (void *)t);
 	t->tid = (int)THREAD_FREED_MAGIC;
+	cred_put(t->cred);
 	thread_arch_free(t);
 	if (t->kstack)
 		arch_kstack_free(t->kstack);

@@ -5,6 +5,7 @@
 #include <fs/fcntl.h>
 #include <kernel/process.h>
 #include <kernel/syscall.h>
+#include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
@@ -141,6 +142,10 @@ SYSCALL_DEFINE(SYS_chdir, chdir)
 		vnode_put(vn);
 		return -ENOTDIR;
 	}
+	if ((rc = vnode_may(vn, MAY_EXEC))) {
+		vnode_put(vn);
+		return rc;
+	}
 	vfs_set_cwd(vn);
 	return 0;
 }
@@ -156,6 +161,10 @@ SYSCALL_DEFINE(SYS_fchdir, fchdir)
 	if (!vn || vn->type != VNODE_DIR) {
 		file_put(f);
 		return -ENOTDIR;
+	}
+	if (vnode_may(vn, MAY_EXEC)) {
+		file_put(f);
+		return -EACCES;
 	}
 	vnode_get(vn);
 	file_put(f);

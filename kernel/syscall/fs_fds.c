@@ -4,6 +4,7 @@
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
 #include <kernel/syscall.h>
+#include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <uapi/errno.h>
 
@@ -73,8 +74,10 @@ static long fcntl_setfl(struct file *f, uint32_t arg)
 
 	if (f->pipe && (want & O_DIRECT))
 		return -EINVAL;
-	if ((want & O_NOATIME) && !(f->flags & O_NOATIME))
-		return -EPERM;		// see do_open
+	// Setting or clearing O_NOATIME: only the owner (or CAP_FOWNER), as
+	// open.  A pipe belongs to whoever holds it here.
+	if (((want ^ f->flags) & O_NOATIME) && f->vn && !vnode_owned(f->vn))
+		return -EPERM;
 	if (!file_has_fasync(f))
 		want = (want & ~O_ASYNC) | (f->flags & O_ASYNC);
 	flags = spin_lock_irqsave(&f->lock);

@@ -5,6 +5,7 @@
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
 #include <kernel/syscall.h>
+#include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
@@ -188,10 +189,38 @@ SYSCALL_DEFINE(SYS_pwritev, pwritev)
 
 // ---- open and close ----
 
+// Linux's may_open: the access the flags ask for (O_TRUNC writes), none
+// for a file this open created, and O_NOATIME only for the owner.
+static int open_permission(struct vnode *vn, uint32_t flags, bool created)
+{
+	const struct cred *c = current_cred();
+	int mask = 0, rc = 0;
+
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		mask = MAY_READ;
+		break;
+	case O_WRONLY:
+		mask = MAY_WRITE;
+		break;
+	default:
+		mask = MAY_READ | MAY_WRITE;
+		break;
+	}
+	if (flags & O_TRUNC)
+		mask |= MAY_WRITE;
+	if (!created)
+		rc = vnode_permission(c, vn, mask);
+	if (rc == 0 && (flags & O_NOATIME) && !cred_owns(c, vn))
+		rc = -EPERM;
+	return rc;
+}
+
 static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 {
 	struct vnode *start = NULL, *vn = NULL;
 	struct file *f = NULL;
+	bool created = false;
 	char *path;
 	long rc;
 
@@ -203,10 +232,6 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 
 	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return -EOPNOTSUPP;
-	// Reads update the access time whatever the descriptor says: not
-	// updating it is refused as Linux refuses it to a non-owner.
-	if (flags & O_NOATIME)
-		return -EPERM;
 	rc = user_path(upath, &path);
 	if (rc < 0)
 		return rc;
@@ -229,7 +254,7 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	if (rc == -ENOENT && (flags & O_CREAT)) {
 		char name[NAME_MAX + 1];
 		struct vnode *dir;
-		bool trailing, created;
+		bool trailing;
 
 		rc = vfs_lookup_parent(start, path, &dir, name, &trailing);
 		if (rc < 0)
@@ -259,10 +284,15 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 		rc = -ENOTDIR;
 	else if (vn->type == VNODE_DIR && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_CREAT)))
 		rc = -EISDIR;
-	else if (vn->ops && vn->ops->open && !(flags & O_PATH))
+	else if (!(flags & O_PATH))
+		rc = open_permission(vn, flags, created);
+	if (rc == 0 && vn->ops && vn->ops->open && !(flags & O_PATH))
 		rc = vn->ops->open(vn, flags);
-	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && vn->type == VNODE_REG)
+	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && !created &&
+	    vn->type == VNODE_REG) {
+		cred_write_kills_suid(vn);
 		rc = vnode_truncate(vn, 0);
+	}
 	if (rc < 0) {
 		vnode_put(vn);
 		goto out;
@@ -372,8 +402,12 @@ SYSCALL_DEFINE(SYS_truncate, truncate)
 		return rc;
 	if (len < 0)
 		rc = -EINVAL;
-	else
+	else if (vn->type == VNODE_DIR)
+		rc = -EISDIR;
+	else if ((rc = vnode_may(vn, MAY_WRITE)) == 0) {
+		cred_write_kills_suid(vn);
 		rc = vnode_truncate(vn, (uint64_t)len);
+	}
 	vnode_put(vn);
 	return rc;
 }
@@ -388,8 +422,10 @@ SYSCALL_DEFINE(SYS_ftruncate, ftruncate)
 		return -EBADF;
 	if (len < 0 || f->pipe || !file_writable(f) || f->vn->type != VNODE_REG)
 		rc = -EINVAL;
-	else
+	else {
+		cred_write_kills_suid(f->vn);
 		rc = vnode_truncate(f->vn, (uint64_t)len);
+	}
 	file_put(f);
 	return rc;
 }

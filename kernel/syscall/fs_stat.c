@@ -4,6 +4,7 @@
 #include <fs/fs_syscall.h>
 #include <fs/fcntl.h>
 #include <kernel/syscall.h>
+#include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <lib/string.h>
 #include <kernel/process.h>
@@ -331,15 +332,28 @@ static long do_access(int dirfd, uint64_t upath, int mode, int atflags)
 		return -EINVAL;
 	if (atflags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
+	// The real IDs stand in for the effective ones unless AT_EACCESS,
+	// for the lookup as for the check.
+	struct cred *real = NULL;
+	const struct cred *saved = NULL;
+	if (!(atflags & AT_EACCESS)) {
+		real = cred_for_access();
+		if (!real)
+			return -ENOMEM;
+		saved = cred_override(real);
+	}
 	rc = lookup_user_at(dirfd, upath,
 			    (atflags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) |
 			    (atflags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);
-	if (rc < 0)
-		return rc;
-	// Everything runs as root: only execute needs a bit, on files.
-	if ((mode & X_OK) && vn->type != VNODE_DIR && !(vn->mode & 0111))
-		rc = -EACCES;
-	vnode_put(vn);
+	if (rc == 0) {
+		if (mode)
+			rc = vnode_may(vn, mode);
+		vnode_put(vn);
+	}
+	if (real) {
+		cred_override(saved);
+		cred_put(real);
+	}
 	return rc;
 }
 
@@ -398,13 +412,23 @@ SYSCALL_DEFINE(SYS_readlinkat, readlinkat)
 	return do_readlink((int)args->a[0], args->a[1], args->a[2], (int64_t)(int)args->a[3]);
 }
 
-// ---- permissions, owners and times: recorded or accepted ----
+// ---- permissions, owners and times ----
 
+// chmod: the owner or CAP_FOWNER; the setgid bit stays only for a member
+// of the file's group or with CAP_FSETID.
 static long set_mode(struct vnode *vn, uint32_t mode)
 {
-	uint64_t flags = spin_lock_irqsave(&vfs_tree_lock);
+	const struct cred *c = current_cred();
+	uint64_t flags;
 
-	vn->mode = (vn->mode & S_IFMT) | (mode & 07777);
+	mode &= 07777;
+	if (!cred_owns(c, vn)) {
+		return -EPERM;
+	}
+	if (!cred_in_group(c, vn->gid) && !cred_capable(c, CAP_FSETID))
+		mode &= ~S_ISGID;
+	flags = spin_lock_irqsave(&vfs_tree_lock);
+	vn->mode = (vn->mode & S_IFMT) | mode;
 	spin_unlock_irqrestore(&vfs_tree_lock, flags);
 	flags = spin_lock_irqsave(&vn->lock);
 	vn->ctime_ns = fs_now_ns();
@@ -455,13 +479,44 @@ SYSCALL_DEFINE(SYS_fchmod, fchmod)
 	return rc;
 }
 
+// Linux's chown_ok and chgrp_ok: CAP_CHOWN may do anything; the owner
+// may only "change" the owner to itself and the group to one of its own.
+static bool may_chown(const struct cred *c, const struct vnode *vn, uint32_t uid, uint32_t gid)
+{
+	bool owner = c->fsuid == vn->uid, cap = cred_capable(c, CAP_CHOWN);
+
+	if (uid != (uint32_t)-1 && !(owner && uid == vn->uid) && !cap)
+		return false;
+	if (gid != (uint32_t)-1 && !(owner && (gid == vn->gid || cred_in_group(c, gid))) && !cap)
+		return false;
+	return true;
+}
+
 static long set_owner(struct vnode *vn, uint32_t uid, uint32_t gid)
 {
+	const struct cred *c = current_cred();
+	bool ok = may_chown(c, vn, uid, gid);
+	uint64_t flags;
+
+	if (!ok)
+		return -EPERM;
+	flags = spin_lock_irqsave(&vfs_tree_lock);
 	// -1 leaves a field as it is.
 	if (uid != (uint32_t)-1)
 		vn->uid = uid;
 	if (gid != (uint32_t)-1)
 		vn->gid = gid;
+	// Any chown of a non-directory ends setuid, and setgid where it
+	// means execution with the group (root's chown too).
+	if (vn->type != VNODE_DIR) {
+		vn->mode &= ~S_ISUID;
+		if ((vn->mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+			vn->mode &= ~S_ISGID;
+	}
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	flags = spin_lock_irqsave(&vn->lock);
+	vn->ctime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vn->lock, flags);
 	return 0;
 }
 
@@ -533,6 +588,18 @@ static bool pick_time(const struct user_timespec *ts, uint64_t now, uint64_t *ou
 	return true;
 }
 
+// Setting the times to now needs ownership or write permission
+// (EACCES); setting any other value needs ownership (EPERM).
+static int may_set_times(struct vnode *vn, bool to_now)
+{
+	const struct cred *c = current_cred();
+	int rc = 0;
+
+	if (!cred_owns(c, vn))
+		rc = to_now ? vnode_permission(c, vn, MAY_WRITE) : -EPERM;
+	return rc;
+}
+
 SYSCALL_DEFINE(SYS_utimensat, utimensat)
 {
 	int dirfd = (int)args->a[0];
@@ -553,6 +620,9 @@ SYSCALL_DEFINE(SYS_utimensat, utimensat)
 			    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000 || ts[i].tv_sec < 0))
 				return -EINVAL;
 	}
+	// Both omitted: nothing to do, not even the lookup (as Linux).
+	if (utimes && ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+		return 0;
 	if (!upath && dirfd == AT_FDCWD)
 		return -EFAULT;			// no path to look up
 	if (!upath && atflags)
@@ -575,6 +645,11 @@ SYSCALL_DEFINE(SYS_utimensat, utimensat)
 				    (atflags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);
 		if (rc < 0)
 			return rc;
+	}
+	rc = may_set_times(vn, !utimes || (ts[0].tv_nsec == UTIME_NOW && ts[1].tv_nsec == UTIME_NOW));
+	if (rc < 0) {
+		vnode_put(vn);
+		return rc;
 	}
 	flags = spin_lock_irqsave(&vn->lock);
 	if (pick_time(utimes ? &ts[0] : NULL, now, &t))
