@@ -29,6 +29,8 @@
 #define CAP_SETUID		7
 #define CAP_SETPCAP		8
 #define CAP_LINUX_IMMUTABLE	9
+#define CAP_SYS_ADMIN		21
+#define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27
 #define CAP_MAC_OVERRIDE	32
 #define CAP_LAST_CAP		40	// CAP_CHECKPOINT_RESTORE, as Linux 6.1

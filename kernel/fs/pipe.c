@@ -4,6 +4,7 @@
 // no lock held.
 
 #include <fs/pipe.h>
+#include <kernel/cred.h>
 #include <fs/file.h>
 #include <fs/fcntl.h>
 #include <fs/poll.h>
@@ -83,7 +84,7 @@ struct pipe *pipe_alloc(void)
 
 	if (!p)
 		return NULL;
-	if (max_order < order)
+	if (max_order < order && !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		order = max_order;
 	p->ring = page_alloc(order);
 	if (!p->ring) {
@@ -333,7 +334,8 @@ long pipe_set_size(struct file *f, uint64_t want)
 
 	if (size == 0)
 		return -EINVAL;
-	if (size > pipe_get_max_size() && size > __atomic_load_n(&p->size, __ATOMIC_RELAXED))
+	if (size > pipe_get_max_size() && size > __atomic_load_n(&p->size, __ATOMIC_RELAXED) &&
+	    !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		return -EPERM;
 	ring = page_alloc(order);
 	if (!ring)

@@ -2,6 +2,7 @@
 // sysinfo, rlimits, getrandom,
 // resource usage.
 
+#include <kernel/cred.h>
 #include <kernel/syscall.h>
 #include <kernel/process.h>
 #include <kernel/proc_internal.h>
@@ -43,6 +44,9 @@ static long set_uts_name(enum uts_name which, uint64_t uname, uint64_t ulen)
 	char name[UTS_LEN];
 	int64_t len = (int64_t)(int)ulen;	// Linux takes an int
 
+	// Linux checks the capability before the length.
+	if (!cred_capable(current_cred(), CAP_SYS_ADMIN))
+		return -EPERM;
 	if (len < 0 || len > UTS_LEN)
 		return -EINVAL;
 	if (copy_from_user(name, uname, (size_t)len) < 0)

@@ -351,7 +351,7 @@ static int pipe_limit_child(void)
 {
 	int p[2];
 
-	if (setuid(65534) < 0 && errno != EINVAL)	// Switchyard: root only, limited anyway
+	if (setuid(65534) < 0)
 		return 1;
 	if (pipe(p) < 0)
 		return 2;
@@ -363,6 +363,34 @@ static int pipe_limit_child(void)
 		return 5;
 	if (fcntl(p[0], F_SETPIPE_SZ, 4096) != 4096)		// shrinking is fine
 		return 6;
+	return 0;
+}
+
+// Whether this process has CAP_SYS_RESOURCE (24) in its effective set
+// (root in a container may not).
+static int have_sys_resource(void)
+{
+	struct { uint32_t version; int pid; } head = { 0x20080522, 0 };	// v3
+	struct { uint32_t effective, permitted, inheritable; } data[2];
+
+	if (syscall(SYS_capget, &head, data) < 0)
+		return 0;
+	return (data[0].effective >> 24) & 1;
+}
+
+// Root (CAP_SYS_RESOURCE) is not bound by pipe-max-size, as on Linux.
+static int pipe_root_child(void)
+{
+	int p[2];
+
+	if (!have_sys_resource())
+		return 0;		// nothing to check here
+	if (pipe(p) < 0)
+		return 1;
+	if (fcntl(p[0], F_GETPIPE_SZ) != 65536)
+		return 2;
+	if (fcntl(p[0], F_SETPIPE_SZ, 131072) != 131072)
+		return 3;
 	return 0;
 }
 
@@ -399,6 +427,11 @@ static void t_pipe_max_size(void)
 		_exit(pipe_limit_child());
 	check_child_ok(pid, "unprivileged F_SETPIPE_SZ under pipe-max-size 8192 "
 			    "(1 setuid, 2 pipe, 3 new size, 4 grow, 5 at limit, 6 shrink)");
+	pid = fork_child();
+	if (pid == 0)
+		_exit(pipe_root_child());
+	check_child_ok(pid, "root's pipes under pipe-max-size 8192 (1 pipe, 2 new size 64 KiB, "
+			    "3 grows past the limit)");
 out:
 	check(write_file(PIPE_MAX, orig) == 0, "pipe-max-size restored");
 }
@@ -437,6 +470,25 @@ static int hostname_child(void)
 	    read_file("/proc/sys/kernel/domainname", proc, sizeof(proc)) < 0 ||
 	    strcmp(proc, "sy.example\n"))
 		return 9;
+	// Without CAP_SYS_ADMIN: EPERM, checked before the length.
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setuid(65534) < 0)
+			_exit(1);
+		if (sethostname("sy-three", 8) != -1 || errno != EPERM)
+			_exit(2);
+		if (sethostname(long_name, 65) != -1 || errno != EPERM)
+			_exit(3);
+		if (setdomainname("x", 1) != -1 || errno != EPERM)
+			_exit(4);
+		if (write_file("/proc/sys/kernel/hostname", "sy-three") != EACCES)
+			_exit(5);
+		_exit(0);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || uname(&u) < 0 || strncmp(u.nodename, long_name, 64))
+		return 11;
 	return 0;
 }
 
@@ -459,7 +511,8 @@ static void t_hostname_agrees(void)
 		_exit(hostname_child());
 	check_child_ok(pid, "sethostname and /proc/sys/kernel/hostname agree (1 set, 2 proc, "
 			    "3 proc write, 4 gethostname, 5 too long, 6 EFAULT, 7 negative, "
-			    "8 cut to 64, 9 domainname, 10 no UTS namespace)");
+			    "8 cut to 64, 9 domainname, 10 no UTS namespace, "
+			    "11 an unprivileged user renamed the host)");
 	if (on_switchyard()) {		// the namespace is the whole system here
 		sethostname(orig_host, strlen(orig_host));
 		setdomainname(orig_dom, strlen(orig_dom));
