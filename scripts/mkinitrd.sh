@@ -11,6 +11,10 @@
 #   /bench/*, /tools/*    build/user/bench/*, build/user/tools/*
 #   /linux-selftests/rseq/*  build/user/linux-selftests/rseq/* (Linux's rseq
 #                         selftests, for tests/rseq_selftests)
+#   /dyn/*                build/user/dyn/* (a dynamically linked program and
+#                         the shared object it loads, for tests/dynexec),
+#                         with their interpreter and libraries at the
+#                         host's paths (scripts/dyn-deps)
 #   /bin/busybox          Debian's busybox-static, with /bin/APPLET symlinks
 #   /tmp, /etc/hostname, /etc/passwd, /etc/group
 # Extra HOST_PATH arguments are copied to GUEST_PATH (default: /NAME; a
@@ -73,6 +77,19 @@ copy_programs "$user_build/tools" "$stage/tools"
 mkdir -p "$stage/linux-selftests/rseq"
 copy_programs "$user_build/linux-selftests/rseq" "$stage/linux-selftests/rseq"
 
+# The dynamically linked test helpers and what they need to run.
+mkdir -p "$stage/dyn"
+deps=()
+if [[ -d $user_build/dyn ]]; then
+	for f in "$user_build"/dyn/*; do
+		[[ -f $f ]] || continue
+		install -m 0755 "$f" "$stage/dyn/"
+		[[ -x $f && $f != *.so ]] || continue
+		list=$("$root/scripts/dyn-deps" "$f") || die "cannot pack what $f needs"
+		[[ -n $list ]] && mapfile -t -O "${#deps[@]}" deps <<<"$list"
+	done
+fi
+
 # Shell test scripts are not executable: init runs them with busybox sh.
 for f in "$root"/user/tests/*.sh "$user_build"/tests/*.sh; do
 	[[ -f $f ]] && install -m 0644 "$f" "$stage/tests/"
@@ -90,7 +107,7 @@ echo 'root:x:0:0:root:/:/bin/sh' >"$stage/etc/passwd"
 echo 'root:x:0:' >"$stage/etc/group"
 
 # Extra files: HOST_PATH[:GUEST_PATH].
-for spec in "$@"; do
+for spec in "${deps[@]}" "$@"; do
 	host=${spec%%:*}
 	guest=/$(basename "$host")
 	[[ $spec == *:* ]] && guest=${spec#*:}

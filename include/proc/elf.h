@@ -43,6 +43,9 @@ struct elf_image {
 	uint64_t interp_offset, interp_size;
 };
 
+// The size of the ELF64 file header.
+#define ELF_EHDR_SIZE	64
+
 // The longest interpreter path accepted (Linux's PATH_MAX, NUL included).
 #define ELF_INTERP_MAX	4096
 

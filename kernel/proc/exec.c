@@ -296,7 +296,9 @@ static int read_interp_path(struct vnode *vn, const struct elf_image *img, char 
 // Loads the interpreter into mm as Linux does: an ET_DYN one wherever
 // mmap finds room, an ET_EXEC one where it says.  Its own PT_INTERP, if
 // any, is ignored.  A file that is not an x86-64 ELF executable is
-// ELIBBAD; a missing one ENOENT; one that may not be executed EACCES.
+// ELIBBAD (EIO if it is shorter than an ELF header: Linux's read of the
+// header comes up short); a missing one ENOENT; one that may not be
+// executed EACCES.
 static int load_interp(struct mm *mm, const char *path, uint64_t *base, uint64_t *entry)
 {
 	struct vnode *vn;
@@ -310,6 +312,8 @@ static int load_interp(struct mm *mm, const char *path, uint64_t *base, uint64_t
 		goto out;
 	if (vn->type != VNODE_REG || !(vn->mode & 0111))
 		r = -EACCES;
+	else if (vn->size < ELF_EHDR_SIZE)
+		r = -EIO;
 	else if (elf_parse(read_vnode, vn, vn->size, img) < 0)
 		r = -ELIBBAD;
 	else if (img->pie)
