@@ -18,6 +18,12 @@ extern struct spinlock proc_tree_lock;
 struct process *process_alloc(void);
 void process_free_locked(struct process *p);
 void process_link_child_locked(struct process *parent, struct process *child);
+// prctl's part in exit (kernel/proc/prctl.c): where orphans go
+// (proc_tree_lock held), and parent-death signals when a thread exits.
+struct process *process_child_reaper_locked(struct process *p);
+void prctl_thread_exit(struct process *p, struct thread *t, bool last);
+// The thread's timer slack in ns (PR_SET_TIMERSLACK), for the timers.
+uint64_t thread_timer_slack(const struct thread *t);
 void process_unlink_child_locked(struct process *child);
 void process_for_each_locked(void (*fn)(struct process *, void *), void *arg);
 struct thread *thread_find(int tid);

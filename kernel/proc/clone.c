@@ -111,6 +111,10 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	if (flags & CLONE_PARENT)
 		p->exit_signal = parent->exit_signal;
 	p->umask = parent->umask;
+	// The creating thread's exit sends the parent-death signal; a sibling
+	// (CLONE_PARENT) waits for its parent's last thread.
+	p->parent_tid = (flags & CLONE_PARENT) ? 0 : current_thread()->tid;
+	p->not_dumpable = parent->not_dumpable;
 	p->arch = parent->arch;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
@@ -148,6 +152,10 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 		child->altstack.ss_flags = SS_DISABLE;
 	rseq_fork(child, parent, flags);
 	child->affinity = parent->affinity;
+	// As Linux: the slack is inherited and becomes the child's default.
+	child->timer_slack_ns = parent->timer_slack_ns;
+	child->default_timer_slack_ns = parent->timer_slack_ns;
+	child->no_new_privs = parent->no_new_privs;
 	child->cpu = parent->cpu;
 	return arch_user_thread_copy(child, parent);
 }

@@ -525,6 +525,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);
+	p->not_dumpable = false;	// no set-id programs: always dumpable again
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');
