@@ -20,6 +20,7 @@
 #include <fs/vfs.h>
 #include <fs/file.h>
 #include <fs/fs_syscall.h>
+#include <fs/fcntl.h>
 #include <lib/printf.h>
 #include <proc/elf.h>
 #include <proc/exec_stack.h>
@@ -590,10 +591,6 @@ out:
 	kfree(interp);
 	return r;
 }
-
-#define AT_FDCWD		-100
-#define AT_SYMLINK_NOFOLLOW	0x100
-#define AT_EMPTY_PATH		0x1000
 
 // The name Linux gives a program started through a descriptor:
 // "/dev/fd/N" or "/dev/fd/N/PATH" (a path from the cwd or an absolute
