@@ -18,7 +18,8 @@
 #   /bin/busybox          Debian's busybox-static, with /bin/APPLET symlinks
 #   /tmp, /etc/hostname, /etc/passwd, /etc/group
 # Extra HOST_PATH arguments are copied to GUEST_PATH (default: /NAME; a
-# GUEST_PATH ending in "/" is a directory to put the file in).
+# GUEST_PATH ending in "/" is a directory to put the file in); a HOST_PATH
+# that is a directory brings its whole tree.
 #
 # Environment: SWITCHYARD_USER_BUILD (default build/user), BUSYBOX
 # (default /bin/busybox).

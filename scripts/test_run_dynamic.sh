@@ -31,13 +31,18 @@ check() {
 }
 
 echo "KTAP version 1"
-echo "1..7"
+echo "1..8"
 printf 'pear\napple\nfig\n' >"$tmp/fruit"
 check debian_ls 0 "lib64" -- /bin/ls /
 check debian_true 0 "init exited with status 0" -- /bin/true
 check debian_false 1 "init exited with status 1" -- /bin/false
 check debian_sort 0 "|apple|fig|pear|" -- --file "$tmp/fruit:/fruit" /usr/bin/sort /fruit
 check debian_find 0 "/lib64/ld-linux-x86-64.so.2" -- /usr/bin/find /lib64
+# --file DIR packs the whole tree.
+mkdir -p "$tmp/tree/a/b"
+echo deep >"$tmp/tree/a/b/leaf"
+check file_dir_tree 0 "|/tree/a/b/leaf|deep|" -- --file "$tmp/tree:/tree" \
+	/bin/busybox sh -c 'find /tree/a/b/leaf; cat /tree/a/b/leaf'
 # A multi-line script and awkward arguments, each printed in brackets.
 check args_byte_exact 0 "[][two|lines][q'uo\"te \$x][caf"$'\xc3\xa9'"]|" -- \
 	/bin/busybox sh -c 'printf "[%s]" "$@"
