@@ -329,6 +329,24 @@ out:
 	return r;
 }
 
+// Records where the strings went: argv[0]'s string (the pointer after
+// argc in the built stack at sp) and the argv strings, then the envp
+// strings right after them.
+static void note_strings(struct mm *mm, const struct exec_strings *s, const uint8_t *buf,
+			 uint64_t base, uint64_t sp)
+{
+	uint64_t at;
+
+	memcpy(&at, buf + (sp + 8 - base), sizeof(at));
+	mm->arg_start = at;
+	for (int i = 0; i < s->argc; i++)
+		at += strlen(s->argv[i]) + 1;
+	mm->arg_end = mm->env_start = at;
+	for (int i = 0; i < s->envc; i++)
+		at += strlen(s->envp[i]) + 1;
+	mm->env_end = at;
+}
+
 static int build_stack(struct mm *mm, const struct exec_strings *s, const char *execfn,
 		       const struct elf_image *img, uint64_t bias, uint64_t interp_base,
 		       uint64_t *sp)
@@ -378,6 +396,8 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	}
 	if (r == 0)
 		r = vm_write(mm, USER_STACK_TOP - size, buf, size);
+	if (r == 0)
+		note_strings(mm, s, buf, USER_STACK_TOP - size, *sp);
 	kfree(buf);
 	return r;
 }
