@@ -31,13 +31,22 @@ check() {
 }
 
 echo "KTAP version 1"
-echo "1..8"
+echo "1..9"
 printf 'pear\napple\nfig\n' >"$tmp/fruit"
 check debian_ls 0 "lib64" -- /bin/ls /
 check debian_true 0 "init exited with status 0" -- /bin/true
 check debian_false 1 "init exited with status 1" -- /bin/false
 check debian_sort 0 "|apple|fig|pear|" -- --file "$tmp/fruit:/fruit" /usr/bin/sort /fruit
 check debian_find 0 "/lib64/ld-linux-x86-64.so.2" -- /usr/bin/find /lib64
+# musl's dynamic linker too (musl-gcc without -static links against
+# libc.so, with /lib/ld-musl-x86_64.so.1 as interpreter).
+printf '#include <stdio.h>\nint main(int c, char **v) { printf("musl %%d %%s\\n", c, v[1]); return 3; }\n' >"$tmp/m.c"
+if musl-gcc -O1 -o "$tmp/mdyn" "$tmp/m.c" 2>/dev/null; then
+	check musl_dynamic 3 "|musl 2 hi|" -- "$tmp/mdyn" hi
+else
+	n=$((n + 1))
+	echo "ok $n musl_dynamic # SKIP musl-gcc cannot link dynamically here"
+fi
 # --file DIR packs the whole tree.
 mkdir -p "$tmp/tree/a/b"
 echo deep >"$tmp/tree/a/b/leaf"
