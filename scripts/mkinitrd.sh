@@ -11,6 +11,10 @@
 #   /bench/*, /tools/*    build/user/bench/*, build/user/tools/*
 #   /linux-selftests/rseq/*  build/user/linux-selftests/rseq/* (Linux's rseq
 #                         selftests, for tests/rseq_selftests)
+#   /dyn/*                build/user/dyn/* (a dynamically linked program and
+#                         the shared object it loads, for tests/dynexec),
+#                         with their interpreter and libraries at the
+#                         host's paths (scripts/dyn-deps)
 #   /bin/busybox          Debian's busybox-static, with a symlink for every
 #                         applet where `busybox --list-full` puts it
 #                         (/bin, /sbin, /usr/bin, /usr/sbin), and in /bin
@@ -18,7 +22,8 @@
 #   /tmp (mode 1777), /etc/hostname, /etc/passwd and /etc/group (root and
 #                         nobody); every file owned by root
 # Extra HOST_PATH arguments are copied to GUEST_PATH (default: /NAME; a
-# GUEST_PATH ending in "/" is a directory to put the file in).
+# GUEST_PATH ending in "/" is a directory to put the file in); a HOST_PATH
+# that is a directory brings its whole tree.
 #
 # Environment: SWITCHYARD_USER_BUILD (default build/user), BUSYBOX
 # (default /bin/busybox).
@@ -79,6 +84,19 @@ copy_programs "$user_build/tools" "$stage/tools"
 mkdir -p "$stage/linux-selftests/rseq"
 copy_programs "$user_build/linux-selftests/rseq" "$stage/linux-selftests/rseq"
 
+# The dynamically linked test helpers and what they need to run.
+mkdir -p "$stage/dyn"
+deps=()
+if [[ -d $user_build/dyn ]]; then
+	for f in "$user_build"/dyn/*; do
+		[[ -f $f ]] || continue
+		install -m 0755 "$f" "$stage/dyn/"
+		[[ -x $f && $f != *.so ]] || continue
+		list=$("$root/scripts/dyn-deps" "$f") || die "cannot pack what $f needs"
+		[[ -n $list ]] && mapfile -t -O "${#deps[@]}" deps <<<"$list"
+	done
+fi
+
 # Shell test scripts are not executable: init runs them with busybox sh.
 for f in "$root"/user/tests/*.sh "$user_build"/tests/*.sh; do
 	[[ -f $f ]] && install -m 0644 "$f" "$stage/tests/"
@@ -106,7 +124,7 @@ printf '%s\n' 'root:x:0:0:root:/:/bin/sh' 'nobody:x:65534:65534:nobody:/:/bin/sh
 printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' >"$stage/etc/group"
 
 # Extra files: HOST_PATH[:GUEST_PATH].
-for spec in "$@"; do
+for spec in "${deps[@]}" "$@"; do
 	host=${spec%%:*}
 	guest=/$(basename "$host")
 	[[ $spec == *:* ]] && guest=${spec#*:}

@@ -333,7 +333,7 @@ has "soak boots 4 CPUs" "booting for 2 minutes: smp=4"
 has "soak lists its rounds" "# init: soak done: 2 rounds in 122 s"
 
 status=0
-sy '@if --run /busybox true
+sy '@if --run-file /run.args
 switchyard: init exited with status 3
 @exit 0
 @end' run --no-build --cmdline policy=eager /bin/busybox true >"$tmp/out" 2>&1 </dev/null || status=$?

@@ -14,6 +14,10 @@
 //				run R times under each policy in turn, the
 //				policy changed at run time)
 //	--run PROGRAM ARGS...	run one program; exit with its status
+//	--run-file FILE		the same, with PROGRAM and ARGS read from FILE:
+//				their count in decimal and a newline, then each
+//				one followed by a NUL (so that they arrive byte
+//				for byte; the host runner writes it)
 //	--exit			exit at once (boots that only test the kernel)
 //	(nothing)		print a banner and run /bin/sh
 //
@@ -671,6 +675,68 @@ static int run_one(int argc, char **argv)
 	return shell_status(status);
 }
 
+// Reads all of 'path' into a new NUL-terminated buffer; its size in *len.
+static char *read_whole(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !(buf = malloc((size_t)st.st_size + 1))) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
+// --run-file FILE: the vector comes from FILE ("COUNT\n" then COUNT
+// NUL-terminated strings, nothing after them).
+static int run_file(const char *path)
+{
+	size_t len;
+	char *buf = read_whole(path, &len);
+	char *end, **args;
+
+	if (!buf) {
+		say("# init: cannot read %s: %s", path, strerror(errno));
+		return 2;
+	}
+	long count = strtol(buf, &end, 10);
+	if (end == buf || *end != '\n' || count < 1 || count > (long)len) {
+		say("# init: %s: no argument count", path);
+		return 2;
+	}
+	args = calloc((size_t)count + 1, sizeof(char *));
+	char *p = end + 1;
+	for (long i = 0; args && i < count; i++) {
+		char *nul = memchr(p, 0, (size_t)(buf + len - p));
+		if (!nul || p >= buf + len) {
+			say("# init: %s: %ld arguments announced, fewer found", path, count);
+			return 2;
+		}
+		args[i] = p;
+		p = nul + 1;
+	}
+	if (!args || p != buf + len) {
+		say("# init: %s: %s", path, args ? "data after the arguments" : "out of memory");
+		return 2;
+	}
+	int status = run_and_wait(args);
+	report_status(base_name(args[0]), status);
+	return shell_status(status);
+}
+
 // No arguments: a shell on the console, if there is one.
 static int run_shell(void)
 {
@@ -859,6 +925,8 @@ static int run_task(int argc, char **argv)
 		return run_benchmarks(argc - 1, argv + 1);
 	if (strcmp(argv[0], "--run") == 0)
 		return run_one(argc - 1, argv + 1);
+	if (strcmp(argv[0], "--run-file") == 0 && argc >= 2)
+		return run_file(argv[1]);
 	if (strcmp(argv[0], "--exit") == 0)
 		return 0;
 	say("# init: unknown option %s", argv[0]);

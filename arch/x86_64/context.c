@@ -14,6 +14,7 @@
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
 #include <kernel/trap.h>
+#include <kernel/arch.h>
 #include <arch/trapframe.h>
 #include <lib/string.h>
 
@@ -131,6 +132,33 @@ static void load_user_bases(struct thread *t)
 		write_gs(c, t->arch.gs_base);
 }
 
+// CR4.TSD follows the user thread on the CPU (PR_SET_TSC); the CPU
+// remembers what it holds so that most switches write nothing.
+static void load_tsc_mode(struct thread *t)
+{
+	struct cpu *c = this_cpu();
+
+	if (c->arch.tsd_set == t->arch.tsc_off)
+		return;
+	uint64_t cr4 = read_cr4();
+	write_cr4(t->arch.tsc_off ? cr4 | CR4_TSD : cr4 & ~CR4_TSD);
+	c->arch.tsd_set = t->arch.tsc_off;
+}
+
+bool arch_tsc_allowed(void)
+{
+	return !current_thread()->arch.tsc_off;
+}
+
+void arch_set_tsc_allowed(bool allowed)
+{
+	uint64_t flags = irq_save();
+
+	current_thread()->arch.tsc_off = !allowed;
+	load_tsc_mode(current_thread());
+	irq_restore(flags);
+}
+
 bool arch_user_base_ok(uint64_t base)
 {
 	return base < USER_TOP;
@@ -194,6 +222,7 @@ void arch_context_switch(struct thread *prev, struct thread *next)
 		if (next->mm != prev->mm)
 			mm_activate(next->mm);
 		load_user_bases(next);
+		load_tsc_mode(next);
 	}
 	switch_stack(&prev->kernel_rsp, next->kernel_rsp);
 }

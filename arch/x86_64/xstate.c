@@ -329,6 +329,7 @@ int arch_user_thread_init(struct thread *t)
 int arch_user_thread_copy(struct thread *child, struct thread *parent)
 {
 	fac_thread_copy(child, parent);
+	child->arch.tsc_off = parent->arch.tsc_off;	// as Linux's TIF_NOTSC
 	if (parent->arch.xstate_alloc > child->arch.xstate_alloc) {
 		struct xstate *bigger = kmalloc(parent->arch.xstate_alloc);
 		if (!bigger)

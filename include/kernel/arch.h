@@ -34,6 +34,12 @@ void arch_kstack_free(void *stack);
 // the frames of one stack.
 void arch_kstack_stats(uint64_t *in_use, uint64_t *cached, uint64_t *pages_each);
 
+// PR_GET_TSC / PR_SET_TSC: may the calling thread read the time-stamp
+// counter (true), or does it fault with SIGSEGV?  Per thread, kept across
+// fork, clone and exec, switched with the thread.
+bool arch_tsc_allowed(void);
+void arch_set_tsc_allowed(bool allowed);
+
 // Boot.
 uint64_t arch_early_alloc_end(void);	// end of memory used before frame_init
 void arch_frames_ready(void);		// frame allocator usable from now on

@@ -18,10 +18,17 @@ extern struct spinlock proc_tree_lock;
 struct process *process_alloc(void);
 void process_free_locked(struct process *p);
 void process_link_child_locked(struct process *parent, struct process *child);
+// prctl's part in exit (kernel/proc/prctl.c): where orphans go
+// (proc_tree_lock held), and parent-death signals when a thread exits.
+struct process *process_child_reaper_locked(struct process *p);
+void prctl_thread_exit(struct process *p, struct thread *t, bool last);
+// The thread's timer slack in ns (PR_SET_TIMERSLACK), for the timers.
+uint64_t thread_timer_slack(const struct thread *t);
 void process_unlink_child_locked(struct process *child);
 void process_for_each_locked(void (*fn)(struct process *, void *), void *arg);
 struct thread *thread_find(int tid);
 int tid_alloc_for(struct thread *t, struct process *p);
+int tid_alloc_exact(struct thread *t, struct process *p, int want);
 void tid_free(int tid);
 bool tid_in_use_locked(int tid);
 int pid_last(void);		// the process or thread ID allocated last
@@ -33,6 +40,9 @@ __attribute__((noreturn)) void thread_exit_user(int wait_status, bool group);
 
 long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
 	      struct trap_frame *f);
+// The same with the new thread's ID chosen (clone3's set_tid; 0: any).
+long do_clone_tid(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
+		  int want_tid, struct trap_frame *f);
 void process_discard(struct process *p);	// undo new_process before it ran
 // vfork: the parent sleeps on a vfork_done of its own (on its stack),
 // which the child (thread->vfork_done) marks when it execs or exits.

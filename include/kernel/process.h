@@ -69,6 +69,12 @@ struct process {
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
 	uint64_t start_ns;
 	struct process_arch arch;	// x86: AMX permission
+	// prctl (kernel/proc/prctl.c).  parent_tid: the thread that created
+	// this process, whose exit sends pdeath_signal (0: the parent's last
+	// thread, after a reparenting or CLONE_PARENT).
+	int pdeath_signal, parent_tid;
+	bool child_subreaper;		// PR_SET_CHILD_SUBREAPER
+	bool not_dumpable;		// PR_SET_DUMPABLE 0
 };
 
 static inline struct process *current_process(void)

@@ -70,6 +70,10 @@ struct thread {
 	struct vfork_done *vfork_done;	// vfork child: where its parent waits
 	struct rseq_thread rseq;	// rseq(2) registration (kernel/proc/rseq.c)
 	struct cred *cred;		// IDs and capabilities, referenced (kernel/proc/cred.c)
+	// prctl (kernel/proc/prctl.c): timer slack in ns (0: the default),
+	// the value PR_SET_TIMERSLACK 0 goes back to, no_new_privs.
+	uint64_t timer_slack_ns, default_timer_slack_ns;
+	bool no_new_privs;
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

@@ -37,15 +37,25 @@ struct elf_image {
 	uint64_t lo, hi;	// page-aligned extent of all PT_LOAD segments
 	bool exec_stack;	// PT_GNU_STACK with PF_X
 	uint64_t tls_vaddr, tls_memsz, tls_align;	// PT_TLS, if any
+	// The first PT_INTERP: where in the file the interpreter's path
+	// lies (interp_size bytes, its NUL included; 0 if none).  Checked
+	// against the file size only: the loader reads it and checks the NUL.
+	uint64_t interp_offset, interp_size;
 };
+
+// The size of the ELF64 file header.
+#define ELF_EHDR_SIZE	64
+
+// The longest interpreter path accepted (Linux's PATH_MAX, NUL included).
+#define ELF_INTERP_MAX	4096
 
 // Reads len bytes at file offset off into buf; returns the number of bytes
 // read (fewer only at end of file) or a negative errno.
 typedef long (*elf_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
 
 // Parses the executable of file_size bytes behind 'read'.  Returns 0 and
-// fills *out, -ENOEXEC if the file is not a static x86-64 ELF64 executable
-// Switchyard can load, or the negative errno a failed read returned.
+// fills *out, -ENOEXEC if the file is not an x86-64 ELF64 executable
+// (static, static-pie or dynamically linked) Switchyard can load, or the negative errno a failed read returned.
 int elf_parse(elf_read_fn read, void *ctx, uint64_t file_size,
 	      struct elf_image *out);
 

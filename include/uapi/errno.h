@@ -40,7 +40,9 @@
 #define ENOSYS		38
 #define ENOTEMPTY	39
 #define ELOOP		40
+#define ENODATA		61
 #define EOVERFLOW	75
+#define ELIBBAD		80
 #define ENOTSUP		95
 #define EOPNOTSUPP	95
 #define ETIMEDOUT	110

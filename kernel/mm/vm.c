@@ -1090,6 +1090,10 @@ struct mm *mm_copy(struct mm *src)
 		return 0;
 	spin_lock(&src->lock);
 	mm->brk_start = src->brk_start;
+	mm->arg_start = src->arg_start;
+	mm->arg_end = src->arg_end;
+	mm->env_start = src->env_start;
+	mm->env_end = src->env_end;
 	mm->brk = src->brk;
 	mm->mmap_base = src->mmap_base;
 	// membarrier registrations survive fork, as on Linux.

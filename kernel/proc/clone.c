@@ -18,13 +18,22 @@
 #include <uapi/sched.h>
 #include <arch/trapframe.h>
 
-struct thread *user_thread_alloc(struct process *p, const char *name)
+// A user thread of p with the ID 'want' (0: any); *err says why not.
+static struct thread *user_thread_alloc_tid(struct process *p, const char *name, int want,
+					    int *err)
 {
 	struct thread *t = thread_alloc(name);
 
+	*err = -ENOMEM;
 	if (!t)
 		return 0;
-	if (arch_user_thread_init(t) < 0 || tid_alloc_for(t, p) < 0) {
+	if (arch_user_thread_init(t) < 0) {
+		thread_free(t);
+		return 0;
+	}
+	int tid = want ? tid_alloc_exact(t, p, want) : tid_alloc_for(t, p);
+	if (tid < 0) {
+		*err = want ? tid : -ENOMEM;
 		thread_free(t);
 		return 0;
 	}
@@ -32,6 +41,13 @@ struct thread *user_thread_alloc(struct process *p, const char *name)
 	t->mm = p->mm;
 	cred_thread_init(t);	// the creating thread's credentials
 	return t;
+}
+
+struct thread *user_thread_alloc(struct process *p, const char *name)
+{
+	int err;
+
+	return user_thread_alloc_tid(p, name, 0, &err);
 }
 
 // Links a new thread into its process and makes it runnable.
@@ -114,6 +130,10 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 		p->exit_signal = parent->exit_signal;
 	p->umask = parent->umask;
 	cred_fork(p);
+	// The creating thread's exit sends the parent-death signal; a sibling
+	// (CLONE_PARENT) waits for its parent's last thread.
+	p->parent_tid = (flags & CLONE_PARENT) ? 0 : current_thread()->tid;
+	p->not_dumpable = parent->not_dumpable;
 	p->arch = parent->arch;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
@@ -151,12 +171,22 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 		child->altstack.ss_flags = SS_DISABLE;
 	rseq_fork(child, parent, flags);
 	child->affinity = parent->affinity;
+	// As Linux: the slack is inherited and becomes the child's default.
+	child->timer_slack_ns = parent->timer_slack_ns;
+	child->default_timer_slack_ns = parent->timer_slack_ns;
+	child->no_new_privs = parent->no_new_privs;
 	child->cpu = parent->cpu;
 	return arch_user_thread_copy(child, parent);
 }
 
 long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
 	      struct trap_frame *f)
+{
+	return do_clone_tid(flags, newsp, ptid, ctid, tls, 0, f);
+}
+
+long do_clone_tid(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
+		  int want_tid, struct trap_frame *f)
 {
 	struct thread *me = current_thread();
 	struct process *parent = me->proc;
@@ -175,11 +205,12 @@ long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint
 		if (!p)
 			return -ENOMEM;
 	}
-	struct thread *t = user_thread_alloc(p, me->name);
+	int terr;
+	struct thread *t = user_thread_alloc_tid(p, me->name, want_tid, &terr);
 	if (!t) {
 		if (p != parent)
 			process_discard(p);
-		return -ENOMEM;
+		return terr;
 	}
 	if (copy_thread_state(t, me, f, flags, newsp, tls) < 0) {
 		tid_free(t->tid);
@@ -237,42 +268,99 @@ struct clone_args {
 	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
 };
 
-SYSCALL_DEFINE(SYS_clone3, clone3)
-{
-	struct clone_args ca;
-	uint64_t size = args->a[1];
+#define CLONE_ARGS_SIZE_VER0	64	// up to tls
+#define CLONE_ARGS_SIZE_VER2	88	// with cgroup
+#define CLONE_INTO_CGROUP	0x200000000ULL
+// Linux's nesting limit of PID namespaces: set_tid holds one ID per level.
+#define MAX_PID_NS_LEVEL	32
 
-	memset(&ca, 0, sizeof(ca));
+// Copies the caller's struct (which may be older, shorter, or newer and
+// longer than ours) and checks it as Linux's copy_clone_args_from_user.
+static long clone3_copy(uint64_t uargs, uint64_t size, struct clone_args *ca)
+{
+	memset(ca, 0, sizeof(*ca));
 	if (size > 4096)
 		return -E2BIG;
-	if (size < 64)
+	if (size < CLONE_ARGS_SIZE_VER0)
 		return -EINVAL;
-	if (copy_from_user(&ca, args->a[0], size < sizeof(ca) ? size : sizeof(ca)) < 0)
+	if (copy_from_user(ca, uargs, size < sizeof(*ca) ? size : sizeof(*ca)) < 0)
 		return -EFAULT;
 	// A larger struct from a newer libc: what we do not know must be 0.
-	for (uint64_t off = sizeof(ca); off < size; off += 8) {
+	for (uint64_t off = sizeof(*ca); off < size; off += 8) {
 		uint64_t word = 0;
 
-		if (copy_from_user(&word, args->a[0] + off, size - off < 8 ? size - off : 8) < 0)
+		if (copy_from_user(&word, uargs + off, size - off < 8 ? size - off : 8) < 0)
 			return -EFAULT;
 		if (word)
 			return -E2BIG;
 	}
-	// Not implemented: choosing pids (set_tid), cgroups
-	// (CLONE_INTO_CGROUP); the rest is what Linux refuses too.
-	if (ca.set_tid || ca.set_tid_size || ca.exit_signal > NSIG)
+	if (ca->set_tid_size > MAX_PID_NS_LEVEL)
 		return -EINVAL;
-	if (ca.flags & ~(0xffffffffULL | CLONE_CLEAR_SIGHAND))
+	if ((ca->set_tid == 0) != (ca->set_tid_size == 0))
 		return -EINVAL;
-	if (ca.flags & (CSIGNAL | CLONE_DETACHED))
+	if (ca->exit_signal > NSIG)
 		return -EINVAL;
-	if ((ca.flags & CLONE_SIGHAND) && (ca.flags & CLONE_CLEAR_SIGHAND))
+	if ((ca->flags & CLONE_INTO_CGROUP) &&
+	    (ca->cgroup > 0x7fffffff || size < CLONE_ARGS_SIZE_VER2))
 		return -EINVAL;
-	if ((ca.flags & (CLONE_THREAD | CLONE_PARENT)) && ca.exit_signal)
+	return 0;
+}
+
+// Linux's clone3_args_valid.
+static bool clone3_valid(const struct clone_args *ca)
+{
+	if (ca->flags & ~(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
+		return false;
+	if (ca->flags & (CSIGNAL | CLONE_DETACHED))
+		return false;
+	if ((ca->flags & CLONE_SIGHAND) && (ca->flags & CLONE_CLEAR_SIGHAND))
+		return false;
+	if ((ca->flags & (CLONE_THREAD | CLONE_PARENT)) && ca->exit_signal)
+		return false;
+	if ((ca->stack == 0) != (ca->stack_size == 0))
+		return false;
+	return ca->stack == 0 || user_range_ok(ca->stack, ca->stack_size);
+}
+
+// set_tid: with one PID namespace, one ID, in 1..PID_MAX-1 (this
+// kernel's pid_max); more levels than there are is EINVAL.  Only a caller
+// with CAP_CHECKPOINT_RESTORE may choose (EPERM); every process is root
+// with all capabilities here.  A taken ID is EEXIST (from the allocator).
+static long clone3_set_tid(const struct clone_args *ca, const int32_t *tids, int *want)
+{
+	*want = 0;
+	if (!ca->set_tid_size)
+		return 0;
+	if (ca->set_tid_size > 1)
 		return -EINVAL;
-	if ((ca.stack == 0) != (ca.stack_size == 0))
+	if (tids[0] < 1 || tids[0] >= PID_MAX)
 		return -EINVAL;
+	*want = tids[0];
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_clone3, clone3)
+{
+	struct clone_args ca;
+	int32_t tids[MAX_PID_NS_LEVEL];
+	int want;
+	long r = clone3_copy(args->a[0], args->a[1], &ca);
+
+	if (r < 0)
+		return r;
+	// The IDs are read before the flags are judged, as on Linux.
+	if (ca.set_tid_size &&
+	    copy_from_user(tids, ca.set_tid, ca.set_tid_size * sizeof(int32_t)) < 0)
+		return -EFAULT;
+	if (!clone3_valid(&ca))
+		return -EINVAL;
+	// Not implemented: cgroups (CLONE_INTO_CGROUP).
+	if (ca.flags & CLONE_INTO_CGROUP)
+		return -EINVAL;
+	r = clone3_set_tid(&ca, tids, &want);
+	if (r < 0)
+		return r;
 	uint64_t sp = ca.stack ? ca.stack + ca.stack_size : 0;
-	return do_clone(ca.flags | ca.exit_signal, sp, ca.parent_tid, ca.child_tid, ca.tls,
-			args->frame);
+	return do_clone_tid(ca.flags | ca.exit_signal, sp, ca.parent_tid, ca.child_tid, ca.tls,
+			    want, args->frame);
 }

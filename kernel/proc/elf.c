@@ -183,6 +183,25 @@ static int note_tls(const uint8_t *ph, uint64_t file_size,
 	return 0;
 }
 
+// A dynamically linked program names its interpreter (the dynamic
+// linker).  As Linux: only the first PT_INTERP counts, and a path shorter
+// than 2 bytes or longer than PATH_MAX is not an executable.
+static int note_interp(const uint8_t *ph, uint64_t file_size,
+		       struct elf_image *out)
+{
+	uint64_t offset = get64(ph + 8);
+	uint64_t filesz = get64(ph + 32);
+
+	if (out->interp_size)
+		return 0;
+	if (filesz < 2 || filesz > ELF_INTERP_MAX ||
+	    !range_within(offset, filesz, file_size))
+		return -ENOEXEC;
+	out->interp_offset = offset;
+	out->interp_size = filesz;
+	return 0;
+}
+
 // Looks at one program header.  *phdr_seen records a PT_PHDR.
 static int parse_phdr(const uint8_t *ph, uint64_t file_size,
 		      struct elf_image *out, bool *phdr_seen)
@@ -193,11 +212,7 @@ static int parse_phdr(const uint8_t *ph, uint64_t file_size,
 	case PT_LOAD:
 		return add_load(ph, file_size, out);
 	case PT_INTERP:
-		// Switchyard runs static executables only (static or
-		// static-pie): there is no dynamic linker to hand a
-		// dynamically linked program to, so refuse it here rather
-		// than start it and let it crash.
-		return -ENOEXEC;
+		return note_interp(ph, file_size, out);
 	case PT_PHDR: {
 		uint64_t vaddr = get64(ph + 16);
 		if (!range_within(vaddr, (uint64_t)out->phnum * PHDR_SIZE,

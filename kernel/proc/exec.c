@@ -19,6 +19,9 @@
 #include <mm/phys.h>
 #include <fs/vfs.h>
 #include <fs/file.h>
+#include <fs/fs_syscall.h>
+#include <fs/fcntl.h>
+#include <lib/printf.h>
 #include <proc/elf.h>
 #include <proc/exec_stack.h>
 #include <lib/string.h>
@@ -28,85 +31,199 @@
 #include <kernel/rseq.h>
 #include <kernel/cred.h>
 
-#define EXEC_ARGS_MAX	(256 * 1024)	// bytes of argv + envp strings
-#define EXEC_ARGC_MAX	8192
+// Linux's limits on what execve copies: one string at most
+// MAX_ARG_STRLEN bytes with its NUL; all of them, with the pointers to
+// them, at most a quarter of RLIMIT_STACK (at least ARG_MAX, at most
+// three quarters of the default 8 MiB stack).
+#define MAX_ARG_STRLEN	(32 * 4096)
+#define RLIMIT_STACK	3
+#define ARG_MIN_LIMIT	(32 * 4096)
+#define ARG_MAX_LIMIT	(6UL << 20)
+#define STRINGS_FIRST	4096
 #define PIE_BASE	0x555555554000UL
 #define SHEBANG_DEPTH	4
 // Room the initial stack mapping gets below the arguments (Linux's
 // stack_expand); it grows down from there on faults, up to RLIMIT_STACK.
 #define STACK_EXPAND	(128 * 1024)
 
-// The strings of argv and envp, copied into one kernel buffer.
+// The strings of argv and envp, copied into one kernel buffer that grows
+// as they arrive (it moves, so the vectors hold offsets until
+// strings_finish turns them into pointers).
 struct exec_strings {
 	char *buf;
-	size_t used;
-	const char **argv;
-	int argc;
-	const char **envp;
-	int envc;
+	size_t used, cap;
+	size_t limit;		// bytes of strings and pointers allowed
+	size_t execfn_len;	// AT_EXECFN's string, counted in the limit
+	size_t *argo, *envo;	// offsets of the strings in buf
+	int argc, envc, argcap, envcap;
+	const char **argv, **envp;	// after strings_finish
 	const struct cred *cred;	// what the new program runs with (auxv)
 	bool secure;			// AT_SECURE: the exec changed privileges
 };
 
-// Safe to call twice (strings_init frees what it got when it fails, and
-// execve frees on every path).
+// Safe to call twice, and on a partly built set.
 static void strings_free(struct exec_strings *s)
 {
 	kfree(s->buf);
+	kfree(s->argo);
+	kfree(s->envo);
 	kfree(s->argv);
 	kfree(s->envp);
-	s->buf = NULL;
-	s->argv = s->envp = NULL;
+	memset(s, 0, sizeof(*s));
 }
 
-static int strings_init(struct exec_strings *s)
+static size_t arg_limit(void)
+{
+	uint64_t stack = current_process() ? current_process()->rlimits[RLIMIT_STACK].cur
+					   : USER_STACK_SIZE;
+	uint64_t limit = stack / 4;
+
+	if (limit > ARG_MAX_LIMIT)
+		limit = ARG_MAX_LIMIT;
+	if (limit < ARG_MIN_LIMIT)
+		limit = ARG_MIN_LIMIT;
+	return limit;
+}
+
+static void strings_init(struct exec_strings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->buf = kmalloc(EXEC_ARGS_MAX);
-	s->argv = kmalloc(EXEC_ARGC_MAX * sizeof(char *));
-	s->envp = kmalloc(EXEC_ARGC_MAX * sizeof(char *));
-	if (!s->buf || !s->argv || !s->envp) {
-		strings_free(s);
+	s->limit = arg_limit();
+}
+
+// Strings and pointers so far, against Linux's limit.
+static bool strings_fit(const struct exec_strings *s, size_t more)
+{
+	size_t ptrs = 8 * ((size_t)(s->argc > 0 ? s->argc : 1) + (size_t)s->envc);
+
+	return s->used + s->execfn_len + more + ptrs <= s->limit;
+}
+
+// Makes room for 'more' bytes at the end of buf.
+static int strings_reserve(struct exec_strings *s, size_t more)
+{
+	if (s->cap - s->used >= more)
+		return 0;
+	size_t cap = s->cap ? s->cap : STRINGS_FIRST;
+	while (cap - s->used < more)
+		cap *= 2;
+	char *nb = kmalloc(cap);
+	if (!nb)
 		return -ENOMEM;
-	}
+	if (s->buf)
+		memcpy(nb, s->buf, s->used);
+	kfree(s->buf);
+	s->buf = nb;
+	s->cap = cap;
 	return 0;
 }
 
-static const char *strings_add(struct exec_strings *s, const char *str)
+// Appends one more offset to *vec (argo or envo).
+static int vec_push(size_t **vec, int *count, int *cap, size_t off)
+{
+	if (*count == INT32_MAX - 1)
+		return -E2BIG;
+	if (*count == *cap) {
+		int ncap = *cap ? *cap * 2 : 16;
+		size_t *nv = kmalloc((size_t)ncap * sizeof(size_t));
+		if (!nv)
+			return -ENOMEM;
+		if (*vec)
+			memcpy(nv, *vec, (size_t)*count * sizeof(size_t));
+		kfree(*vec);
+		*vec = nv;
+		*cap = ncap;
+	}
+	(*vec)[(*count)++] = off;
+	return 0;
+}
+
+// A kernel string into buf; its offset in *off.
+static int strings_add(struct exec_strings *s, const char *str, size_t *off)
 {
 	size_t n = strlen(str) + 1;
 
-	if (s->used + n > EXEC_ARGS_MAX)
-		return 0;
-	char *dst = s->buf + s->used;
-	memcpy(dst, str, n);
+	if (n > MAX_ARG_STRLEN || !strings_fit(s, n))
+		return -E2BIG;
+	int r = strings_reserve(s, n);
+	if (r < 0)
+		return r;
+	memcpy(s->buf + s->used, str, n);
+	*off = s->used;
 	s->used += n;
-	return dst;
+	return 0;
+}
+
+// A user string into buf, growing it until the string fits; -E2BIG past
+// MAX_ARG_STRLEN or the total limit.
+static int strings_add_user(struct exec_strings *s, uint64_t up, size_t *off)
+{
+	for (;;) {
+		size_t room = s->cap - s->used;
+		if (room > MAX_ARG_STRLEN)
+			room = MAX_ARG_STRLEN;
+		long n = room ? strncpy_from_user(s->buf + s->used, up, room) : -ENAMETOOLONG;
+		if (n >= 0) {
+			if (!strings_fit(s, (size_t)n + 1))
+				return -E2BIG;
+			*off = s->used;
+			s->used += (size_t)n + 1;
+			return 0;
+		}
+		if (n != -ENAMETOOLONG)
+			return (int)n;
+		// Did not fit: too long for Linux, or the buffer must grow.
+		if (room == MAX_ARG_STRLEN || !strings_fit(s, room + 1))
+			return -E2BIG;
+		int r = strings_reserve(s, room + 1 > STRINGS_FIRST ? 2 * room : STRINGS_FIRST);
+		if (r < 0)
+			return r;
+	}
 }
 
 // Copies a NULL-terminated array of user string pointers.
-static int copy_user_vector(struct exec_strings *s, uint64_t uvec, const char **out, int *count)
+static int copy_user_vector(struct exec_strings *s, uint64_t uvec, bool env)
 {
-	*count = 0;
 	if (!uvec)
 		return 0;		// Linux accepts NULL as an empty vector
-	for (int i = 0;; i++) {
+	for (uint64_t i = 0;; i++) {
 		uint64_t up;
-		if (get_user_u64(&up, uvec + 8 * (uint64_t)i) < 0)
+		size_t off = 0;
+		if (get_user_u64(&up, uvec + 8 * i) < 0)
 			return -EFAULT;
 		if (!up)
 			return 0;
-		if (i >= EXEC_ARGC_MAX - 1)
+		int r = strings_add_user(s, up, &off);
+		if (r == 0)
+			r = env ? vec_push(&s->envo, &s->envc, &s->envcap, off)
+				: vec_push(&s->argo, &s->argc, &s->argcap, off);
+		if (r < 0)
+			return r;
+		if (!strings_fit(s, 0))
 			return -E2BIG;
-		long n = strncpy_from_user(s->buf + s->used, up, EXEC_ARGS_MAX - s->used);
-		if (n == -ENAMETOOLONG)
-			return -E2BIG;
-		if (n < 0)
-			return (int)n;
-		out[i] = s->buf + s->used;
-		s->used += n + 1;
-		*count = i + 1;
 	}
+}
+
+static const char **offsets_to_pointers(const struct exec_strings *s, const size_t *o, int n)
+{
+	const char **v = kmalloc(((size_t)n + 1) * sizeof(char *));
+
+	if (!v)
+		return 0;
+	for (int i = 0; i < n; i++)
+		v[i] = s->buf + o[i];
+	v[n] = 0;
+	return v;
+}
+
+// The vectors as pointers, for the stack builder; buf no longer moves.
+static int strings_finish(struct exec_strings *s)
+{
+	kfree(s->argv);
+	kfree(s->envp);
+	s->argv = offsets_to_pointers(s, s->argo, s->argc);
+	s->envp = offsets_to_pointers(s, s->envo, s->envc);
+	return s->argv && s->envp ? 0 : -ENOMEM;
 }
 
 static long read_vnode(void *ctx, uint64_t off, void *buf, size_t len)
@@ -144,12 +261,105 @@ static int map_segments(struct mm *mm, struct vnode *vn, const struct elf_image 
 	return 0;
 }
 
+// Reserves room for an ET_DYN image where mmap would put it and maps its
+// segments there; the gaps between segments are left unmapped, as
+// Linux's loader leaves them.  *bias gets the load bias.
+static int map_anywhere(struct mm *mm, struct vnode *vn, const struct elf_image *img,
+			uint64_t *bias)
+{
+	long at = vm_map(mm, 0, img->hi - img->lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 0, 0, 0);
+
+	if (at < 0)
+		return (int)at;
+	*bias = (uint64_t)at - img->lo;
+	int r = map_segments(mm, vn, img, *bias);
+	for (int i = 1; r == 0 && i < img->nseg; i++) {
+		const struct elf_segment *a = &img->seg[i - 1], *b = &img->seg[i];
+		uint64_t gap = (a->vaddr + a->memsz + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+		uint64_t next = b->vaddr & ~(PAGE_SIZE - 1);
+		if (next > gap)
+			r = vm_unmap(mm, gap + *bias, next - gap);
+	}
+	return r;
+}
+
+// The interpreter a dynamically linked program names (PT_INTERP): read
+// its path from the file, check it is a NUL-terminated string.
+static int read_interp_path(struct vnode *vn, const struct elf_image *img, char *path)
+{
+	long n = vnode_read(vn, img->interp_offset, path, img->interp_size);
+
+	if (n < 0)
+		return (int)n;
+	if ((uint64_t)n != img->interp_size || path[n - 1] != 0)
+		return -ENOEXEC;
+	return 0;
+}
+
+// Loads the interpreter into mm as Linux does: an ET_DYN one wherever
+// mmap finds room, an ET_EXEC one where it says.  Its own PT_INTERP, if
+// any, is ignored.  A file that is not an x86-64 ELF executable is
+// ELIBBAD (EIO if it is shorter than an ELF header: Linux's read of the
+// header comes up short); a missing one ENOENT; one that may not be
+// executed EACCES.
+static int load_interp(struct mm *mm, const char *path, uint64_t *base, uint64_t *entry)
+{
+	struct vnode *vn;
+	struct elf_image *img = kmalloc(sizeof(*img));
+	int r;
+
+	if (!img)
+		return -ENOMEM;
+	r = vfs_lookup(path, true, &vn);
+	if (r < 0)
+		goto out;
+	if (vn->type != VNODE_REG)
+		r = -EACCES;
+	else if ((r = vnode_may(vn, MAY_EXEC)) < 0)
+		;
+	else if (vn->size < ELF_EHDR_SIZE)
+		r = -EIO;
+	else if (elf_parse(read_vnode, vn, vn->size, img) < 0)
+		r = -ELIBBAD;
+	else if (img->pie)
+		r = map_anywhere(mm, vn, img, base);
+	else
+		r = map_segments(mm, vn, img, *base = 0);
+	if (r == 0)
+		*entry = img->entry + *base;
+	vnode_put(vn);
+out:
+	kfree(img);
+	return r;
+}
+
+// Records where the strings went: argv[0]'s string (the pointer after
+// argc in the built stack at sp) and the argv strings, then the envp
+// strings right after them.
+static void note_strings(struct mm *mm, const struct exec_strings *s, const uint8_t *buf,
+			 uint64_t base, uint64_t sp)
+{
+	uint64_t at;
+
+	memcpy(&at, buf + (sp + 8 - base), sizeof(at));
+	mm->arg_start = at;
+	for (int i = 0; i < s->argc; i++)
+		at += strlen(s->argv[i]) + 1;
+	mm->arg_end = mm->env_start = at;
+	for (int i = 0; i < s->envc; i++)
+		at += strlen(s->envp[i]) + 1;
+	mm->env_end = at;
+}
+
 static int build_stack(struct mm *mm, const struct exec_strings *s, const char *execfn,
-		       const struct elf_image *img, uint64_t bias, uint64_t *sp)
+		       const struct elf_image *img, uint64_t bias, uint64_t interp_base,
+		       uint64_t *sp)
 {
 	struct exec_stack_args a;
 	uint8_t random[16];
-	size_t size = ((s->used + strlen(execfn) + 64 + 8 * (s->argc + s->envc) + 1024) + 4095) & ~4095UL;
+	size_t size = ((s->used + strlen(execfn) + 64 + 8 * ((size_t)s->argc + s->envc) + 1024) +
+		       4095) & ~4095UL;
 
 	memset(&a, 0, sizeof(a));
 	a.argv = s->argv;
@@ -166,7 +376,7 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 		{ AT_PHDR, img->phdr_vaddr + bias },
 		{ AT_PHENT, img->phentsize },
 		{ AT_PHNUM, img->phnum },
-		{ AT_BASE, 0 },
+		{ AT_BASE, interp_base },
 		{ AT_FLAGS, 0 },
 		{ AT_ENTRY, img->entry + bias },
 		{ AT_UID, s->cred->uid }, { AT_EUID, s->cred->euid },
@@ -192,7 +402,33 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	}
 	if (r == 0)
 		r = vm_write(mm, USER_STACK_TOP - size, buf, size);
+	if (r == 0)
+		note_strings(mm, s, buf, USER_STACK_TOP - size, *sp);
 	kfree(buf);
+	return r;
+}
+
+// Maps the program, its interpreter if it names one, and the stack.
+static int fill_mm(struct mm *mm, struct vnode *vn, const struct elf_image *img,
+		   const struct exec_strings *s, const char *execfn, uint64_t *entry, uint64_t *sp)
+{
+	uint64_t bias = img->pie ? PIE_BASE : 0, interp_base = 0;
+	int r = map_segments(mm, vn, img, bias);
+
+	*entry = img->entry + bias;
+	if (r == 0 && img->interp_size) {
+		char *path = kmalloc(ELF_INTERP_MAX);
+		if (!path)
+			return -ENOMEM;
+		r = read_interp_path(vn, img, path);
+		if (r == 0)
+			r = load_interp(mm, path, &interp_base, entry);
+		kfree(path);
+	}
+	if (r == 0)
+		r = build_stack(mm, s, execfn, img, bias, interp_base, sp);
+	if (r == 0)
+		mm->brk_start = mm->brk = (img->hi + bias + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 	return r;
 }
 
@@ -200,26 +436,23 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 static int load_elf(struct vnode *vn, const struct exec_strings *s, const char *execfn,
 		    struct mm **out_mm, uint64_t *entry, uint64_t *sp)
 {
-	struct elf_image img;
-	int r = elf_parse(read_vnode, vn, vn->size, &img);
+	struct elf_image *img = kmalloc(sizeof(*img));
+	int r;
 
-	if (r < 0)
-		return r;
-	struct mm *mm = mm_create();
-	if (!mm)
+	if (!img)
 		return -ENOMEM;
-	uint64_t bias = img.pie ? PIE_BASE : 0;
-	r = map_segments(mm, vn, &img, bias);
+	r = elf_parse(read_vnode, vn, vn->size, img);
+	struct mm *mm = r == 0 ? mm_create() : 0;
+	if (r == 0 && !mm)
+		r = -ENOMEM;
 	if (r == 0)
-		r = build_stack(mm, s, execfn, &img, bias, sp);
-	if (r < 0) {
+		r = fill_mm(mm, vn, img, s, execfn, entry, sp);
+	if (r < 0 && mm)
 		mm_put(mm);
-		return r;
-	}
-	mm->brk_start = mm->brk = (img.hi + bias + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-	*entry = img.entry + bias;
-	*out_mm = mm;
-	return 0;
+	else if (r == 0)
+		*out_mm = mm;
+	kfree(img);
+	return r;
 }
 
 // "#!interpreter [arg]": rewrites argv to run the interpreter on the file.
@@ -257,22 +490,27 @@ static int shebang(struct vnode *vn, const char *path, struct exec_strings *s, c
 		return -ENOEXEC;
 	strlcpy(interp, name, PATH_MAX);
 	// New argv: interp [arg] path argv[1..]
+	size_t o0, o1 = 0, o2;
+	int r = strings_add(s, interp, &o0);
+	if (r == 0 && arg)
+		r = strings_add(s, arg, &o1);
+	if (r == 0)
+		r = strings_add(s, path, &o2);
 	int extra = arg ? 3 : 2;
-	if (s->argc + extra > EXEC_ARGC_MAX - 1)
-		return -E2BIG;
-	int old = s->argc > 0 ? s->argc - 1 : 0;
-	memmove(s->argv + extra, s->argv + (s->argc > 0 ? 1 : 0), old * sizeof(char *));
-	const char *a0 = strings_add(s, interp);
-	const char *a1 = arg ? strings_add(s, arg) : 0;
-	const char *a2 = strings_add(s, path);
-	if (!a0 || (arg && !a1) || !a2)
-		return -E2BIG;
-	s->argv[0] = a0;
+	int first = s->argc > 0 ? 1 : 0;	// argv[0] is replaced
+	int keep = s->argc - first;
+	// Room for the new vector: pushing grows it (the values are set below).
+	for (int i = 0; r == 0 && i < extra - first; i++)
+		r = vec_push(&s->argo, &s->argc, &s->argcap, 0);
+	if (r < 0)
+		return r;
+	memmove(s->argo + extra, s->argo + first, (size_t)keep * sizeof(size_t));
+	s->argo[0] = o0;
 	if (arg)
-		s->argv[1] = a1;
-	s->argv[extra - 1] = a2;
-	s->argc = old + extra;
-	return 0;
+		s->argo[1] = o1;
+	s->argo[extra - 1] = o2;
+	s->argc = keep + extra;
+	return strings_fit(s, 0) ? 0 : -E2BIG;
 }
 
 // Ends every other thread of the process (exec keeps only the caller).
@@ -314,6 +552,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);
+	p->not_dumpable = false;	// no set-id programs: always dumpable again
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');
@@ -322,19 +561,35 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	arch_frame_init_user(f, entry, sp);
 }
 
-int do_execve(const char *path, struct exec_strings *s, struct trap_frame *f)
+// Runs the file 'path' names (from 'start', NULL for the cwd, with the
+// LOOKUP_* 'lflags'); execfn is the name the program sees as AT_EXECFN
+// and its scripts' interpreters as the script's path.
+static int do_execve(struct vnode *start, const char *path, int lflags, const char *execfn,
+		     struct exec_strings *s, struct trap_frame *f)
 {
 	char *interp = kmalloc(PATH_MAX);
-	const char *file = path;
+	const char *file = execfn;
 	struct vnode *vn = 0;
 	int r;
 
 	if (!interp)
 		return -ENOMEM;
+	// As Linux since 5.18: an empty argv gets "" as argv[0], so that a
+	// program reading argv[1] does not walk into envp.
+	size_t off;
+	if (s->argc == 0 && ((r = strings_add(s, "", &off)) < 0 ||
+			     (r = vec_push(&s->argo, &s->argc, &s->argcap, off)) < 0))
+		goto out;
 	for (int depth = 0;; depth++) {
-		r = vfs_lookup(file, true, &vn);
+		r = depth == 0 ? vfs_lookup_at(start, path, lflags, &vn)
+			       : vfs_lookup(file, true, &vn);
 		if (r < 0)
 			goto out;
+		// AT_SYMLINK_NOFOLLOW on a symlink: ELOOP, as Linux.
+		if (vn->type == VNODE_SYMLINK) {
+			r = -ELOOP;
+			goto out;
+		}
 		// Directories and devices: EACCES; files by their mode bits
 		// (root too needs one execute bit).
 		r = vn->type != VNODE_REG ? -EACCES : vnode_may(vn, MAY_EXEC);
@@ -359,7 +614,9 @@ int do_execve(const char *path, struct exec_strings *s, struct trap_frame *f)
 		goto out;
 	}
 	s->cred = nc;
-	r = load_elf(vn, s, path, &mm, &entry, &sp);
+	r = strings_finish(s);
+	if (r == 0)
+		r = load_elf(vn, s, execfn, &mm, &entry, &sp);
 	if (r == 0) {
 		cred_commit(nc);
 		commit_exec(current_thread(), mm, vn, file, f, entry, sp);
@@ -373,31 +630,104 @@ out:
 	return r;
 }
 
-SYSCALL_DEFINE(SYS_execve, execve)
+// The name Linux gives a program started through a descriptor:
+// "/dev/fd/N" or "/dev/fd/N/PATH" (a path from the cwd or an absolute
+// one is kept as it is).
+static int exec_name(int dirfd, const char *path, char **out)
+{
+	char *name = kmalloc(PATH_MAX);
+
+	if (!name)
+		return -ENOMEM;
+	if (path[0] == '/' || dirfd == AT_FDCWD)
+		strlcpy(name, path, PATH_MAX);
+	else if (!path[0])
+		ksnprintf(name, PATH_MAX, "/dev/fd/%d", dirfd);
+	else if ((size_t)ksnprintf(name, PATH_MAX, "/dev/fd/%d/%s", dirfd, path) >= PATH_MAX) {
+		kfree(name);
+		return -ENAMETOOLONG;
+	}
+	*out = name;
+	return 0;
+}
+
+// The directory (or, with AT_EMPTY_PATH and "", the file) the lookup
+// starts from.  Unlike the other *at() calls, execveat takes an O_PATH
+// descriptor for the file itself.
+static int exec_start(int dirfd, const char *path, int flags, struct vnode **start)
+{
+	*start = 0;
+	// An absolute path ignores dirfd; an empty one without AT_EMPTY_PATH
+	// is ENOENT from the lookup, before dirfd is looked at (as Linux).
+	if (path[0] == '/' || dirfd == AT_FDCWD || (!path[0] && !(flags & AT_EMPTY_PATH)))
+		return 0;
+	struct file *fp = fget_raw(dirfd);
+	if (!fp)
+		return -EBADF;
+	int r = 0;
+	if (!fp->vn)
+		r = path[0] ? -ENOTDIR : -EACCES;	// a pipe: not a file to run
+	else if (path[0] && fp->vn->type != VNODE_DIR)
+		r = -ENOTDIR;
+	if (r == 0) {
+		vnode_get(fp->vn);
+		*start = fp->vn;
+	}
+	file_put(fp);
+	return r;
+}
+
+static long execveat(int dirfd, uint64_t upath, uint64_t uargv, uint64_t uenvp, int flags,
+		     struct trap_frame *f)
 {
 	struct exec_strings s;
-	char *path = kmalloc(PATH_MAX);
+	struct vnode *start = 0;
+	char *path = 0, *name = 0;
 	long r;
 
-	if (!path)
-		return -ENOMEM;
-	r = strncpy_from_user(path, args->a[0], PATH_MAX);
-	if (r >= 0 && path[0] == 0)
-		r = -ENOENT;
-	if (r < 0) {
-		kfree(path);
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	r = user_path(upath, &path);
+	if (r < 0)
 		return r;
+	strings_init(&s);
+	r = exec_start(dirfd, path, flags, &start);
+	if (r == 0)
+		r = exec_name(dirfd, path, &name);
+	// The file name counts against the limit too, as on Linux (the stack
+	// builder places it).
+	if (r == 0) {
+		s.execfn_len = strlen(name) + 1;
+		if (!strings_fit(&s, 0))
+			r = -E2BIG;
 	}
-	r = strings_init(&s);
 	if (r == 0)
-		r = copy_user_vector(&s, args->a[1], s.argv, &s.argc);
+		r = copy_user_vector(&s, uargv, false);
 	if (r == 0)
-		r = copy_user_vector(&s, args->a[2], s.envp, &s.envc);
-	if (r == 0)
-		r = do_execve(path, &s, args->frame);
+		r = copy_user_vector(&s, uenvp, true);
+	if (r == 0) {
+		int lflags = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+		if (flags & AT_EMPTY_PATH)
+			lflags |= LOOKUP_EMPTY_OK;
+		r = do_execve(start, path, lflags, name, &s, f);
+	}
 	strings_free(&s);
+	if (start)
+		vnode_put(start);
+	kfree(name);
 	kfree(path);
 	return r;
+}
+
+SYSCALL_DEFINE(SYS_execve, execve)
+{
+	return execveat(AT_FDCWD, args->a[0], args->a[1], args->a[2], 0, args->frame);
+}
+
+SYSCALL_DEFINE(SYS_execveat, execveat)
+{
+	return execveat((int)args->a[0], args->a[1], args->a[2], args->a[3], (int)args->a[4],
+			args->frame);
 }
 
 // The kernel starting init: argv and envp from kernel strings.
@@ -405,18 +735,18 @@ int exec_from_kernel(const char *path, const char *const *argv, int argc,
 		     const char *const *envp, int envc, struct trap_frame *f)
 {
 	struct exec_strings s;
-	int r = strings_init(&s);
+	size_t off;
+	int r = 0;
 
-	if (r < 0)
-		return r;
+	strings_init(&s);
 	for (int i = 0; i < argc && r == 0; i++)
-		if (!(s.argv[s.argc++] = strings_add(&s, argv[i])))
-			r = -E2BIG;
+		if ((r = strings_add(&s, argv[i], &off)) == 0)
+			r = vec_push(&s.argo, &s.argc, &s.argcap, off);
 	for (int i = 0; i < envc && r == 0; i++)
-		if (!(s.envp[s.envc++] = strings_add(&s, envp[i])))
-			r = -E2BIG;
+		if ((r = strings_add(&s, envp[i], &off)) == 0)
+			r = vec_push(&s.envo, &s.envc, &s.envcap, off);
 	if (r == 0)
-		r = do_execve(path, &s, f);
+		r = do_execve(0, path, LOOKUP_FOLLOW, path, &s, f);
 	strings_free(&s);
 	return r;
 }

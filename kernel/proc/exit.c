@@ -30,10 +30,11 @@ static bool parent_autoreaps(struct process *parent, struct process *p)
 	return p->exit_signal == SIGCHLD && (a->handler == SIG_IGN || (a->flags & SA_NOCLDWAIT));
 }
 
-// Gives every child of p to init.  proc_tree_lock held.
+// Gives every child of p to init, or to the nearest child subreaper
+// above p (PR_SET_CHILD_SUBREAPER).  proc_tree_lock held.
 static void reparent_children_locked(struct process *p)
 {
-	struct process *init = process_find(1);
+	struct process *init = process_child_reaper_locked(p);
 
 	while (p->children) {
 		struct process *c = p->children;
@@ -197,6 +198,7 @@ void thread_exit_user(int wait_status, bool group)
 	if (!p->exiting && last)
 		p->exit_status = wait_status;
 	spin_unlock_irqrestore(&p->lock, flags);
+	prctl_thread_exit(p, t, last);
 	tid_free(t->tid);
 	sigqueue_free_all(&t->sig_queue);
 	// No more user accesses from this thread: membarrier callers may skip

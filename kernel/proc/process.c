@@ -12,6 +12,7 @@
 #include <kernel/time.h>
 #include <mm/kmalloc.h>
 #include <lib/string.h>
+#include <uapi/errno.h>
 
 struct spinlock proc_tree_lock = SPINLOCK_INIT("process tree");
 static struct process *all_processes[PID_MAX];
@@ -70,6 +71,26 @@ int tid_alloc_for(struct thread *t, struct process *p)
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	return tid;
+}
+
+// clone3's set_tid: exactly 'want' (checked to lie in 1..PID_MAX-1), or
+// -EEXIST if a process or thread holds it (a zombie too, as on Linux).
+int tid_alloc_exact(struct thread *t, struct process *p, int want)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	int r = -EEXIST;
+
+	if (!all_processes[want] && !tid_owner[want]) {
+		if (!p->pid) {
+			p->pid = want;
+			all_processes[want] = p;
+		}
+		tid_owner[want] = t;
+		t->tid = want;
+		r = want;
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return r;
 }
 
 void tid_free(int tid)

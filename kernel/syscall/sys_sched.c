@@ -182,28 +182,3 @@ SYSCALL_DEFINE(SYS_set_tid_address, set_tid_address)
 	return current_thread()->tid;
 }
 
-
-SYSCALL_DEFINE(SYS_prctl, prctl)
-{
-	int option = (int)args->a[0];
-
-	switch (option) {
-	case 15: {	// PR_SET_NAME
-		char name[16];
-		long n = strncpy_from_user(name, args->a[1], sizeof(name));
-		if (n == -EFAULT)
-			return -EFAULT;
-		name[15] = 0;
-		strlcpy(current_thread()->name, name, sizeof(current_thread()->name));
-		return 0;
-	}
-	case 16: {	// PR_GET_NAME: the name padded with zeros, as Linux (no stale bytes)
-		char name[16];
-		memset(name, 0, sizeof(name));
-		strlcpy(name, current_thread()->name, sizeof(name));
-		return copy_to_user(args->a[1], name, sizeof(name)) < 0 ? -EFAULT : 0;
-	}
-	default:
-		return -EINVAL;
-	}
-}

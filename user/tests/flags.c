@@ -781,7 +781,27 @@ static long r_rr_interval_nopid(void)
 }
 
 static long r_prctl_unknown(void) { return syscall(SYS_prctl, 0x7ffffff0L, 0L, 0L, 0L, 0L); }
-static long r_prctl_pdeathsig(void) { return syscall(SYS_prctl, (long)PR_SET_PDEATHSIG, 0L, 0L, 0L, 0L); }
+static long r_prctl_pdeathsig(void) { return syscall(SYS_prctl, (long)PR_SET_PDEATHSIG, 65L, 0L, 0L, 0L); }
+static long r_prctl_dumpable(void) { return syscall(SYS_prctl, (long)PR_SET_DUMPABLE, 2L, 0L, 0L, 0L); }
+static long r_prctl_tsc(void) { return syscall(SYS_prctl, (long)PR_SET_TSC, 3L, 0L, 0L, 0L); }
+static long r_prctl_nnp(void) { return syscall(SYS_prctl, 38L, 0L, 0L, 0L, 0L); }
+static long r_memfd_sealing(void)
+{
+	long fd = syscall(SYS_memfd_create, "flags", 0x2L);	// MFD_ALLOW_SEALING
+
+	if (fd >= 0)
+		close((int)fd);
+	return fd < 0 ? -1 : 0;
+}
+static long r_memfd_hugetlb(void)
+{
+	long fd = syscall(SYS_memfd_create, "flags", 0x4L);	// MFD_HUGETLB
+
+	if (fd >= 0)
+		close((int)fd);
+	return fd < 0 ? -1 : 0;
+}
+static long r_execveat_flags(void) { return syscall(SYS_execveat, AT_FDCWD, "/", NULL, NULL, 0x1L); }
 
 static long r_prctl_name(void)
 {
@@ -1340,7 +1360,13 @@ static const struct flag_row rows[] = {
 	{ "sched_rr_get_interval_negative_pid_EINVAL", r_rr_interval_neg, EINVAL, LINUX_SAME, false },
 	{ "sched_rr_get_interval_no_such_pid_ESRCH", r_rr_interval_nopid, ESRCH, LINUX_SAME, false },
 	{ "prctl_unknown_option_EINVAL", r_prctl_unknown, EINVAL, LINUX_SAME, false },
-	{ "prctl_PR_SET_PDEATHSIG_EINVAL", r_prctl_pdeathsig, EINVAL, LINUX_OK, false },
+	{ "prctl_PR_SET_PDEATHSIG_65_EINVAL", r_prctl_pdeathsig, EINVAL, LINUX_SAME, false },
+	{ "prctl_PR_SET_DUMPABLE_2_EINVAL", r_prctl_dumpable, EINVAL, LINUX_SAME, false },
+	{ "prctl_PR_SET_TSC_3_EINVAL", r_prctl_tsc, EINVAL, LINUX_SAME, false },
+	{ "prctl_PR_SET_NO_NEW_PRIVS_0_EINVAL", r_prctl_nnp, EINVAL, LINUX_SAME, false },
+	{ "memfd_create_MFD_ALLOW_SEALING_EINVAL", r_memfd_sealing, EINVAL, LINUX_OK, false },
+	{ "memfd_create_MFD_HUGETLB_EINVAL", r_memfd_hugetlb, EINVAL, LINUX_ANY, false },
+	{ "execveat_unknown_flag_EINVAL", r_execveat_flags, EINVAL, LINUX_SAME, false },
 	{ "prctl_PR_SET_NAME_PR_GET_NAME", r_prctl_name, 0, LINUX_SAME, false },
 	{ "set_robust_list", r_set_robust, 0, LINUX_SAME, false },
 	{ "get_robust_list", r_get_robust, 0, LINUX_SAME, false },

@@ -26,6 +26,7 @@ struct cpu_arch {
 	uint64_t user_gs_loaded;	// ... and MSR_KERNEL_GS_BASE
 	bool fpu_off;			// CR0.TS set: x87/SSE/AVX trap (#NM)
 	bool xfd_armed;			// IA32_XFD arms tile data: AMX traps
+	bool tsd_set;			// CR4.TSD: user RDTSC/RDTSCP fault
 };
 
 // CPU features found by CPUID on the boot CPU.

@@ -12,6 +12,7 @@ struct thread_arch {
 	uint64_t gs_base;		// user GS base while off the CPU
 	struct xstate *xstate;		// extended-state save area (user threads)
 	uint32_t xstate_alloc;		// its size in bytes
+	bool tsc_off;			// PR_SET_TSC PR_TSC_SIGSEGV: CR4.TSD while it runs
 };
 
 struct thread;

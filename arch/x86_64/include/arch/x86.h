@@ -25,6 +25,7 @@
 #define CR0_TS			(1UL << 3)
 #define CR0_NE			(1UL << 5)
 #define CR0_WP			(1UL << 16)
+#define CR4_TSD			(1UL << 2)
 #define CR4_PGE			(1UL << 7)
 #define CR4_OSFXSR		(1UL << 9)
 #define CR4_OSXMMEXCPT		(1UL << 10)
