@@ -335,6 +335,10 @@ static long clone3_set_tid(const struct clone_args *ca, const int32_t *tids, int
 		return -EINVAL;
 	if (tids[0] < 1 || tids[0] >= PID_MAX)
 		return -EINVAL;
+	// Choosing one's PID is checkpoint/restore's privilege.
+	const struct cred *c = current_cred();
+	if (!cred_capable(c, CAP_SYS_ADMIN) && !cred_capable(c, CAP_CHECKPOINT_RESTORE))
+		return -EPERM;
 	*want = tids[0];
 	return 0;
 }

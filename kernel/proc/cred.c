@@ -658,6 +658,9 @@ struct cred *cred_for_exec(const struct vnode *vn, bool *secure)
 		cred_put(old);
 		return NULL;
 	}
+	// PR_SET_NO_NEW_PRIVS: the set-id bits no longer give anything.
+	if (current_thread()->no_new_privs)
+		mode &= ~(uint32_t)(S_ISUID | S_ISGID);
 	if (mode & S_ISUID)
 		nc->euid = vn->uid;
 	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))

@@ -529,9 +529,10 @@ static void kill_other_threads(struct process *p)
 }
 
 static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const char *path,
-			struct trap_frame *f, uint64_t entry, uint64_t sp)
+			struct trap_frame *f, uint64_t entry, uint64_t sp, bool secure)
 {
 	struct process *p = t->proc;
+	const struct cred *cred = current_cred();	// the program's, committed
 	struct mm *old = p->mm;
 
 	if (p->nthreads > 1)
@@ -552,7 +553,11 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);
-	p->not_dumpable = false;	// no set-id programs: always dumpable again
+	// A program run with other IDs than its caller's is not dumpable, and
+	// a privilege change forgets the parent-death signal, as on Linux.
+	p->not_dumpable = cred->euid != cred->uid || cred->egid != cred->gid;
+	if (secure)
+		p->pdeath_signal = 0;
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');
@@ -619,7 +624,7 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 		r = load_elf(vn, s, execfn, &mm, &entry, &sp);
 	if (r == 0) {
 		cred_commit(nc);
-		commit_exec(current_thread(), mm, vn, file, f, entry, sp);
+		commit_exec(current_thread(), mm, vn, file, f, entry, sp, s->secure);
 	} else {
 		cred_put(nc);
 	}

@@ -7,6 +7,7 @@
 #include <kernel/process.h>
 #include <kernel/proc_internal.h>
 #include <kernel/thread.h>
+#include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <kernel/arch.h>
 #include <lib/string.h>
@@ -16,6 +17,8 @@
 #define PR_GET_PDEATHSIG	2
 #define PR_GET_DUMPABLE		3
 #define PR_SET_DUMPABLE		4
+#define PR_GET_KEEPCAPS		7
+#define PR_SET_KEEPCAPS		8
 #define PR_SET_NAME		15
 #define PR_GET_NAME		16
 #define PR_GET_TSC		25
@@ -100,6 +103,10 @@ SYSCALL_DEFINE(SYS_prctl, prctl)
 			return -EINVAL;
 		p->not_dumpable = a2 == 0;
 		return 0;
+	case PR_GET_KEEPCAPS:
+		return cred_get_keepcaps();
+	case PR_SET_KEEPCAPS:
+		return cred_set_keepcaps(a2);
 	case PR_SET_NAME:
 		return set_name(a2);
 	case PR_GET_NAME:

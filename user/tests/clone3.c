@@ -162,6 +162,33 @@ static void t_set_tid_works(void)
 	check_child_ok((pid_t)pid, "the child sees it too");
 }
 
+// Choosing a PID needs CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN):
+// EPERM for anyone else, after the range check (EINVAL first).
+static void t_set_tid_unprivileged(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		struct clone_args_v2 ca = { .exit_signal = SIGCHLD };
+		int32_t tid = free_pid(3000);
+
+		if (setuid(65534) < 0)
+			_exit(1);
+		ca.set_tid = (uint64_t)(uintptr_t)&tid;
+		ca.set_tid_size = 1;
+		long r = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (r == 0)
+			_exit(0);
+		if (r > 0 || errno != EPERM)
+			_exit(2);
+		tid = 0;
+		if (syscall(SYS_clone3, &ca, sizeof(ca)) != -1 || errno != EINVAL)
+			_exit(3);
+		_exit(0);
+	}
+	check_child_ok(pid, "unprivileged set_tid (1 setuid, 2 not EPERM, 3 PID 0 not EINVAL)");
+}
+
 static const struct test_case cases[] = {
 	{ "size", t_size },
 	{ "flags", t_flags },
@@ -169,6 +196,7 @@ static const struct test_case cases[] = {
 	{ "stack", t_stack },
 	{ "set_tid_errors", t_set_tid_errors },
 	{ "set_tid_chooses_pid", t_set_tid_works },
+	{ "set_tid_unprivileged_EPERM", t_set_tid_unprivileged },
 };
 
 int main(void)

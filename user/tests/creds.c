@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -482,6 +483,49 @@ static void t_exec_setuid(void)
 	unlink(scratch("sgidnox"));
 }
 
+// With PR_SET_NO_NEW_PRIVS the set-id bits give nothing: the program
+// runs with its caller's IDs and without AT_SECURE.
+static int c_exec_setuid_nnp(void)
+{
+	const char *same[7] = { "1000", "1000", "1000", "1000", "1000", "1000", "0" };
+
+	if (make_copy(scratch("suidnnp"), 04755, U2, G2))
+		return 1;
+	if (drop_to(U1, G1, 0, NULL))
+		return 1;
+	if (c_ok(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS"))
+		return 1;
+	return run_self(scratch("suidnnp"), same);
+}
+static void t_exec_setuid_nnp(void)
+{
+	in_child(c_exec_setuid_nnp, "setuid exec with no_new_privs");
+	unlink(scratch("suidnnp"));
+}
+
+// PR_SET_KEEPCAPS: leaving uid 0 keeps the permitted set (not the
+// effective one); without it both go.
+static int c_keepcaps(void)
+{
+	uint64_t eff = 1, perm = 0;
+
+	if (prctl(PR_SET_KEEPCAPS, 2, 0, 0, 0) != -1 || errno != EINVAL)
+		return cfail("PR_SET_KEEPCAPS 2: want EINVAL");
+	if (c_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 0, "keepcaps at start") ||
+	    c_ok(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), "PR_SET_KEEPCAPS 1") ||
+	    c_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1, "keepcaps after set"))
+		return 1;
+	if (c_ok(syscall(SYS_setresuid, (long)U1, (long)U1, (long)U1), "setresuid(U1)"))
+		return 1;
+	if (caps_now(&eff, &perm))
+		return 1;
+	if (eff != 0 || perm == 0)
+		return cfail("with keepcaps: eff %#llx (want 0), perm %#llx (want kept)",
+			     (unsigned long long)eff, (unsigned long long)perm);
+	return 0;
+}
+static void t_keepcaps(void) { in_child(c_keepcaps, "keepcaps"); }
+
 // Root's exec of a program keeps uid 0 with every capability; a
 // non-root exec has none, even with a permitted set before.
 static int c_exec_caps(void)
@@ -633,7 +677,9 @@ static const struct test_case cases[] = {
 	{ "exec_keeps_credentials", t_exec_keeps },
 	{ "exec_sets_saved_ids", t_exec_saved },
 	{ "exec_setuid_setgid_bits", t_exec_setuid },
+	{ "exec_setuid_ignored_with_no_new_privs", t_exec_setuid_nnp },
 	{ "exec_by_non_root_has_no_caps", t_exec_caps },
+	{ "keepcaps_keeps_permitted_set", t_keepcaps },
 	{ "raw_setresuid_changes_only_its_thread", t_per_thread },
 	{ "kill_between_users_EPERM", t_kill_users },
 	{ "kill_group_nobody_allowed_EPERM", t_kill_group_eperm },
