@@ -17,6 +17,9 @@ struct mm {
 	uint64_t rss;			// frames mapped in its page tables
 	volatile cpumask_t active_cpus;	// CPUs that may cache its translations
 	uint64_t brk_start, brk;	// program break
+	// Set by exec, for /proc/PID/{stat,cmdline,environ}.
+	uint64_t start_code, end_code, start_data, end_data, start_stack;
+	uint64_t arg_start, arg_end, env_start, env_end;
 	uint64_t mmap_base;		// where the search for free room starts
 	uint16_t asid;			// arch address-space id (PCID), 0 = none
 	volatile cpumask_t stale_cpus;	// CPUs whose TLB may hold stale entries tagged asid

@@ -20,6 +20,7 @@ void process_free_locked(struct process *p);
 void process_link_child_locked(struct process *parent, struct process *child);
 void process_unlink_child_locked(struct process *child);
 void process_for_each_locked(void (*fn)(struct process *, void *), void *arg);
+int process_next_pid_locked(int from);
 struct thread *thread_find(int tid);
 int tid_alloc_for(struct thread *t, struct process *p);
 void tid_free(int tid);

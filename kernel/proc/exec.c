@@ -141,6 +141,63 @@ static int map_segments(struct mm *mm, struct vnode *vn, const struct elf_image 
 	return 0;
 }
 
+// The code and data bounds /proc/PID/stat shows, worked out from the
+// segments as Linux's ELF loader does: code is what executable segments
+// hold of the file, data starts at the highest segment.
+static void record_segments(struct mm *mm, const struct elf_image *img, uint64_t bias)
+{
+	uint64_t start_code = UINT64_MAX, end_code = 0, start_data = 0, end_data = 0;
+
+	for (int i = 0; i < img->nseg; i++) {
+		const struct elf_segment *g = &img->seg[i];
+		uint64_t end = g->vaddr + g->filesz;
+		bool x = g->prot & ELF_PROT_EXEC;
+
+		if (x && g->vaddr < start_code)
+			start_code = g->vaddr;
+		if (g->vaddr > start_data)
+			start_data = g->vaddr;
+		if (x && end > end_code)
+			end_code = end;
+		if (end > end_data)
+			end_data = end;
+	}
+	if (start_code == UINT64_MAX)
+		start_code = 0;
+	mm->start_code = start_code + bias;
+	mm->end_code = end_code + bias;
+	mm->start_data = start_data + bias;
+	mm->end_data = end_data + bias;
+}
+
+// Where the argument and environment strings landed, read back from the
+// pointer table at sp (in buf, which stands for [base, ...)): what
+// /proc/PID/cmdline and environ show.
+static void record_strings(struct mm *mm, const uint8_t *buf, uint64_t base, uint64_t sp,
+			   const struct exec_strings *s)
+{
+	uint64_t argv0, envp0;
+	const uint8_t *table = buf + (sp - base);
+
+	memcpy(&argv0, table + 8, 8);
+	memcpy(&envp0, table + 8 * (2 + (uint64_t)s->argc), 8);
+	if (s->argc > 0) {
+		mm->arg_start = argv0;
+		memcpy(&mm->arg_end, table + 8 * (uint64_t)s->argc, 8);
+		mm->arg_end += strlen(s->argv[s->argc - 1]) + 1;
+	}
+	if (s->envc > 0) {
+		mm->env_start = envp0;
+		memcpy(&mm->env_end, table + 8 * (1 + (uint64_t)s->argc + (uint64_t)s->envc), 8);
+		mm->env_end += strlen(s->envp[s->envc - 1]) + 1;
+	}
+	if (s->argc == 0)
+		mm->arg_start = mm->arg_end = s->envc > 0 ? mm->env_start : sp;
+	if (s->envc == 0)
+		mm->env_start = mm->env_end = mm->arg_end;
+	mm->start_stack = sp;
+}
+
 static int build_stack(struct mm *mm, const struct exec_strings *s, const char *execfn,
 		       const struct elf_image *img, uint64_t bias, uint64_t *sp)
 {
@@ -180,6 +237,8 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	if (!buf)
 		return -ENOMEM;
 	int r = exec_stack_build(buf, size, USER_STACK_TOP, &a, sp);
+	if (r == 0)
+		record_strings(mm, buf, USER_STACK_TOP - size, *sp, s);
 	if (r == 0) {
 		long m = vm_map(mm, USER_STACK_TOP - size - STACK_EXPAND, size + STACK_EXPAND,
 				PROT_READ | PROT_WRITE,
@@ -213,6 +272,7 @@ static int load_elf(struct vnode *vn, const struct exec_strings *s, const char *
 		return r;
 	}
 	mm->brk_start = mm->brk = (img.hi + bias + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	record_segments(mm, &img, bias);
 	*entry = img.entry + bias;
 	*out_mm = mm;
 	return 0;
@@ -297,7 +357,9 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	// The old image's robust locks die with it, read from the old memory.
 	futex_release_robust_list(t);
 	rseq_exec(t);		// before the old address space goes
+	uint64_t pl = spin_lock_irqsave(&p->lock);	// /proc takes it under p->lock
 	p->mm = mm;
+	spin_unlock_irqrestore(&p->lock, pl);
 	t->mm = mm;
 	mm_activate(mm);
 	// This CPU now runs the new address space, which has no membarrier
