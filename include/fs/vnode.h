@@ -58,6 +58,8 @@ struct vnode_ops {
 	// positions it hands out are above every listed entry's.  Called
 	// without vfs_tree_lock.
 	int (*readdir)(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg);
+	// open(2) of the vnode (not O_PATH) may still refuse: 0 or -errno.
+	int (*open)(struct vnode *vn, uint32_t flags);
 	// The vnode is being freed: let go of 'priv'.
 	void (*release)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)

@@ -696,6 +696,24 @@ static long pnode_read(struct vnode *vn, struct file *f, uint64_t off, struct io
 	return text_read(pn, off, b, n);
 }
 
+// environ needs the address space from the start: a zombie's cannot be
+// opened (ESRCH, as Linux).
+static int pnode_open(struct vnode *vn, uint32_t flags)
+{
+	const struct pnode *pn = vn->priv;
+	struct psnap s;
+	int rc;
+
+	(void)flags;
+	if (pn->kind != PN_ENVIRON)
+		return 0;
+	rc = snap_take(pn, &s);
+	if (rc == 0 && !s.mm)
+		rc = -ESRCH;
+	snap_drop(&s);
+	return rc;
+}
+
 // comm: a thread of the writer's own process takes the first 15 bytes
 // as its name (all of them, a newline too, as Linux); another process's
 // thread cannot be renamed (EINVAL).
@@ -1088,7 +1106,7 @@ static const struct vnode_ops pnode_dir_ops = {
 	.lookup = pnode_lookup, .readdir = pnode_readdir, .release = pnode_release,
 };
 static const struct vnode_ops pnode_file_ops = {
-	.read = pnode_read, .write = pnode_write, .release = pnode_release,
+	.read = pnode_read, .write = pnode_write, .open = pnode_open, .release = pnode_release,
 };
 static const struct vnode_ops pnode_link_ops = {
 	.target = pnode_target, .release = pnode_release,
