@@ -1001,6 +1001,8 @@ static int entries_readdir(const struct pnode *d, uint64_t *pos, dir_emit_fn emi
 
 	if (!alive(d, d->tid, NULL))
 		return -ENOENT;
+	if (*pos >= 2 + (uint64_t)NR_PID_ENTRIES)
+		return 0;	// past the end (lseek may put it anywhere)
 	for (int i = *pos < 2 ? 0 : (int)(*pos - 2); i + first < NR_PID_ENTRIES; i++) {
 		const struct pentry *e = &pid_entries[i + first];
 		uint64_t ino = pnode_ino(e->kind, d->pid, d->tid, 0);
