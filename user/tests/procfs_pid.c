@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "testcase.h"
+#include "memstat.h"
 
 extern char **environ;
 
@@ -663,6 +664,50 @@ static void t_cwd_exe_root(void)
 		check_child_ok(pid, "cwd, root and exe");
 }
 
+// One round of lookups, reads and listings, ending in 'home'.
+static void proc_round(const char *home, char *buf, size_t size)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct stat st;
+
+	slurp("/proc/thread-self/stat", buf, size);
+	slurp("/proc/self/maps", buf, size);
+	slurp("/proc/self/fdinfo/1", buf, size);
+	readlink("/proc/self/fd/1", buf, size);
+	stat("/proc/self/task/../nosuch", &st);
+	while (d && readdir(d))
+		;
+	if (d)
+		closedir(d);
+	if (chdir("/proc/self/task") == 0 && getcwd(buf, size))
+		chdir(home);
+}
+
+// Vnodes made by lookups go with their last reference: many lookups,
+// reads, listings and a directory kept as the working directory leave
+// nothing behind (/proc/switchyard/memstat; skipped on Linux).
+static void t_no_leaks(void)
+{
+	static struct memstat base, now;
+	static char buf[8192], why[512];
+	char home[PATH_MAX];
+
+	if (access(MEMSTAT_PATH, R_OK) < 0) {
+		skip("no /proc/switchyard/memstat");
+		return;
+	}
+	if (!check(getcwd(home, sizeof(home)) != NULL, "getcwd"))
+		return;
+	proc_round(home, buf, sizeof(buf));	// the C library's buffers exist from here on
+	if (!check(memstat_read(&base) == 0, "read memstat"))
+		return;
+	for (int i = 0; i < 50; i++)
+		proc_round(home, buf, sizeof(buf));
+	check_ok(chdir(home), "chdir back");
+	if (memstat_settle(&base, &now, 5, why, sizeof(why)) != 0)
+		fail("memory not back: %s", why);
+}
+
 static const struct test_case cases[] = {
 	{ "self_links", t_self_links },
 	{ "stat_by_position", t_stat_by_position },
@@ -678,6 +723,7 @@ static const struct test_case cases[] = {
 	{ "offsets_and_pieces", t_offsets_and_pieces },
 	{ "readdir_positions", t_readdir_positions },
 	{ "cwd_exe_root", t_cwd_exe_root },
+	{ "no_leaks", t_no_leaks },
 };
 
 int main(int argc, char **argv)
@@ -686,6 +732,7 @@ int main(int argc, char **argv)
 		return cmdline_child(argc, argv);
 	snprintf(scratch_dir, sizeof(scratch_dir), "/tmp/procfs_pid-%d", (int)getpid());
 	mkdir(scratch_dir, 0755);
+	memstat_touch_image(64 * 1024);		// for no_leaks
 	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
 	rmdir(scratch_dir);
 	return ktap_finish();
