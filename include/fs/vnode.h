@@ -47,6 +47,12 @@ struct vnode_ops {
 	// held (path walks hold it throughout), so it must not sleep or take
 	// that lock again: vnode_path_locked gives paths.
 	long (*target)(struct vnode *vn, char *buf, size_t size);
+	// A symlink that leads to a vnode rather than a path (/proc's fd/N
+	// and cwd, Linux's "magic links"): followed, the walk goes on from
+	// what this returns (vfs_tree_lock held, which keeps it alive while
+	// the walk lasts; no reference is taken), or from the target's path
+	// when it returns NULL (a pipe has no vnode).
+	struct vnode *(*jump)(struct vnode *vn);
 	// Directories whose entries are computed (/proc): 'lookup' makes the
 	// vnode for a name that has no entry in the list, with vfs_tree_lock
 	// held (it must not sleep): 0 and *out a new vnode (refcount 1,

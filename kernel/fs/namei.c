@@ -235,6 +235,13 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 				rc = -ELOOP;
 				break;
 			}
+			struct vnode *to = nxt->ops && nxt->ops->jump ? nxt->ops->jump(nxt) : NULL;
+			if (to) {
+				slash_seen = *next == '/';
+				cur = to;
+				p = next;
+				continue;
+			}
 			rc = expand_symlink(nxt, next, &buf, &p);
 			if (rc)
 				break;

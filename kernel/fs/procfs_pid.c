@@ -196,7 +196,7 @@ static int snap_take(const struct pnode *pn, struct psnap *s)
 		struct thread *t = thread_locked(p, pn->tid);
 		if (t || !pn->tid) {
 			s->pid = p->pid;
-			s->tid = t ? t->tid : p->pid;
+			s->tid = pn->tid ? pn->tid : p->pid;
 			s->ppid = p->parent ? p->parent->pid : 0;
 			s->pgid = p->pgid;
 			s->sid = p->sid;
@@ -802,6 +802,33 @@ static long proc_link_target(const struct pnode *pn, char *buf, size_t size)
 	return rc;
 }
 
+static int fd_vnode_locked(struct file *f, bool cloexec, void *arg)
+{
+	(void)cloexec;
+	*(struct vnode **)arg = f->vn;
+	return 0;
+}
+
+// fd/N and cwd lead to the file or directory itself, even one that has
+// no path any more (vfs_tree_lock held: it cannot be freed before the
+// walk that follows the link ends).
+static struct vnode *pnode_jump(struct vnode *vn)
+{
+	const struct pnode *pn = vn->priv;
+	struct vnode *to = NULL;
+
+	if (pn->kind == PN_FD_LINK) {
+		with_fd(pn, fd_vnode_locked, &to);
+	} else if (pn->kind == PN_CWD) {
+		uint64_t tf = spin_lock_irqsave(&proc_tree_lock);
+		struct process *p = find_locked(pn->pid, pn->start_ns);
+		if (p && !p->zombie)
+			to = p->cwd ? p->cwd : vfs_root();
+		spin_unlock_irqrestore(&proc_tree_lock, tf);
+	}
+	return to;
+}
+
 static long pnode_target(struct vnode *vn, char *buf, size_t size)
 {
 	const struct pnode *pn = vn->priv;
@@ -1111,7 +1138,7 @@ static const struct vnode_ops pnode_file_ops = {
 	.read = pnode_read, .write = pnode_write, .open = pnode_open, .release = pnode_release,
 };
 static const struct vnode_ops pnode_link_ops = {
-	.target = pnode_target, .release = pnode_release,
+	.target = pnode_target, .jump = pnode_jump, .release = pnode_release,
 };
 
 // ---- /proc itself: a directory of the tree whose processes are computed ----

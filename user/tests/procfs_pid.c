@@ -436,8 +436,21 @@ static void t_fd_links(void)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[1]);
 	check_errno(readlink(path, buf, sizeof(buf)), ENOENT, "a closed descriptor");
 	close(p[0]);
-	close(fd);
+	// An unlinked file is still reached through its descriptor's link.
 	unlink(file);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (check(n > 0 && n < (long)sizeof(buf), "readlink of an unlinked file's fd")) {
+		buf[n] = 0;
+		check(n > 10 && strcmp(buf + n - 10, " (deleted)") == 0, "named (deleted)");
+	}
+	int again = open(path, O_RDONLY);
+	if (check_ok(again, "open an unlinked file through /proc/self/fd")) {
+		check(read(again, buf, 10) == 10 && memcmp(buf, "0123456789", 10) == 0,
+		      "it is the same file");
+		close(again);
+	}
+	close(fd);
 }
 
 static void t_maps_known_mapping(void)
