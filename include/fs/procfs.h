@@ -16,4 +16,7 @@ long procfs_text_read(size_t (*render)(char *, size_t), size_t size, uint64_t of
 // bytes) without its newline: 0, -EINVAL if empty or too long, -EFAULT.
 long procfs_read_command(struct iobuf *b, size_t n, char *cmd, size_t size);
 
+// /proc/self, /proc/thread-self and /proc/PID (kernel/fs/procfs_pid.c).
+int procfs_pid_init(void);
+
 #endif

@@ -19,6 +19,8 @@ struct vnode *vfs_root(void);		// no reference taken
 struct process;
 // p's working directory (the root when it has none), referenced.
 struct vnode *vfs_cwd_get(struct process *p);
+// Takes p's working directory away (exit) and drops it.
+void vfs_cwd_drop(struct process *p);
 
 // Looks up 'path' relative to the current process's cwd (or the root if
 // there is no process or cwd).  'follow': follow a symlink in the last
@@ -79,11 +81,8 @@ int vfs_mkdir_p(const char *path, struct vnode **out);
 // length or -EINVAL for a non-symlink.
 long vnode_readlink(struct vnode *vn, char *buf, size_t size);
 
-// getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
-// entries from position *pos on ("." and ".." first) until emit returns
-// false; *pos gets the position to resume at.
-typedef bool (*dir_emit_fn)(void *arg, const char *name, size_t len, uint64_t ino,
-			    unsigned type, uint64_t next_pos);
+// getdents64 helper (dir_emit_fn: fs/vnode.h); a directory with a
+// readdir hook lists its computed entries after the others.
 int vfs_readdir(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg);
 
 unsigned vnode_dtype(const struct vnode *vn);

@@ -29,6 +29,12 @@ enum vnode_type {
 struct vnode;
 struct file;
 
+// getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
+// entries from position *pos on ("." and ".." first) until emit returns
+// false; *pos gets the position to resume at.
+typedef bool (*dir_emit_fn)(void *arg, const char *name, size_t len, uint64_t ino,
+			    unsigned type, uint64_t next_pos);
+
 // Devices and synthetic files (/proc) supply their own behaviour; a
 // missing hook means the ordinary ramfs one (or "not supported").
 struct vnode_ops {
@@ -37,11 +43,31 @@ struct vnode_ops {
 	int (*poll)(struct vnode *vn);				// POLLIN/POLLOUT/...
 	long (*ioctl)(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg);
 	// A symlink whose target is computed at lookup (/proc/self/exe);
-	// returns the length or a negative errno.
+	// returns the length or a negative errno.  Called with vfs_tree_lock
+	// held (path walks hold it throughout), so it must not sleep or take
+	// that lock again: vnode_path_locked gives paths.
 	long (*target)(struct vnode *vn, char *buf, size_t size);
-	// Called by open(2) once the file is found (not for O_PATH): 0, or
-	// the errno open fails with (a read-only /proc/sys file: EACCES).
+	// A symlink that leads to a vnode rather than a path (/proc's fd/N
+	// and cwd, Linux's "magic links"): followed, the walk goes on from
+	// what this returns (vfs_tree_lock held, which keeps it alive while
+	// the walk lasts; no reference is taken), or from the target's path
+	// when it returns NULL (a pipe has no vnode).
+	struct vnode *(*jump)(struct vnode *vn);
+	// Directories whose entries are computed (/proc): 'lookup' makes the
+	// vnode for a name that has no entry in the list, with vfs_tree_lock
+	// held (it must not sleep): 0 and *out a new vnode (refcount 1,
+	// nlink 0), or a negative errno.  The walk makes it 'computed': it
+	// holds a reference on the directory it was found in and is freed
+	// with its last reference.
+	int (*lookup)(struct vnode *dir, const char *name, size_t len, struct vnode **out);
+	// Lists the computed entries after the listed ones, from *pos on; the
+	// positions it hands out are above every listed entry's.  Called
+	// without vfs_tree_lock.
+	int (*readdir)(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg);
+	// open(2) of the vnode (not O_PATH) may still refuse: 0 or -errno.
 	int (*open)(struct vnode *vn, uint32_t flags);
+	// The vnode is being freed: let go of 'priv'.
+	void (*release)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
 };
 
@@ -67,6 +93,8 @@ struct vnode {
 	uint32_t nlink;
 	struct vnode *parent;		// the directory holding 'name'; NULL once unlinked
 	char *name;			// the name there (for getcwd and /proc/self/exe)
+	bool computed;			// made by a lookup hook: named while referenced
+	struct vnode *walk_next;	// a walk's list of the computed vnodes it made
 	struct dirent_node *entries;	// directories: in 'seq' order
 	struct dirent_node *entries_tail;
 	uint64_t next_seq;
@@ -102,6 +130,8 @@ bool dir_is_empty(struct vnode *dir);
 struct dirent_node *dirent_new(struct vnode *vn, const char *name, size_t len);
 void dir_attach(struct vnode *dir, struct dirent_node *d);
 void dir_detach(struct vnode *dir, struct dirent_node *d);
+// vnode_path with vfs_tree_lock already held.
+int vnode_path_locked(struct vnode *vn, char *buf, size_t size);
 // Records 'name' in 'dir' as the vnode's name for getcwd/vnode_path.
 void vnode_set_name(struct vnode *vn, struct vnode *dir, const char *name, size_t len);
 

@@ -124,16 +124,10 @@ void cred_commit(struct cred *nc);
 int cred_set_keepcaps(unsigned long value);
 int cred_get_keepcaps(void);
 
-// ---- for /proc/PID/status ----
+// ---- for /proc/PID ----
 
-// Lines of the file as Linux prints them, each ending in '\n': "Uid:"
-// and "Gid:" (real, effective, saved, filesystem), "Groups:" (Linux puts
-// FDSize between the two), and "CapInh:" to "CapAmb:".  Each returns the
-// length written, snprintf-like (cut at size, always terminated).
-size_t cred_status_ids(struct process *p, char *buf, size_t size);
-size_t cred_status_groups(struct process *p, char *buf, size_t size);
-size_t cred_status_caps(struct process *p, char *buf, size_t size);
-// The owner of /proc/PID/ files: p's euid and egid.
+// The owner of /proc/PID/ files: p's euid and egid, root's if p is not
+// dumpable.
 void cred_proc_owner(struct process *p, uint32_t *uid, uint32_t *gid);
 
 #endif

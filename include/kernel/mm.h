@@ -19,6 +19,7 @@ struct mm {
 	uint64_t brk_start, brk;	// program break
 	// Where exec put the argument and environment strings on the stack
 	// (/proc/PID/cmdline and environ read them, as Linux's mm fields).
+	uint64_t start_code, end_code, start_data, end_data, start_stack;
 	uint64_t arg_start, arg_end, env_start, env_end;
 	uint64_t mmap_base;		// where the search for free room starts
 	uint16_t asid;			// arch address-space id (PCID), 0 = none

@@ -26,6 +26,7 @@ void prctl_thread_exit(struct process *p, struct thread *t, bool last);
 uint64_t thread_timer_slack(const struct thread *t);
 void process_unlink_child_locked(struct process *child);
 void process_for_each_locked(void (*fn)(struct process *, void *), void *arg);
+int process_next_pid_locked(int from);
 struct thread *thread_find(int tid);
 int tid_alloc_for(struct thread *t, struct process *p);
 int tid_alloc_exact(struct thread *t, struct process *p, int want);

@@ -93,6 +93,22 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 // initial stack), faulting pages in as needed.
 int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n);
 long vm_brk(struct mm *mm, uint64_t new_brk);
+// Reads another address space (/proc/PID/cmdline): only from mappings
+// its owner may read, faulting pages in as its reads would.  The bytes
+// read (fewer when a hole comes first), or -EFAULT if none.
+int vm_read(struct mm *mm, uint64_t va, void *dst, size_t n);
+
+// One mapping as /proc/PID/maps shows it.
+struct vm_region {
+	uint64_t start, end;
+	int prot;
+	bool shared, stack;
+	struct vnode *file;		// NULL: anonymous
+	uint64_t file_off;
+};
+// Calls fn for every mapping in address order, with mm->lock held (fn
+// must not sleep; it may take vfs_tree_lock).
+void vm_regions(struct mm *mm, void (*fn)(void *arg, const struct vm_region *r), void *arg);
 
 // The physical address behind a user address, faulting it in (shared
 // futexes).  0 or -EFAULT.

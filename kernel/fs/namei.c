@@ -60,6 +60,17 @@ struct vnode *vfs_cwd_get(struct process *p)
 	return vn;
 }
 
+void vfs_cwd_drop(struct process *p)
+{
+	uint64_t irq = spin_lock_irqsave(&vfs_tree_lock);
+	struct vnode *vn = p->cwd;
+
+	// Cleared under the tree lock, where /proc readers look at it.
+	p->cwd = NULL;
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	vnode_put(vn);
+}
+
 static bool is_dot(const char *s, size_t len)
 {
 	return len == 1 && s[0] == '.';
@@ -74,33 +85,63 @@ static bool is_dotdot(const char *s, size_t len)
 // 'rest' (what came after the link's name).  The result lives in *buf.
 static int expand_symlink(struct vnode *link, const char *rest, char **buf, const char **p)
 {
-	char dyn[EXE_PATH_MAX];
 	const char *target;
+	char *dyn = NULL;
 	size_t tlen, rlen = strlen(rest);
+	int rc;
 
 	if (link->ops && link->ops->target) {
-		long n = link->ops->target(link, dyn, sizeof(dyn));
-		if (n < 0)
+		dyn = kmalloc(PATH_MAX);
+		if (!dyn)
+			return -ENOMEM;
+		long n = link->ops->target(link, dyn, PATH_MAX);
+		if (n < 0) {
+			kfree(dyn);
 			return (int)n;
+		}
 		target = dyn;
 		tlen = (size_t)n;
 	} else {
 		target = link->target;
 		tlen = link->size;
 	}
+	rc = 0;
 	if (tlen == 0)
-		return -ENOENT;
-	if (tlen + rlen + 1 > PATH_MAX)
-		return -ENAMETOOLONG;
-	if (!*buf) {
-		*buf = kmalloc(PATH_MAX);
-		if (!*buf)
-			return -ENOMEM;
+		rc = -ENOENT;
+	else if (tlen + rlen + 1 > PATH_MAX)
+		rc = -ENAMETOOLONG;
+	else if (!*buf && !(*buf = kmalloc(PATH_MAX)))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		// 'rest' may already live in *buf: move it first.
+		memmove(*buf + tlen, rest, rlen + 1);
+		memcpy(*buf, target, tlen);
+		*p = *buf;
 	}
-	// 'rest' may already live in *buf: move it first.
-	memmove(*buf + tlen, rest, rlen + 1);
-	memcpy(*buf, target, tlen);
-	*p = *buf;
+	kfree(dyn);
+	return rc;
+}
+
+// A name in 'dir' that only its lookup hook knows: the new vnode joins
+// the walk's list of those it made (put when the walk ends), and holds
+// 'dir' so that ".." from it stays valid.  Tree lock held.
+static int lookup_computed(struct vnode *dir, const char *name, size_t len,
+			   struct vnode **made, struct vnode **out)
+{
+	struct vnode *vn;
+	int rc;
+
+	if (!dir->ops || !dir->ops->lookup)
+		return -ENOENT;
+	rc = dir->ops->lookup(dir, name, len, &vn);
+	if (rc)
+		return rc;
+	vn->computed = true;
+	vnode_set_name(vn, dir, name, len);	// for getcwd in /proc
+	dir->refcount++;
+	vn->walk_next = *made;
+	*made = vn;
+	*out = vn;
 	return 0;
 }
 
@@ -115,6 +156,7 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		struct walk_result *res)
 {
 	struct vnode *root = vfs_root();
+	struct vnode *made = NULL;
 	const char *p = path;
 	char *buf = NULL;
 	int links = 0, rc = 0;
@@ -187,11 +229,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 			}
 		} else {
 			d = dir_find(cur, comp, len);
-			if (!d) {
-				rc = -ENOENT;
+			if (d)
+				nxt = d->vn;
+			else if ((rc = lookup_computed(cur, comp, len, &made, &nxt)) != 0)
 				break;
-			}
-			nxt = d->vn;
 		}
 		// A symlink is followed unless it is the last component of a
 		// no-follow lookup; a trailing slash forces it.
@@ -200,6 +241,13 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 			if (++links > MAX_SYMLINKS) {
 				rc = -ELOOP;
 				break;
+			}
+			struct vnode *to = nxt->ops && nxt->ops->jump ? nxt->ops->jump(nxt) : NULL;
+			if (to) {
+				slash_seen = *next == '/';
+				cur = to;
+				p = next;
+				continue;
 			}
 			rc = expand_symlink(nxt, next, &buf, &p);
 			if (rc)
@@ -217,6 +265,13 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		res->vn = cur;
 	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	// The computed vnodes made on the way: the result keeps its own
+	// reference, the others go now.
+	while (made) {
+		struct vnode *next = made->walk_next;
+		vnode_put(made);
+		made = next;
+	}
 	kfree(buf);
 	return rc;
 }

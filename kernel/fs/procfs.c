@@ -1,6 +1,7 @@
-// Synthetic files: /proc/self/exe, /proc/meminfo and, under
+// Synthetic files: /proc/meminfo and, under
 // /proc/switchyard, cpustat (per-CPU counters), memstat (memory by use,
 // for leak checks) and fail_alloc (allocation-failure injection).
+// /proc/self and the process directories: kernel/fs/procfs_pid.c.
 
 #include <fs/dev.h>
 #include <fs/vfs.h>
@@ -49,26 +50,6 @@ long procfs_read_command(struct iobuf *b, size_t n, char *cmd, size_t size)
 		cmd[n - 1] = 0;
 	return 0;
 }
-
-// ---- /proc/self/exe ----
-
-static long self_exe_target(struct vnode *vn, char *buf, size_t size)
-{
-	struct thread *t = current_thread();
-	struct process *p = t ? t->proc : NULL;
-	size_t len;
-
-	(void)vn;
-	if (!p || !p->exe_path[0])
-		return -ENOENT;
-	len = strnlen(p->exe_path, sizeof(p->exe_path));
-	if (len > size)
-		len = size;
-	memcpy(buf, p->exe_path, len);
-	return len;
-}
-
-static const struct vnode_ops self_exe_ops = { .target = self_exe_target };
 
 // ---- /proc/switchyard/cpustat ----
 
@@ -362,7 +343,7 @@ static int add_file(const char *dir, const char *name, enum vnode_type type, uin
 
 int procfs_init(void)
 {
-	int rc = add_file("/proc/self", "exe", VNODE_SYMLINK, 0777, &self_exe_ops);
+	int rc = procfs_pid_init();
 
 	if (rc == 0)
 		rc = add_file("/proc", "meminfo", VNODE_REG, 0444, &meminfo_ops);

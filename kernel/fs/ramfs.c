@@ -196,6 +196,11 @@ static void free_pages_from(struct vnode *vn, uint64_t first)
 
 static void vnode_free(struct vnode *vn)
 {
+	if (vn->ops && vn->ops->release)
+		vn->ops->release(vn);
+	// A computed vnode held the directory it was found in (its "..").
+	if (vn->computed)
+		vnode_put(vn->parent);
 	free_pages_from(vn, 0);
 	kfree(vn->pages);
 	kfree(vn->target);
@@ -377,9 +382,14 @@ int vfs_readdir(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg)
 		if (d->seq < *pos)
 			continue;
 		if (!emit(arg, d->name, d->namelen, d->vn->ino, vnode_dtype(d->vn), d->seq + 1))
-			break;
+			goto out;
 		*pos = d->seq + 1;
 	}
+	// The listed entries are done: the computed ones follow.
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	if (dir->ops && dir->ops->readdir)
+		return dir->ops->readdir(dir, pos, emit, arg);
+	return 0;
 out:
 	spin_unlock_irqrestore(&vfs_tree_lock, flags);
 	return 0;
@@ -389,8 +399,16 @@ out:
 
 int vnode_path(struct vnode *vn, char *buf, size_t size)
 {
+	uint64_t flags = spin_lock_irqsave(&vfs_tree_lock);
+	int rc = vnode_path_locked(vn, buf, size);
+
+	spin_unlock_irqrestore(&vfs_tree_lock, flags);
+	return rc;
+}
+
+int vnode_path_locked(struct vnode *vn, char *buf, size_t size)
+{
 	struct vnode *root = vfs_root();
-	uint64_t flags;
 	size_t pos;
 	int rc = 0;
 
@@ -398,11 +416,10 @@ int vnode_path(struct vnode *vn, char *buf, size_t size)
 		return -ERANGE;
 	pos = size - 1;
 	buf[pos] = 0;
-	flags = spin_lock_irqsave(&vfs_tree_lock);
 	for (struct vnode *v = vn; v != root; v = v->parent) {
 		size_t len;
 
-		if (!v->parent || !v->name || v->nlink == 0) {
+		if (!v->parent || !v->name || (v->nlink == 0 && !v->computed)) {
 			rc = -ENOENT;
 			break;
 		}
@@ -415,7 +432,6 @@ int vnode_path(struct vnode *vn, char *buf, size_t size)
 		memcpy(buf + pos, v->name, len);
 		buf[--pos] = '/';
 	}
-	spin_unlock_irqrestore(&vfs_tree_lock, flags);
 	if (rc)
 		return rc;
 	if (pos == size - 1)
@@ -725,8 +741,13 @@ long vnode_readlink(struct vnode *vn, char *buf, size_t size)
 
 	if (vn->type != VNODE_SYMLINK)
 		return -EINVAL;
-	if (vn->ops && vn->ops->target)
-		return vn->ops->target(vn, buf, size);
+	if (vn->ops && vn->ops->target) {
+		uint64_t flags = spin_lock_irqsave(&vfs_tree_lock);
+		long rc = vn->ops->target(vn, buf, size);
+
+		spin_unlock_irqrestore(&vfs_tree_lock, flags);
+		return rc;
+	}
 	len = vn->size;
 	if (len > size)
 		len = size;

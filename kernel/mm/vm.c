@@ -1096,6 +1096,15 @@ struct mm *mm_copy(struct mm *src)
 	mm->env_end = src->env_end;
 	mm->brk = src->brk;
 	mm->mmap_base = src->mmap_base;
+	mm->start_code = src->start_code;
+	mm->end_code = src->end_code;
+	mm->start_data = src->start_data;
+	mm->end_data = src->end_data;
+	mm->start_stack = src->start_stack;
+	mm->arg_start = src->arg_start;
+	mm->arg_end = src->arg_end;
+	mm->env_start = src->env_start;
+	mm->env_end = src->env_end;
 	// membarrier registrations survive fork, as on Linux.
 	mm->membarrier_state = __atomic_load_n(&src->membarrier_state, __ATOMIC_SEQ_CST);
 	bool ok = true;
@@ -1150,6 +1159,49 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n)
 		n -= chunk;
 	}
 	return 0;
+}
+
+int vm_read(struct mm *mm, uint64_t va, void *dst, size_t n)
+{
+	uint8_t *d = dst;
+	size_t done = 0;
+
+	while (done < n) {
+		struct gather g;
+		gather_init(&g, mm);
+		spin_lock(&mm->lock);
+		struct vma *v = vma_find(mm, va);
+		// Only what the owner could read itself, faulted in as its own
+		// read would be.
+		int r = v && vma_allows(v, false, false) ? fault_locked(mm, va, false, false, &g)
+							  : -EFAULT;
+		gather_flush(&g);
+		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
+		if (!e || !pte_has_frame(*e)) {
+			spin_unlock(&mm->lock);
+			return done ? (int)done : -EFAULT;
+		}
+		size_t chunk = min_u64(PAGE_SIZE - (va & ~PAGE_MASK), n - done);
+		memcpy(d + done, (uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK), chunk);
+		spin_unlock(&mm->lock);
+		va += chunk;
+		done += chunk;
+	}
+	return (int)done;
+}
+
+void vm_regions(struct mm *mm, void (*fn)(void *arg, const struct vm_region *r), void *arg)
+{
+	spin_lock(&mm->lock);
+	for (struct vma *v = vma_from(mm, 0); v; v = vma_next(v)) {
+		struct vm_region r = {
+			.start = v->node.start, .end = v->node.end, .prot = v->prot,
+			.shared = v->flags & VMA_SHARED, .stack = v->flags & VMA_GROWSDOWN,
+			.file = v->file, .file_off = v->file_off,
+		};
+		fn(arg, &r);
+	}
+	spin_unlock(&mm->lock);
 }
 
 int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)

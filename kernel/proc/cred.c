@@ -140,6 +140,13 @@ void cred_commit(struct cred *nc)
 	t->cred = nc;
 	p->cred = ref(nc);
 	spin_unlock_irqrestore(&cred_lock, irq);
+	// A process that takes other effective or file-system IDs, or gains
+	// capabilities, is no longer dumpable (its /proc files go to root),
+	// as on Linux with fs.suid_dumpable 0.  Exec decides afresh.
+	if (old_t && (old_t->euid != nc->euid || old_t->egid != nc->egid ||
+		      old_t->fsuid != nc->fsuid || old_t->fsgid != nc->fsgid ||
+		      (nc->cap_permitted & ~old_t->cap_permitted)))
+		p->not_dumpable = true;
 	cred_put(old_t);
 	cred_put(old_p);
 }
@@ -681,52 +688,13 @@ struct cred *cred_for_exec(const struct vnode *vn, bool *secure)
 	return nc;
 }
 
-// ---- /proc/PID/status ----
-
-size_t cred_status_ids(struct process *p, char *buf, size_t size)
-{
-	struct cred *c = cred_of(p);
-	int n = ksnprintf(buf, size, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n",
-			  c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid, c->fsgid);
-
-	cred_put(c);
-	return size && (size_t)n >= size ? size - 1 : (size_t)n;
-}
-
-size_t cred_status_groups(struct process *p, char *buf, size_t size)
-{
-	struct cred *c = cred_of(p);
-	size_t len = 0;
-
-	// Linux's format: each group after a space but the first, then one
-	// space more before the newline.
-	len += ksnprintf(buf, size, "Groups:\t");
-	for (uint32_t i = 0; i < c->ngroups && len < size; i++)
-		len += ksnprintf(buf + len, size - len, i ? " %u" : "%u", c->groups[i]);
-	if (len < size)
-		len += ksnprintf(buf + len, size - len, " \n");
-	cred_put(c);
-	return size && len >= size ? size - 1 : len;
-}
-
-size_t cred_status_caps(struct process *p, char *buf, size_t size)
-{
-	struct cred *c = cred_of(p);
-	int n = ksnprintf(buf, size,
-			  "CapInh:\t%016lx\nCapPrm:\t%016lx\nCapEff:\t%016lx\n"
-			  "CapBnd:\t%016lx\nCapAmb:\t%016lx\n",
-			  (unsigned long)c->cap_inheritable, (unsigned long)c->cap_permitted,
-			  (unsigned long)c->cap_effective, (unsigned long)CAP_FULL_SET, 0UL);
-
-	cred_put(c);
-	return size && (size_t)n >= size ? size - 1 : (size_t)n;
-}
+// ---- /proc/PID ----
 
 void cred_proc_owner(struct process *p, uint32_t *uid, uint32_t *gid)
 {
 	struct cred *c = cred_of(p);
 
-	*uid = c->euid;
-	*gid = c->egid;
+	*uid = p->not_dumpable ? 0 : c->euid;
+	*gid = p->not_dumpable ? 0 : c->egid;
 	cred_put(c);
 }

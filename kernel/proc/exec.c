@@ -334,22 +334,61 @@ out:
 	return r;
 }
 
-// Records where the strings went: argv[0]'s string (the pointer after
-// argc in the built stack at sp) and the argv strings, then the envp
-// strings right after them.
-static void note_strings(struct mm *mm, const struct exec_strings *s, const uint8_t *buf,
-			 uint64_t base, uint64_t sp)
+// The code and data bounds /proc/PID/stat shows, worked out from the
+// segments as Linux's ELF loader does: code is what executable segments
+// hold of the file, data starts at the highest segment.
+static void record_segments(struct mm *mm, const struct elf_image *img, uint64_t bias)
 {
-	uint64_t at;
+	uint64_t start_code = UINT64_MAX, end_code = 0, start_data = 0, end_data = 0;
 
-	memcpy(&at, buf + (sp + 8 - base), sizeof(at));
-	mm->arg_start = at;
-	for (int i = 0; i < s->argc; i++)
-		at += strlen(s->argv[i]) + 1;
-	mm->arg_end = mm->env_start = at;
-	for (int i = 0; i < s->envc; i++)
-		at += strlen(s->envp[i]) + 1;
-	mm->env_end = at;
+	for (int i = 0; i < img->nseg; i++) {
+		const struct elf_segment *g = &img->seg[i];
+		uint64_t end = g->vaddr + g->filesz;
+		bool x = g->prot & ELF_PROT_EXEC;
+
+		if (x && g->vaddr < start_code)
+			start_code = g->vaddr;
+		if (g->vaddr > start_data)
+			start_data = g->vaddr;
+		if (x && end > end_code)
+			end_code = end;
+		if (end > end_data)
+			end_data = end;
+	}
+	if (start_code == UINT64_MAX)
+		start_code = 0;
+	mm->start_code = start_code + bias;
+	mm->end_code = end_code + bias;
+	mm->start_data = start_data + bias;
+	mm->end_data = end_data + bias;
+}
+
+// Where the argument and environment strings landed, read back from the
+// pointer table at sp (in buf, which stands for [base, ...)): what
+// /proc/PID/cmdline and environ show.
+static void record_strings(struct mm *mm, const uint8_t *buf, uint64_t base, uint64_t sp,
+			   const struct exec_strings *s)
+{
+	uint64_t argv0, envp0;
+	const uint8_t *table = buf + (sp - base);
+
+	memcpy(&argv0, table + 8, 8);
+	memcpy(&envp0, table + 8 * (2 + (uint64_t)s->argc), 8);
+	if (s->argc > 0) {
+		mm->arg_start = argv0;
+		memcpy(&mm->arg_end, table + 8 * (uint64_t)s->argc, 8);
+		mm->arg_end += strlen(s->argv[s->argc - 1]) + 1;
+	}
+	if (s->envc > 0) {
+		mm->env_start = envp0;
+		memcpy(&mm->env_end, table + 8 * (1 + (uint64_t)s->argc + (uint64_t)s->envc), 8);
+		mm->env_end += strlen(s->envp[s->envc - 1]) + 1;
+	}
+	if (s->argc == 0)
+		mm->arg_start = mm->arg_end = s->envc > 0 ? mm->env_start : sp;
+	if (s->envc == 0)
+		mm->env_start = mm->env_end = mm->arg_end;
+	mm->start_stack = sp;
 }
 
 static int build_stack(struct mm *mm, const struct exec_strings *s, const char *execfn,
@@ -394,6 +433,8 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	if (!buf)
 		return -ENOMEM;
 	int r = exec_stack_build(buf, size, USER_STACK_TOP, &a, sp);
+	if (r == 0)
+		record_strings(mm, buf, USER_STACK_TOP - size, *sp, s);
 	if (r == 0) {
 		long m = vm_map(mm, USER_STACK_TOP - size - STACK_EXPAND, size + STACK_EXPAND,
 				PROT_READ | PROT_WRITE,
@@ -402,8 +443,6 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	}
 	if (r == 0)
 		r = vm_write(mm, USER_STACK_TOP - size, buf, size);
-	if (r == 0)
-		note_strings(mm, s, buf, USER_STACK_TOP - size, *sp);
 	kfree(buf);
 	return r;
 }
@@ -427,8 +466,10 @@ static int fill_mm(struct mm *mm, struct vnode *vn, const struct elf_image *img,
 	}
 	if (r == 0)
 		r = build_stack(mm, s, execfn, img, bias, interp_base, sp);
-	if (r == 0)
+	if (r == 0) {
 		mm->brk_start = mm->brk = (img->hi + bias + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+		record_segments(mm, img, bias);		// the program's, not the interpreter's
+	}
 	return r;
 }
 
@@ -540,7 +581,9 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	// The old image's robust locks die with it, read from the old memory.
 	futex_release_robust_list(t);
 	rseq_exec(t);		// before the old address space goes
+	uint64_t pl = spin_lock_irqsave(&p->lock);	// /proc takes it under p->lock
 	p->mm = mm;
+	spin_unlock_irqrestore(&p->lock, pl);
 	t->mm = mm;
 	mm_activate(mm);
 	// This CPU now runs the new address space, which has no membarrier

@@ -117,19 +117,25 @@ static __attribute__((noreturn)) void init_died(int status)
 static void process_finish(struct process *p)
 {
 	struct mm *mm = p->mm;
+	struct fdtable *fdt = p->fdt;
 
 	itimer_cancel(p);
-	fdtable_put(p->fdt);
+	// The table and the address space leave p under p->lock, where /proc
+	// takes its references to them.  Closing files may sleep: done
+	// before this thread leaves its address space.
+	uint64_t pl = spin_lock_irqsave(&p->lock);
 	p->fdt = 0;
-	if (p->cwd)
-		vnode_put(p->cwd);
-	p->cwd = 0;
+	spin_unlock_irqrestore(&p->lock, pl);
+	fdtable_put(fdt);
+	vfs_cwd_drop(p);
 	// The signal handlers stay until the zombie is reaped: the parent may
 	// look at them (autoreap) and late signals may still name p.
 
 	// Off this address space before dropping it.
 	mm_deactivate_current();
+	pl = spin_lock_irqsave(&p->lock);
 	p->mm = 0;
+	spin_unlock_irqrestore(&p->lock, pl);
 	mm_put(mm);
 
 	if (p->pid == 1)

@@ -166,3 +166,13 @@ void process_for_each_locked(void (*fn)(struct process *, void *), void *arg)
 		if (all_processes[i])
 			fn(all_processes[i], arg);
 }
+
+// The lowest process ID >= from in use, or 0 (/proc's listing).
+// proc_tree_lock held.
+int process_next_pid_locked(int from)
+{
+	for (int i = from > 0 ? from : 1; i < PID_MAX; i++)
+		if (all_processes[i])
+			return i;
+	return 0;
+}

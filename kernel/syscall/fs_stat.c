@@ -86,6 +86,8 @@ static void stat_vnode(struct vnode *vn, struct kstat *k)
 	k->gid = vn->gid;
 	flags = spin_lock_irqsave(&vfs_tree_lock);
 	k->nlink = vn->nlink;
+	if (vn->computed && k->nlink == 0)	// /proc: named while it exists
+		k->nlink = vn->type == VNODE_DIR ? 2 : 1;
 	k->mode = vn->mode;
 	spin_unlock_irqrestore(&vfs_tree_lock, flags);
 	flags = spin_lock_irqsave(&vn->lock);
@@ -98,7 +100,7 @@ static void stat_vnode(struct vnode *vn, struct kstat *k)
 		k->size = BLKSIZE;
 	if (vn->type == VNODE_SYMLINK && vn->ops && vn->ops->target) {
 		char buf[EXE_PATH_MAX];
-		long n = vn->ops->target(vn, buf, sizeof(buf));
+		long n = vnode_readlink(vn, buf, sizeof(buf));
 		k->size = n > 0 ? (uint64_t)n : 0;
 	}
 	k->blocks = (k->size + 511) / 512;

@@ -484,6 +484,33 @@ static enum outcome op_getdents(long k)
 	return fired ? FIRED : DONE;
 }
 
+// /proc: a path through computed directories, a rendered file read, a
+// computed symlink read and a computed directory listed; each succeeds
+// or fails with ENOMEM, and the vnodes made go again.
+static enum outcome op_proc(long k)
+{
+	static char buf[4096];
+
+	arm(k);
+	long fd = raw_syscall3(SYS_open, (uint64_t)"/proc/thread-self/maps", O_RDONLY, 0);
+	long rd = fd >= 0 ? raw_syscall3(SYS_read, fd, (uint64_t)buf, sizeof(buf)) : 1;
+	long rl = raw_syscall3(SYS_readlink, (uint64_t)"/proc/self/fd/0", (uint64_t)buf, sizeof(buf));
+	long dfd = raw_syscall3(SYS_open, (uint64_t)"/proc/self/fd", O_RDONLY | O_DIRECTORY, 0);
+	long gd = dfd >= 0 ? raw_syscall3(SYS_getdents64, dfd, (uint64_t)buf, sizeof(buf)) : 1;
+	int fired = disarm();
+	if (fd >= 0)
+		close((int)fd);
+	if (dfd >= 0)
+		close((int)dfd);
+	if ((fd < 0 && fd != -ENOMEM) || (rd <= 0 && rd != -ENOMEM))
+		return fail("K=%ld: open %ld, read %ld of maps", k, fd, rd), BAD;
+	if (rl <= 0 && rl != -ENOMEM)
+		return fail("K=%ld: readlink of fd/0 returned %ld", k, rl), BAD;
+	if ((dfd < 0 && dfd != -ENOMEM) || (gd <= 0 && gd != -ENOMEM))
+		return fail("K=%ld: open %ld, getdents64 %ld of fd/", k, dfd, gd), BAD;
+	return fired ? FIRED : DONE;
+}
+
 // Memory faulted in by a child: it gets its pages, or dies of the
 // fault (Linux: SIGKILL by the OOM killer, or SIGBUS/SIGSEGV).
 static enum outcome op_touch(long k)
@@ -680,6 +707,7 @@ static void t_poll(void) { sweep(op_poll); }
 static void t_select(void) { sweep(op_select); }
 static void t_writev(void) { sweep(op_writev); }
 static void t_getdents(void) { sweep(op_getdents); }
+static void t_proc(void) { sweep(op_proc); }
 static void t_touch(void) { sweep(op_touch); }
 static void t_sigqueue(void) { sweep(op_sigqueue); }
 static void t_dup_high(void) { sweep(op_dup_high); }
@@ -699,6 +727,7 @@ static const struct test_case cases[] = {
 	{ "select_fails_cleanly", t_select },
 	{ "writev_fails_cleanly", t_writev },
 	{ "getdents_fails_cleanly", t_getdents },
+	{ "proc_lookup_and_read_fail_cleanly", t_proc },
 	{ "page_fault_out_of_memory", t_touch },
 	{ "rt_signal_queued_or_eagain", t_sigqueue },
 	{ "descriptor_table_growth_fails_cleanly", t_dup_high },
