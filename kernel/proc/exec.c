@@ -310,6 +310,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);
+	p->did_exec = true;		// setpgid by the parent: EACCES from now on
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');

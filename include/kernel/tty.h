@@ -1,0 +1,42 @@
+// Terminals as sessions see them: the controlling terminal, its session
+// and its foreground process group (kernel/proc/session.c).  A terminal
+// driver (the console, kernel/fs/devices.c) embeds a struct tty and asks
+// these functions before it reads, writes or changes its settings.
+#ifndef KERNEL_TTY_H
+#define KERNEL_TTY_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+// Under proc_tree_lock.
+struct tty {
+	int session;		// the session it controls, 0: none
+	int fg_pgrp;		// its foreground process group, 0: none
+};
+
+// Job control before an operation on tty by the current process: 0 to go
+// on; -ERESTARTSYS after sending SIGTTIN (read) or SIGTTOU (write with
+// TOSTOP, or a change of settings) to a background group; -EIO where
+// Linux gives it (an orphaned group, or SIGTTIN ignored or blocked).
+long tty_check_read(struct tty *tty);
+long tty_check_change(struct tty *tty);
+
+// Opening a terminal without O_NOCTTY: a session leader without one
+// makes it its controlling terminal if no other session has it.
+void tty_open_ctty(struct tty *tty);
+
+// TIOCSCTTY, TIOCNOTTY, TIOCGPGRP, TIOCSPGRP, TIOCGSID: Linux's answers
+// and errnos; 'arg' is the user's argument.
+long tty_ioctl_job(struct tty *tty, unsigned cmd, uint64_t arg);
+
+// ISIG characters: sig to the foreground group (to 'fallback' when no
+// session has the terminal).  Callable from interrupt context.
+void tty_signal_fg(struct tty *tty, int sig, int fallback);
+
+#define TIOCSCTTY	0x540E
+#define TIOCGPGRP	0x540F
+#define TIOCSPGRP	0x5410
+#define TIOCNOTTY	0x5422
+#define TIOCGSID	0x5429
+
+#endif
