@@ -5,6 +5,8 @@
 
 // Creates /dev/{null,zero,full,random,urandom,console,tty}.
 int devices_init(void);
+// Creates /dev/ptmx and /dev/pts (kernel/fs/pty.c).
+int pty_init(void);
 // Creates /proc/self/exe and /proc/switchyard/cpustat.
 int procfs_init(void);
 // /proc/switchyard/facilities and thread_facilities; fac_stats_reset

@@ -39,6 +39,12 @@ struct vnode_ops {
 	// A symlink whose target is computed at lookup (/proc/self/exe);
 	// returns the length or a negative errno.
 	long (*target)(struct vnode *vn, char *buf, size_t size);
+	// Opening (not with O_PATH): may refuse with an errno, or replace
+	// *vn (dropping the reference it had) with the vnode the file gets
+	// (/dev/ptmx makes a new pseudo-terminal).  'flags' are open's.
+	int (*open)(struct vnode **vn, uint32_t flags);
+	// The last close of a file that open made.
+	void (*release)(struct vnode *vn, struct file *f);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
 };
 

@@ -9,9 +9,12 @@
 #include <stdbool.h>
 
 // Under proc_tree_lock.
+struct vnode;
+
 struct tty {
 	int session;		// the session it controls, 0: none
 	int fg_pgrp;		// its foreground process group, 0: none
+	struct vnode *vn;	// what /dev/tty opens for it (NULL: /dev/tty itself)
 };
 
 // Job control before an operation on tty by the current process: 0 to go
@@ -28,6 +31,15 @@ void tty_open_ctty(struct tty *tty);
 // TIOCSCTTY, TIOCNOTTY, TIOCGPGRP, TIOCSPGRP, TIOCGSID: Linux's answers
 // and errnos; 'arg' is the user's argument.
 long tty_ioctl_job(struct tty *tty, unsigned cmd, uint64_t arg);
+
+// The terminal hangs up (a pty's master closed): its session leader gets
+// SIGHUP and SIGCONT, and the session loses it.
+void tty_hangup(struct tty *tty);
+
+// /dev/tty: the current process's controlling terminal, with a reference
+// to its vnode in *vn (NULL when it has none: the console); -ENXIO when
+// the process has no controlling terminal.
+int tty_ctty_get(struct tty **tty, struct vnode **vn);
 
 // ISIG characters: sig to the foreground group (to 'fallback' when no
 // session has the terminal).  Callable from interrupt context.

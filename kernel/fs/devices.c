@@ -445,6 +445,37 @@ static const struct vnode_ops console_ops = {
 	.stream = true,
 };
 
+// /dev/tty is the opener's controlling terminal (ENXIO without one): the
+// console itself, or another terminal's node (a pty's slave).
+static int devtty_open(struct vnode **vnp, uint32_t flags)
+{
+	struct tty *tty;
+	struct vnode *vn;
+	int rc = tty_ctty_get(&tty, &vn);
+
+	if (rc < 0 || !vn)
+		return rc;
+	if (vn->ops && vn->ops->open) {
+		rc = vn->ops->open(&vn, flags | O_NOCTTY);
+		if (rc < 0) {
+			vnode_put(vn);
+			return rc;
+		}
+	}
+	vnode_put(*vnp);
+	*vnp = vn;
+	return 0;
+}
+
+static const struct vnode_ops devtty_ops = {
+	.read = console_read,
+	.write = console_write_op,
+	.poll = console_poll,
+	.ioctl = console_ioctl,
+	.open = devtty_open,
+	.stream = true,
+};
+
 // ---- /dev ----
 
 static int add_device(const char *name, const struct vnode_ops *ops, uint32_t major,
@@ -471,7 +502,8 @@ int devices_init(void)
 	rc |= add_device("full", &full_ops, 1, 7, 0666);
 	rc |= add_device("random", &random_ops, 1, 8, 0666);
 	rc |= add_device("urandom", &random_ops, 1, 9, 0666);
-	rc |= add_device("tty", &console_ops, 5, 0, 0666);
+	rc |= add_device("tty", &devtty_ops, 5, 0, 0666);
 	rc |= add_device("console", &console_ops, 5, 1, 0600);
+	rc |= pty_init();
 	return rc ? -ENOMEM : 0;
 }

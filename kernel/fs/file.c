@@ -58,6 +58,8 @@ void file_put(struct file *f)
 		return;
 	if (f->pipe)
 		pipe_release(f);
+	if (f->vn && f->vn->ops && f->vn->ops->release && !(f->flags & O_PATH))
+		f->vn->ops->release(f->vn, f);
 	if (f->vn)
 		vnode_put(f->vn);
 	kfree(f);

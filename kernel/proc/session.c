@@ -11,6 +11,7 @@
 #include <kernel/thread.h>
 #include <kernel/tty.h>
 #include <kernel/uaccess.h>
+#include <fs/vfs.h>
 #include <uapi/errno.h>
 #include <uapi/signal.h>
 
@@ -186,6 +187,38 @@ static void hangup_session_locked(struct tty *tty)
 		session_set_ctty(tty->session, 0);
 	tty->session = 0;
 	tty->fg_pgrp = 0;
+}
+
+void tty_hangup(struct tty *tty)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	struct process *leader = tty->session ? process_find(tty->session) : 0;
+
+	if (leader && !leader->zombie) {
+		struct ksiginfo info = { .signo = SIGHUP, .code = SI_KERNEL };
+		signal_send_process(leader, SIGHUP, &info);
+		info.signo = SIGCONT;
+		signal_send_process(leader, SIGCONT, &info);
+	}
+	if (tty->session)
+		session_set_ctty(tty->session, 0);
+	tty->session = 0;
+	tty->fg_pgrp = 0;
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+int tty_ctty_get(struct tty **ttyp, struct vnode **vnp)
+{
+	struct process *me = current_process();
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	struct tty *tty = me->ctty;
+
+	*ttyp = tty;
+	*vnp = tty ? tty->vn : 0;
+	if (*vnp)
+		vnode_get(*vnp);	// the terminal may hang up once we let go
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return tty ? 0 : -ENXIO;
 }
 
 // A session leader that exits takes its terminal's session away.

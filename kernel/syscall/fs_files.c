@@ -261,6 +261,8 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 		rc = -EISDIR;
 	else if ((flags & O_TRUNC) && !(flags & O_PATH) && vn->type == VNODE_REG)
 		rc = vnode_truncate(vn, 0);
+	else if (vn->ops && vn->ops->open && !(flags & O_PATH))
+		rc = vn->ops->open(&vn, flags);
 	if (rc < 0) {
 		vnode_put(vn);
 		goto out;
