@@ -8,7 +8,8 @@
 // SIGTTOU on writes with TOSTOP and on tcsetpgrp, EIO where Linux gives
 // it; the master's close hanging up the slave (SIGHUP to the session
 // leader, EOF, EIO) and the slave's close giving the master EIO and
-// POLLHUP.  Every case passes on Linux.
+// POLLHUP; openpty and login_tty as script(1) uses them.  Every case
+// passes on Linux.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <pty.h>
+#include <utmp.h>
 #include <unistd.h>
 
 #include "sysutil.h"
@@ -617,6 +620,51 @@ static void t_slave_close(void)
 	close(m);
 }
 
+// script(1)'s way: openpty, then a child that makes the slave its
+// terminal (login_tty: setsid, TIOCSCTTY, stdin/out/err) and execs a
+// program; the parent reads what it prints from the master until the
+// slave is gone (EIO).
+static void t_openpty_script(void)
+{
+	int m, s;
+	char name[64];
+
+	if (openpty(&m, &s, name, NULL, NULL) < 0)
+		return (void)fail("openpty: errno=%d", errno);
+	check(strncmp(name, "/dev/pts/", 9) == 0, "openpty names the slave");
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		close(m);
+		if (login_tty(s) < 0)
+			_exit(90);
+		execl("/proc/self/exe", "pty", "--tty-report", (char *)NULL);
+		_exit(127);
+	}
+	close(s);
+	char buf[256];
+	size_t got = 0;
+	for (;;) {
+		ssize_t r = read(m, buf + got, sizeof(buf) - 1 - got);
+		if (r <= 0) {
+			check(r < 0 && errno == EIO, "EIO once the program is gone");
+			break;
+		}
+		got += r;
+	}
+	buf[got] = 0;
+	check(strcmp(buf, "tty ok\r\n") == 0, "the program's output, with ONLCR");
+	check_child_ok(pid, "child");
+	close(m);
+}
+
+// --tty-report: run under openpty_script's login_tty.
+static int tty_report(void)
+{
+	bool ok = isatty(0) && isatty(1) && tcgetpgrp(0) == getpgrp() && getsid(0) == getpid();
+	printf("tty %s\n", ok ? "ok" : "wrong");
+	return 0;
+}
+
 static const struct test_case cases[] = {
 	{ "open_unlock", t_open_unlock },
 	{ "canonical_echo", t_canonical_echo },
@@ -630,10 +678,13 @@ static const struct test_case cases[] = {
 	{ "orphaned_read_eio", t_orphaned_read_eio },
 	{ "master_close", t_master_close },
 	{ "slave_close", t_slave_close },
+	{ "openpty_script", t_openpty_script },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--tty-report") == 0)
+		return tty_report();
 	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
 	return ktap_finish();
 }
