@@ -46,7 +46,7 @@ if [ ! -t 0 ]; then
 	rm -rf "$T"
 	exit 0
 fi
-out=$("$BB" setsid -c "$BB" sh "$T/job.sh" 2>&1 < /dev/tty)
+out=$("$BB" setsid -c "$BB" sh "$T/job.sh" 2>&1)
 rm -rf "$T"
 case "$out" in
 *"job control turned off"*|*"can't access tty"*)
