@@ -15,6 +15,7 @@ struct tty {
 	int session;		// the session it controls, 0: none
 	int fg_pgrp;		// its foreground process group, 0: none
 	struct vnode *vn;	// what /dev/tty opens for it (NULL: /dev/tty itself)
+	bool hung_up;		// for good: no session may take it any more
 };
 
 // Job control before an operation on tty by the current process: 0 to go

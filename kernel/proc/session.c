@@ -170,7 +170,7 @@ void tty_open_ctty(struct tty *tty)
 	struct process *me = current_process();
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 
-	if (me->pid == me->sid && !me->ctty && !tty->session)
+	if (me->pid == me->sid && !me->ctty && !tty->session && !tty->hung_up)
 		acquire_locked(me, tty);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
@@ -204,6 +204,9 @@ void tty_hangup(struct tty *tty)
 		session_set_ctty(tty->session, 0);
 	tty->session = 0;
 	tty->fg_pgrp = 0;
+	// A slave being opened at this moment must not make it a
+	// controlling terminal afterwards: the pty goes away.
+	tty->hung_up = true;
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
@@ -278,6 +281,8 @@ long tty_check_change(struct tty *tty)
 // another session only for root with arg 1 (everyone is root here).
 static long ioctl_sctty(struct process *me, struct tty *tty, uint64_t arg)
 {
+	if (tty->hung_up)
+		return -EIO;
 	if (me->pid == me->sid && me->ctty == tty)
 		return 0;
 	if (me->pid != me->sid || me->ctty)
