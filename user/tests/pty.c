@@ -591,6 +591,8 @@ static void t_master_close(void)
 			_exit(3);
 		if (tcgetpgrp(s) != -1)
 			_exit(4);	// no longer our controlling terminal
+		if (ioctl(s, TIOCSCTTY, 0) != -1 || errno != EIO)
+			_exit(5);	// nor can it be again
 		_exit(0);
 	}
 	char c;
@@ -600,7 +602,7 @@ static void t_master_close(void)
 	struct pollfd p = { q[0], POLLIN, 0 };
 	check(poll(&p, 1, 5000) == 1 && read(q[0], &c, 1) == 1 && c == 'H',
 	      "the session leader gets SIGHUP");
-	check_child_ok(pid, "read EIO then 0 (1), write EIO (2), POLLHUP (3), ctty gone (4)");
+	check_child_ok(pid, "read EIO then 0 (1), write EIO (2), POLLHUP (3), ctty gone (4), TIOCSCTTY EIO (5)");
 	close(q[0]); close(q[1]); close(r[0]); close(r[1]);
 }
 
