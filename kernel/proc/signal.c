@@ -496,7 +496,9 @@ SYSCALL_DEFINE(SYS_rt_sigsuspend, rt_sigsuspend)
 	signal_set_temporary_mask(mask);
 	while (!thread_signal_pending(current_thread()))
 		wq_wait(0, 0, WAIT_FOREVER, true);
-	return -EINTR;
+	// EINTR once a handler runs; woken for a stop with nothing to
+	// handle, it starts again after the continue (as Linux).
+	return -ERESTARTNOHAND;
 }
 
 SYSCALL_DEFINE(SYS_pause, pause)

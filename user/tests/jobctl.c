@@ -827,6 +827,49 @@ static void t_setsid_rules(void)
 	check_child_ok(pid, "setsid in a fresh child");
 }
 
+static void on_usr1(int sig) { (void)sig; }
+
+// A stop and continue with no handler to run do not end sigsuspend or
+// pause (Linux restarts them); a caught signal then does.
+static void t_stop_keeps_sigsuspend(void)
+{
+	int q[2];
+
+	if (pipe(q) < 0)
+		return (void)fail("pipe: errno=%d", errno);
+	pid_t pid = fork_own_group();
+	if (pid == 0) {
+		sigset_t none, usr1;
+		signal(SIGUSR1, on_usr1);
+		sigemptyset(&none);
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		write(q[1], "r", 1);
+		sigsuspend(&none);
+		char c = 'S';
+		write(q[1], &c, 1);
+		_exit(0);
+	}
+	if (pid < 0)
+		return;
+	char c;
+	read(q[0], &c, 1);
+	usleep(50000);
+	kill(pid, SIGSTOP);
+	check_stopped(pid, SIGSTOP, "stopped");
+	kill(pid, SIGCONT);
+	check_continued(pid, "continued");
+	usleep(100000);
+	struct pollfd p = { q[0], POLLIN, 0 };
+	check(poll(&p, 1, 0) == 0, "sigsuspend goes on after the continue");
+	kill(pid, SIGUSR1);
+	check(poll(&p, 1, 5000) == 1 && read(q[0], &c, 1) == 1 && c == 'S', "SIGUSR1 ends it");
+	check_child_ok(pid, "child");
+	close(q[0]);
+	close(q[1]);
+}
+
 static const struct test_case cases[] = {
 	{ "stop_cont_wait", t_stop_cont_wait },
 	{ "stop_signals_each", t_stop_signals_each },
@@ -839,6 +882,7 @@ static const struct test_case cases[] = {
 	{ "cont_discards_stop", t_cont_discards_stop },
 	{ "stop_discards_cont", t_stop_discards_cont },
 	{ "cont_handler", t_cont_handler },
+	{ "stop_keeps_sigsuspend", t_stop_keeps_sigsuspend },
 	{ "core_bit", t_core_bit },
 	{ "orphaned_ignores_tstp", t_orphaned_ignores_tstp },
 	{ "orphaned_pgrp_sighup", t_orphaned_pgrp_sighup },
