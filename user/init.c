@@ -57,6 +57,7 @@
 #include <string.h>
 #include <ftw.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -113,6 +114,11 @@ static const char *env_or(const char *name, const char *fallback)
 	return value && *value ? value : fallback;
 }
 
+// Whether the program gets a session of its own with the console as its
+// controlling terminal, as a getty gives a login shell (--run and the
+// shell: a shell's job control needs it; the test programs do not).
+static bool give_console;
+
 // Start argv[0] in a child process.  Returns the child's pid or -1.
 static pid_t start_program(char *const argv[])
 {
@@ -123,6 +129,8 @@ static pid_t start_program(char *const argv[])
 		return -1;
 	}
 	if (pid == 0) {
+		if (give_console && setsid() > 0)
+			ioctl(0, TIOCSCTTY, 0);
 		execve(argv[0], argv, environ);
 		say("# init: cannot run %s: %s", argv[0], strerror(errno));
 		_exit(127);
@@ -670,6 +678,7 @@ static int run_one(int argc, char **argv)
 	for (int i = 0; i < argc; i++)
 		args[i] = argv[i];
 	args[argc] = NULL;
+	give_console = true;
 	status = run_and_wait(args);
 	report_status(base_name(args[0]), status);
 	return shell_status(status);
@@ -748,6 +757,7 @@ static int run_shell(void)
 		say("# init: /bin/sh is missing");
 		return 0;
 	}
+	give_console = true;
 	return shell_status(run_and_wait(args));
 }
 

@@ -6,6 +6,8 @@
 // Creates /dev/{null,zero,full,random,urandom,console,tty}, the links
 // /dev/{fd,stdin,stdout,stderr} and the directory /dev/shm.
 int devices_init(void);
+// Creates /dev/ptmx and /dev/pts (kernel/fs/pty.c).
+int pty_init(void);
 // Creates /proc/self/exe and /proc/switchyard/cpustat.
 int procfs_init(void);
 // /proc/switchyard/facilities and thread_facilities; fac_stats_reset

@@ -64,8 +64,12 @@ struct vnode_ops {
 	// positions it hands out are above every listed entry's.  Called
 	// without vfs_tree_lock.
 	int (*readdir)(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg);
-	// open(2) of the vnode (not O_PATH) may still refuse: 0 or -errno.
-	int (*open)(struct vnode *vn, uint32_t flags);
+	// Opening (not with O_PATH): may refuse with an errno, or replace
+	// *vn (dropping the reference it had) with the vnode the file gets
+	// (/dev/ptmx makes a new pseudo-terminal).  'flags' are open's.
+	int (*open)(struct vnode **vn, uint32_t flags);
+	// The last close of a file that open made.
+	void (*close)(struct vnode *vn, struct file *f);
 	// The vnode is being freed: let go of 'priv'.
 	void (*release)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)

@@ -60,7 +60,18 @@ void itimer_cancel(struct process *p);
 struct sigqueue;
 void sigqueue_free_all(struct sigqueue **queue);
 void process_kill_others(struct process *p, int wait_status);
-void mm_deactivate_current(void);		// arch: leave the user address space
+void mm_deactivate_current(void);
+// Job control (jobctl.c).
+bool sig_is_stop(int sig);
+void jobctl_on_send(struct process *p, int sig);	// sighand lock held
+void jobctl_stop(int sig);
+void jobctl_park(void);
+void jobctl_thread_gone(struct process *p);
+int jobctl_wait_report(struct process *c, bool stopped, bool continued, bool keep, int *status);
+bool jobctl_current_orphaned(void);
+void jobctl_exit_orphans(struct process *p);		// proc_tree_lock held
+void signal_send_pgrp_locked(int pgid, int sig);	// proc_tree_lock held
+void session_leader_exit(struct process *p);		// proc_tree_lock held		// arch: leave the user address space
 
 // Arch: the user register frame of a thread, and returning to user mode.
 struct trap_frame *thread_user_frame(struct thread *t);

@@ -16,6 +16,7 @@ struct fdtable;
 struct vnode;
 struct sigqueue;
 struct cred;
+struct tty;
 
 #define EXE_PATH_MAX 256
 
@@ -68,6 +69,17 @@ struct process {
 
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
 	uint64_t start_ns;
+
+	// Job control (kernel/proc/jobctl.c), under sighand->lock.
+	bool group_stop;		// a stop signal took effect: threads park
+	bool stopped;			// every thread parked: the group stop is complete
+	int stop_sig;			// the signal that stopped it
+	int nparked;			// threads parked so far
+	struct wait_queue stop_wq;	// where parked threads sleep until SIGCONT
+	int wait_report;		// CLD_STOPPED or CLD_CONTINUED for wait(), 0: none
+	int notify_parent;		// CLD_STOPPED or CLD_CONTINUED SIGCHLD still to send
+	bool did_exec;			// exec'd since fork: setpgid by the parent is EACCES
+	struct tty *ctty;		// controlling terminal (kernel/fs/tty.c), under proc_tree_lock
 	struct process_arch arch;	// x86: AMX permission
 	// prctl (kernel/proc/prctl.c).  parent_tid: the thread that created
 	// this process, whose exit sends pdeath_signal (0: the parent's last
@@ -92,6 +104,13 @@ void signal_send_pgrp(int pgid, int sig);
 // A synchronous fault: deliver now to the current thread (kills it if the
 // signal is blocked or ignored, as Linux does).
 void signal_force_fault(int sig, int code, uint64_t addr);
+
+// Job control (kernel/proc/jobctl.c).  Is p stopped by a signal (all
+// its threads parked)?  For /proc's state letter 'T'.
+bool process_is_stopped(struct process *p);
+// Is the process group orphaned (no member has a parent in another group
+// of the same session)?  proc_tree_lock held.
+bool pgrp_orphaned_locked(int pgid, struct process *ignore);
 
 // Exit of the whole process with a wait status; never returns.
 __attribute__((noreturn)) void process_exit_group(int wait_status);

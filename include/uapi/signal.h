@@ -79,6 +79,9 @@
 #define CLD_EXITED	1
 #define CLD_KILLED	2
 #define CLD_DUMPED	3
+#define CLD_TRAPPED	4
+#define CLD_STOPPED	5
+#define CLD_CONTINUED	6
 #define TRAP_BRKPT	1
 
 static inline uint64_t sigmask_of(int sig)

@@ -16,6 +16,7 @@
 #include <kernel/console.h>
 #include <kernel/process.h>
 #include <kernel/random.h>
+#include <kernel/tty.h>
 #include <kernel/uaccess.h>
 #include <kernel/wait.h>
 #include <kernel/time.h>
@@ -120,11 +121,15 @@ struct kernel_winsize {
 #define ECHOK	0000040
 #define ECHOCTL	0001000
 #define ECHOKE	0004000
+#define TOSTOP	0000400
 #define IEXTEN	0100000
+#define VINTR	0
+#define VQUIT	1
 #define VERASE	2
 #define VKILL	3
 #define VEOF	4
 #define VMIN	6
+#define VSUSP	10
 
 #define TCGETS		0x5401
 #define TCSETS		0x5402
@@ -133,19 +138,14 @@ struct kernel_winsize {
 #define TCSBRK		0x5409
 #define TCXONC		0x540A
 #define TCFLSH		0x540B
-#define TIOCSCTTY	0x540E
-#define TIOCGPGRP	0x540F
-#define TIOCSPGRP	0x5410
 #define TIOCOUTQ	0x5411
 #define TIOCGWINSZ	0x5413
 #define TIOCSWINSZ	0x5414
 #define FIONREAD	0x541B
-#define TIOCNOTTY	0x5422
 #define TCIFLUSH	0		// TCFLSH queues
 #define TCIOFLUSH	2
 #define TCOON		1		// TCXONC actions
 #define TCION		3
-#define TIOCGSID	0x5429
 
 #define INPUT_SIZE 4096
 
@@ -158,7 +158,7 @@ static struct {
 	int eofs;			// ^D on an empty line: reads that return 0
 	struct kernel_termios termios;
 	struct kernel_winsize winsize;
-	int fg_pgrp;
+	struct tty tty;			// session and foreground group (kernel/proc/session.c)
 } con = {
 	.lock = SPINLOCK_INIT("console input"),
 	.termios = {
@@ -213,20 +213,29 @@ out:
 	return n;
 }
 
-// With ISIG, ^C and ^\ are not input: they signal the foreground process
-// group (init's group, 1, when no shell has claimed the console).
+// With ISIG, the INTR, QUIT and SUSP characters (^C, ^\, ^Z) are not
+// input: they signal the foreground process group (init's group, 1, when
+// no session has the console as its controlling terminal).  con.lock held.
 static int signal_char(char c)
 {
-	if (!(con.termios.c_lflag & ISIG))
+	const uint8_t *cc = con.termios.c_cc;
+
+	if (!(con.termios.c_lflag & ISIG) || c == 0)	// _POSIX_VDISABLE
 		return 0;
-	return c == 0x03 ? SIGINT : c == 0x1c ? SIGQUIT : 0;
+	if ((uint8_t)c == cc[VINTR])
+		return SIGINT;
+	if ((uint8_t)c == cc[VQUIT])
+		return SIGQUIT;
+	if ((uint8_t)c == cc[VSUSP])
+		return SIGTSTP;
+	return 0;
 }
 
 static void console_input(const char *s, size_t len)
 {
 	char echo[CHUNK * 3];
 	size_t n = 0;
-	int sig = 0, pgrp;
+	int sig = 0;
 	uint64_t flags = spin_lock_irqsave(&con.lock);
 
 	for (size_t i = 0; i < len && n + 3 <= sizeof(echo); i++) {
@@ -234,7 +243,7 @@ static void console_input(const char *s, size_t len)
 		if (si) {
 			sig = si;
 			echo[n++] = '^';
-			echo[n++] = si == SIGINT ? 'C' : '\\';
+			echo[n++] = (char)((uint8_t)s[i] + '@');	// ^C, ^\, ^Z
 			echo[n++] = '\n';
 			continue;
 		}
@@ -242,12 +251,11 @@ static void console_input(const char *s, size_t len)
 	}
 	if (con.ready || con.eofs)
 		wq_wake_all(&con.read_wq);
-	pgrp = con.fg_pgrp ? con.fg_pgrp : 1;
 	spin_unlock_irqrestore(&con.lock, flags);
 	if (n)
 		console_write(echo, n);
 	if (sig)
-		signal_send_pgrp(pgrp, sig);
+		tty_signal_fg(&con.tty, sig, 1);
 	poll_notify();
 }
 
@@ -281,6 +289,10 @@ static long console_read(struct vnode *vn, struct file *f, uint64_t off, struct 
 	int rc = 0;
 
 	(void)vn; (void)off;
+	// A background job reading its terminal is stopped (SIGTTIN).
+	rc = tty_check_read(&con.tty);
+	if (rc)
+		return rc;
 	if (n == 0)
 		return 0;
 	if (n > sizeof(bounce))
@@ -325,6 +337,12 @@ static long console_write_op(struct vnode *vn, struct file *f, uint64_t off, str
 	size_t done = 0;
 
 	(void)vn; (void)f; (void)off;
+	// With TOSTOP a background job writing is stopped (SIGTTOU).
+	if (__atomic_load_n(&con.termios.c_lflag, __ATOMIC_RELAXED) & TOSTOP) {
+		long rc = tty_check_change(&con.tty);
+		if (rc)
+			return rc;
+	}
 	while (done < n) {
 		size_t chunk = n - done < CHUNK ? n - done : CHUNK;
 
@@ -346,19 +364,11 @@ static int console_poll(struct vnode *vn)
 	return mask;
 }
 
-static int current_pgid(void)
-{
-	struct thread *t = current_thread();
-
-	return t && t->proc ? t->proc->pgid : 0;
-}
-
 static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg)
 {
 	struct kernel_termios tio;
 	struct kernel_winsize ws;
 	uint64_t flags;
-	uint32_t v;
 
 	(void)vn; (void)f;
 	switch (cmd) {
@@ -369,7 +379,10 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 		return copy_to_user(arg, &tio, sizeof(tio));
 	case TCSETS:
 	case TCSETSW:
-	case TCSETSF:
+	case TCSETSF: {
+		long rc = tty_check_change(&con.tty);	// SIGTTOU for a background job
+		if (rc)
+			return rc;
 		if (copy_from_user(&tio, arg, sizeof(tio)) < 0)
 			return -EFAULT;
 		flags = spin_lock_irqsave(&con.lock);
@@ -384,6 +397,7 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 		spin_unlock_irqrestore(&con.lock, flags);
 		poll_notify();
 		return 0;
+	}
 	case TIOCGWINSZ:
 		flags = spin_lock_irqsave(&con.lock);
 		ws = con.winsize;
@@ -393,23 +407,18 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 		if (copy_from_user(&ws, arg, sizeof(ws)) < 0)
 			return -EFAULT;
 		flags = spin_lock_irqsave(&con.lock);
+		bool changed = memcmp(&con.winsize, &ws, sizeof(ws)) != 0;
 		con.winsize = ws;
 		spin_unlock_irqrestore(&con.lock, flags);
+		if (changed)		// as Linux: the foreground group learns of it
+			tty_signal_fg(&con.tty, SIGWINCH, 0);
 		return 0;
 	case TIOCGPGRP:
-		v = con.fg_pgrp ? (uint32_t)con.fg_pgrp : (uint32_t)current_pgid();
-		return put_user_u32(arg, v);
 	case TIOCSPGRP:
-		if (get_user_u32(&v, arg) < 0)
-			return -EFAULT;
-		if ((int32_t)v < 0)
-			return -EINVAL;
-		con.fg_pgrp = (int)v;
-		return 0;
-	case TIOCGSID: {
-		struct thread *t = current_thread();
-		return put_user_u32(arg, t && t->proc ? (uint32_t)t->proc->sid : 0);
-	}
+	case TIOCGSID:
+	case TIOCSCTTY:
+	case TIOCNOTTY:
+		return tty_ioctl_job(&con.tty, cmd, arg);
 	case FIONREAD:
 		return put_user_u32(arg, (uint32_t)__atomic_load_n(&con.ready, __ATOMIC_RELAXED));
 	case TIOCOUTQ:
@@ -430,8 +439,6 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 			return 0;
 		return -EINVAL;
 	case TCSBRK:
-	case TIOCSCTTY:
-	case TIOCNOTTY:
 		return 0;
 	default:
 		return -ENOTTY;
@@ -443,6 +450,37 @@ static const struct vnode_ops console_ops = {
 	.write = console_write_op,
 	.poll = console_poll,
 	.ioctl = console_ioctl,
+	.stream = true,
+};
+
+// /dev/tty is the opener's controlling terminal (ENXIO without one): the
+// console itself, or another terminal's node (a pty's slave).
+static int devtty_open(struct vnode **vnp, uint32_t flags)
+{
+	struct tty *tty;
+	struct vnode *vn;
+	int rc = tty_ctty_get(&tty, &vn);
+
+	if (rc < 0 || !vn)
+		return rc;
+	if (vn->ops && vn->ops->open) {
+		rc = vn->ops->open(&vn, flags | O_NOCTTY);
+		if (rc < 0) {
+			vnode_put(vn);
+			return rc;
+		}
+	}
+	vnode_put(*vnp);
+	*vnp = vn;
+	return 0;
+}
+
+static const struct vnode_ops devtty_ops = {
+	.read = console_read,
+	.write = console_write_op,
+	.poll = console_poll,
+	.ioctl = console_ioctl,
+	.open = devtty_open,
 	.stream = true,
 };
 
@@ -500,12 +538,13 @@ int devices_init(void)
 	rc |= add_device("full", &full_ops, 1, 7, 0666);
 	rc |= add_device("random", &random_ops, 1, 8, 0666);
 	rc |= add_device("urandom", &random_ops, 1, 9, 0666);
-	rc |= add_device("tty", &console_ops, 5, 0, 0666);
+	rc |= add_device("tty", &devtty_ops, 5, 0, 0666);
 	rc |= add_device("console", &console_ops, 5, 1, 0600);
 	rc |= add_link("fd", "/proc/self/fd");
 	rc |= add_link("stdin", "/proc/self/fd/0");
 	rc |= add_link("stdout", "/proc/self/fd/1");
 	rc |= add_link("stderr", "/proc/self/fd/2");
 	rc |= add_shm();
+	rc |= pty_init();
 	return rc ? -ENOMEM : 0;
 }

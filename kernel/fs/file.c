@@ -59,6 +59,8 @@ void file_put(struct file *f)
 		return;
 	if (f->pipe)
 		pipe_release(f);
+	if (f->vn && f->vn->ops && f->vn->ops->close && !(f->flags & O_PATH))
+		f->vn->ops->close(f->vn, f);
 	if (f->vn)
 		vnode_put(f->vn);
 	kfree(f);

@@ -29,6 +29,7 @@
 #include <kernel/proc_internal.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
+#include <kernel/tty.h>
 #include <kernel/time.h>
 #include <kernel/uaccess.h>
 #include <kernel/vm.h>
@@ -74,12 +75,14 @@ static uint64_t pnode_ino(enum pnode_kind kind, int pid, int tid, int fd)
 // only these functions.
 
 // The one-letter state of ps and stat: R running or runnable, S in an
-// interruptible sleep, D in one that signals do not end, Z zombie.
-// Stopped (T) comes with job control.
-static char proc_task_state(const struct process *p, const struct thread *t)
+// interruptible sleep, D in one that signals do not end, T stopped by a
+// signal (the whole group stop complete, as Linux shows it), Z zombie.
+static char proc_task_state(struct process *p, const struct thread *t)
 {
 	if (p->zombie || !t)
 		return 'Z';
+	if (process_is_stopped(p))
+		return 'T';
 	if (t->state == THREAD_BLOCKED)
 		return t->interruptible ? 'S' : 'D';
 	if (t->state == THREAD_DEAD)
@@ -97,13 +100,23 @@ static void proc_times(const struct process *p, const struct thread *t, uint64_t
 	*utime = *stime = *cutime = *cstime = 0;
 }
 
-// The controlling terminal (stat's tty_nr, as a device number) and its
-// foreground process group: none yet, which Linux shows as 0 and -1.
+// The controlling terminal (stat's tty_nr, as Linux encodes a device
+// number) and its foreground process group: 0 and -1 without one.
+// proc_tree_lock held (it guards p->ctty).
 static void proc_tty(const struct process *p, int *tty_nr, int *tpgid)
 {
-	(void)p;
+	const struct tty *tty = p->ctty;
+	uint64_t rdev = CONSOLE_RDEV;
+
 	*tty_nr = 0;
 	*tpgid = -1;
+	if (!tty)
+		return;
+	if (tty->vn)
+		rdev = tty->vn->rdev;		// a pty's slave
+	uint32_t major = (uint32_t)(rdev >> 8), minor = (uint32_t)(rdev & 0xff);
+	*tty_nr = (int)((minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12));
+	*tpgid = tty->fg_pgrp ? tty->fg_pgrp : -1;
 }
 
 // ---- finding the process ----
@@ -715,8 +728,9 @@ static long pnode_read(struct vnode *vn, struct file *f, uint64_t off, struct io
 
 // environ needs the address space from the start: a zombie's cannot be
 // opened (ESRCH, as Linux).
-static int pnode_open(struct vnode *vn, uint32_t flags)
+static int pnode_open(struct vnode **vnp, uint32_t flags)
 {
+	struct vnode *vn = *vnp;
 	const struct pnode *pn = vn->priv;
 	struct psnap s;
 	int rc;

@@ -390,8 +390,9 @@ static long sysctl_write(struct vnode *vn, struct file *f, uint64_t off, struct 
 	return rc < 0 ? rc : (long)n;
 }
 
-static int sysctl_open(struct vnode *vn, uint32_t flags)
+static int sysctl_open(struct vnode **vnp, uint32_t flags)
 {
+	struct vnode *vn = *vnp;
 	const struct sysctl *s = vn->priv;
 
 	return opens_for_write(flags) && !s->store ? -EACCES : 0;
@@ -448,7 +449,7 @@ static long cpu_possible_read(struct vnode *vn, struct file *f, uint64_t off, st
 	return text_slice(text, cpu_list(text, sizeof(text), false), off, b, n);
 }
 
-static int sys_ro_open(struct vnode *vn, uint32_t flags)
+static int sys_ro_open(struct vnode **vn, uint32_t flags)
 {
 	(void)vn;
 	return opens_for_write(flags) ? -EACCES : 0;

@@ -122,6 +122,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 		return 0;
 	p->pgid = parent->pgid;
 	p->sid = parent->sid;
+	p->ctty = parent->ctty;
 	// clone() takes any byte as the exit signal; Linux sends it at exit
 	// only if it is a signal, so one beyond NSIG means none.  A sibling
 	// (CLONE_PARENT) gets the caller's, as on Linux.

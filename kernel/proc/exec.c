@@ -601,6 +601,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	p->not_dumpable = cred->euid != cred->uid || cred->egid != cred->gid;
 	if (secure)
 		p->pdeath_signal = 0;
+	p->did_exec = true;		// setpgid by the parent: EACCES from now on
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');

@@ -22,6 +22,19 @@
 
 static bool wstatus_signaled(int st)	{ return (st & 0x7f) != 0; }
 
+// SIGCHLD's and waitid's si_code and si_status for a wait status.
+static int wstatus_code(int st)
+{
+	if (!wstatus_signaled(st))
+		return CLD_EXITED;
+	return (st & 0x80) ? CLD_DUMPED : CLD_KILLED;
+}
+
+static int wstatus_si_status(int st)
+{
+	return wstatus_signaled(st) ? (st & 0x7f) : (st >> 8) & 0xff;
+}
+
 // The parent does not want p as a zombie: SIGCHLD ignored or SA_NOCLDWAIT.
 // As on Linux this applies only to children that report with SIGCHLD.
 static bool parent_autoreaps(struct process *parent, struct process *p)
@@ -142,6 +155,8 @@ static void process_finish(struct process *p)
 		init_died(p->exit_status);
 
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	session_leader_exit(p);
+	jobctl_exit_orphans(p);
 	reparent_children_locked(p);
 	struct process *parent = p->parent;
 	if (!parent) {
@@ -154,9 +169,8 @@ static void process_finish(struct process *p)
 	if (p->exit_signal) {
 		struct ksiginfo info = {
 			.signo = p->exit_signal, .pid = p->pid,
-			.code = wstatus_signaled(p->exit_status) ? CLD_KILLED : CLD_EXITED,
-			.status = wstatus_signaled(p->exit_status) ? (p->exit_status & 0x7f)
-								  : (p->exit_status >> 8) & 0xff,
+			.code = wstatus_code(p->exit_status),
+			.status = wstatus_si_status(p->exit_status),
 		};
 		signal_send_process(parent, p->exit_signal, &info);
 	}
@@ -214,6 +228,8 @@ void thread_exit_user(int wait_status, bool group)
 	irq_restore(flags);
 	if (last)
 		process_finish(p);
+	else
+		jobctl_thread_gone(p);	// the others may all be stopped now
 	t->proc = 0;
 	t->mm = 0;
 	sched_exit_current();
@@ -253,15 +269,18 @@ SYSCALL_DEFINE(SYS_exit_group, exit_group)
 	thread_exit_user(((int)args->a[0] & 0xff) << 8, true);
 }
 
-// Does child c match wait4's pid argument for parent p?
-static bool wait_matches(struct process *p, struct process *c, int pid)
+// Which children a wait is for: waitid's idtype and id (wait4's pid
+// turned into them; P_PGID 0 is the caller's group).
+struct wait_who {
+	int idtype, id;
+};
+
+static bool wait_matches(struct process *p, struct process *c, struct wait_who who)
 {
-	if (pid > 0)
-		return c->pid == pid;
-	if (pid == 0)
-		return c->pgid == p->pgid;
-	if (pid < -1)
-		return c->pgid == -pid;
+	if (who.idtype == P_PID)
+		return c->pid == who.id;
+	if (who.idtype == P_PGID)
+		return c->pgid == (who.id ? who.id : p->pgid);
 	return true;
 }
 
@@ -271,21 +290,32 @@ struct wait_result {
 	int code;	// CLD_*
 };
 
-// Finds a zombie child matching 'pid'; reaps it unless 'keep'.  Returns
-// its pid, 0 if matching children exist but none is a zombie, -ECHILD.
-static int reap_locked(struct process *p, int pid, bool keep, struct wait_result *r)
+// Finds a child matching 'pid' with something to report that 'options'
+// ask for: an exit (a zombie, reaped unless WNOWAIT), a stop or a
+// continue.  Returns its pid, 0 if matching children exist but none has a
+// report, -ECHILD.
+static int reap_locked(struct process *p, struct wait_who who, int options, struct wait_result *r)
 {
-	bool any = false;
+	bool any = false, keep = options & WNOWAIT;
 
 	for (struct process *c = p->children; c; c = c->sibling) {
-		if (!wait_matches(p, c, pid))
+		if (!wait_matches(p, c, who))
 			continue;
 		any = true;
-		if (!c->zombie)
+		if (!c->zombie) {
+			r->code = jobctl_wait_report(c, options & WUNTRACED, options & WCONTINUED,
+						     keep, &r->status);
+			if (r->code) {
+				r->pid = c->pid;
+				return r->pid;
+			}
+			continue;
+		}
+		if (!(options & WEXITED))
 			continue;
 		r->pid = c->pid;
 		r->status = c->exit_status;
-		r->code = wstatus_signaled(c->exit_status) ? CLD_KILLED : CLD_EXITED;
+		r->code = wstatus_code(c->exit_status);
 		if (!keep) {
 			process_unlink_child_locked(c);
 			process_free_locked(c);
@@ -295,14 +325,14 @@ static int reap_locked(struct process *p, int pid, bool keep, struct wait_result
 	return any ? 0 : -ECHILD;
 }
 
-static int do_wait(int pid, int options, struct wait_result *r)
+static int do_wait(struct wait_who who, int options, struct wait_result *r)
 {
 	struct process *p = current_process();
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	int ret;
 
 	for (;;) {
-		ret = reap_locked(p, pid, options & WNOWAIT, r);
+		ret = reap_locked(p, who, options, r);
 		if (ret != 0 || (options & WNOHANG))
 			break;
 		int err = wq_wait(&p->child_wait, &proc_tree_lock, WAIT_FOREVER, true);
@@ -328,7 +358,12 @@ SYSCALL_DEFINE(SYS_wait4, wait4)
 		return -EINVAL;
 	if (pid == -2147483647 - 1)
 		return -ESRCH;
-	int ret = do_wait(pid, options, &r);
+	struct wait_who who = { P_ALL, 0 };
+	if (pid > 0)
+		who = (struct wait_who){ P_PID, pid };
+	else if (pid == 0 || pid < -1)
+		who = (struct wait_who){ P_PGID, -pid };
+	int ret = do_wait(who, options | WEXITED, &r);
 	if (ret > 0 && ustatus && put_user_u32(ustatus, (uint32_t)r.status) < 0)
 		return -EFAULT;
 	if (ret > 0 && args->a[3]) {
@@ -346,24 +381,17 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	uint64_t uinfo = args->a[2];
 	int options = (int)args->a[3];
 	struct wait_result r;
-	int pid;
 
 	if (!(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
 	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL)))
 		return -EINVAL;
 	switch (idtype) {
-	case P_ALL: pid = -1; break;
-	case P_PID: if (id <= 0) return -EINVAL; pid = id; break;
-	case P_PGID: if (id < 0) return -EINVAL; pid = id ? -id : 0; break;
+	case P_ALL: break;
+	case P_PID: if (id <= 0) return -EINVAL; break;
+	case P_PGID: if (id < 0) return -EINVAL; break;
 	default: return -EINVAL;
 	}
-	if (!(options & WEXITED)) {
-		// Only stop/continue events asked for: we have none.
-		if (options & WNOHANG)
-			return 0;
-		return -ECHILD;
-	}
-	int ret = do_wait(pid, options, &r);
+	int ret = do_wait((struct wait_who){ idtype, id }, options, &r);
 	if (ret < 0)
 		return ret;
 	if (uinfo) {
@@ -373,7 +401,12 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 			si.si_code = r.code;
 			si.u.kill.pid = r.pid;
 			si.u.kill.uid = 0;
-			si.u.kill.status = r.code == CLD_EXITED ? (r.status >> 8) & 0xff : r.status & 0x7f;
+			if (r.code == CLD_STOPPED)
+				si.u.kill.status = (r.status >> 8) & 0xff;
+			else if (r.code == CLD_CONTINUED)
+				si.u.kill.status = SIGCONT;
+			else
+				si.u.kill.status = wstatus_si_status(r.status);
 		}
 		if (copy_to_user(uinfo, &si, sizeof(si)) < 0)
 			return -EFAULT;

@@ -103,6 +103,7 @@ void start_init(void)
 	for (int i = 0; i < RLIMIT_COUNT; i++)
 		p->rlimits[i] = (struct rlimit_pair){ ~0ULL, ~0ULL };
 	p->rlimits[3] = (struct rlimit_pair){ USER_STACK_SIZE, ~0ULL };	// RLIMIT_STACK
+	p->rlimits[4] = (struct rlimit_pair){ 0, ~0ULL };	// RLIMIT_CORE: none, as Linux
 	p->rlimits[7] = (struct rlimit_pair){ FD_LIMIT, FD_LIMIT };	// RLIMIT_NOFILE: nr_open
 
 	struct thread *t = user_thread_alloc(p, "init");

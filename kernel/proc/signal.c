@@ -112,26 +112,12 @@ static bool valid_signal(int sig)
 	return sig >= 1 && sig <= NSIG;
 }
 
-// Default action of each signal: terminate, or ignore (stop/continue are
-// treated as ignore: there is no job control, and senders of a stopping
-// signal are refused, see would_stop).
+// Default action of each signal: ignore, stop (sig_is_stop, see
+// jobctl.c), dump core (default_dumps_core) or terminate.  SIGCONT's
+// default is to ignore: continuing happens when it is sent.
 static bool default_ignores(int sig)
 {
-	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT ||
-	       sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
-// No job control: a signal that would stop its target (SIGSTOP always,
-// SIGTSTP/SIGTTIN/SIGTTOU at their default action) cannot be delivered
-// as Linux would, so kill() and friends refuse it with EINVAL.  Caught or
-// ignored, those three are ordinary signals.
-static bool would_stop(struct process *p, int sig)
-{
-	if (sig == SIGSTOP)
-		return true;
-	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
-		return false;
-	return __atomic_load_n(&p->sighand->action[sig].handler, __ATOMIC_RELAXED) == SIG_DFL;
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
 }
 
 static bool ignored(struct process *p, int sig)
@@ -155,7 +141,7 @@ static bool default_dumps_core(int sig)
 static bool kills_at_once(struct process *p, int sig)
 {
 	return p->sighand->action[sig].handler == SIG_DFL && !default_ignores(sig) &&
-	       !default_dumps_core(sig);
+	       !sig_is_stop(sig) && !default_dumps_core(sig);
 }
 
 // Is there a thread in p that does not block sig?  sighand lock held.
@@ -209,6 +195,7 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 		// we are in p, in which case exit_to_user sees p->exiting.
 		return 0;
 	}
+	jobctl_on_send(p, sig);
 	if (ignored(p, sig)) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		return 0;
@@ -235,6 +222,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 	if (sig == SIGKILL)
 		return signal_send_process(p, sig, info);
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	jobctl_on_send(p, sig);		// a stop or continue is for the whole process
 	if (!ignored(p, sig) && kills_at_once(p, sig) && !(t->sig_blocked & sigmask_of(sig))) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		process_kill_others(p, sig);
@@ -260,6 +248,9 @@ bool thread_signal_pending(struct thread *t)
 		return false;
 	if (t->exiting || p->exiting)
 		return true;
+	// A group stop: the thread must come out to park.
+	if (__atomic_load_n(&p->group_stop, __ATOMIC_RELAXED))
+		return true;
 	return ((t->sig_pending | p->sig_pending) & ~t->sig_blocked) != 0;
 }
 
@@ -270,10 +261,20 @@ bool thread_fatal_pending(struct thread *t)
 	return p && (t->exiting || p->exiting);
 }
 
-// Kills the process for an unhandled fatal signal.
+#define RLIMIT_CORE 4
+
+// Kills the process for an unhandled fatal signal.  For a signal whose
+// default action dumps core the wait status says "core dumped" (0x80)
+// when RLIMIT_CORE allows a core, as Linux with a core_pattern that
+// takes it; no file is written (/proc/sys/kernel/core_pattern says so).
 static __attribute__((noreturn)) void die_of_signal(int sig)
 {
-	thread_exit_user(sig, true);
+	struct process *p = current_process();
+	int status = sig;
+
+	if (default_dumps_core(sig) && p->rlimits[RLIMIT_CORE].cur > 0)
+		status |= 0x80;
+	thread_exit_user(status, true);
 }
 
 // A fault in user mode: delivered now, and fatal if it cannot be handled.
@@ -337,6 +338,11 @@ void signal_deliver(struct trap_frame *f)
 		thread_exit_user(p->exit_status, false);
 	for (;;) {
 		struct ksiginfo info;
+		if (__atomic_load_n(&p->group_stop, __ATOMIC_RELAXED)) {
+			jobctl_park();
+			if (t->exiting || p->exiting)
+				thread_exit_user(p->exit_status, false);
+		}
 		uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 		int sig = dequeue(t, &info);
 		if (!sig) {
@@ -349,6 +355,15 @@ void signal_deliver(struct trap_frame *f)
 			return;
 		}
 		struct k_sigaction ka = p->sighand->action[sig];
+		if (ka.handler == SIG_DFL && sig_is_stop(sig)) {
+			spin_unlock_irqrestore(&p->sighand->lock, flags);
+			// A terminal's stop signals cannot stop an orphaned
+			// group: nobody could continue it (POSIX).  Discarded.
+			if (sig != SIGSTOP && jobctl_current_orphaned())
+				continue;
+			jobctl_stop(sig);
+			continue;
+		}
 		if (ka.handler == SIG_IGN || (ka.handler == SIG_DFL && default_ignores(sig))) {
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
 			continue;
@@ -482,7 +497,9 @@ SYSCALL_DEFINE(SYS_rt_sigsuspend, rt_sigsuspend)
 	signal_set_temporary_mask(mask);
 	while (!thread_signal_pending(current_thread()))
 		wq_wait(0, 0, WAIT_FOREVER, true);
-	return -EINTR;
+	// EINTR once a handler runs; woken for a stop with nothing to
+	// handle, it starts again after the continue (as Linux).
+	return -ERESTARTNOHAND;
 }
 
 SYSCALL_DEFINE(SYS_pause, pause)
@@ -533,8 +550,6 @@ static int kill_one(struct process *p, int sig, struct ksiginfo *info)
 		return -ESRCH;
 	if (cred_may_signal(p, sig))
 		return -EPERM;
-	if (sig && !p->zombie && would_stop(p, sig))
-		return -EINVAL;
 	if (sig && !p->zombie)
 		signal_send_process(p, sig, info);
 	return 0;
@@ -545,7 +560,6 @@ struct kill_group {
 	bool all;
 	struct process *self;
 	struct ksiginfo *info;
-	bool check_only, stops;		// first pass: would any target stop?
 	int denied;			// targets the caller may not signal
 };
 
@@ -557,10 +571,6 @@ static void kill_group_fn(struct process *p, void *arg)
 		return;
 	if (g->all ? (p->pid == 1 || p == g->self) : p->pgid != g->pgid)
 		return;
-	if (g->check_only) {
-		g->stops |= g->sig && would_stop(p, g->sig);
-		return;
-	}
 	if (cred_may_signal(p, g->sig)) {
 		g->denied++;
 		return;
@@ -584,15 +594,10 @@ SYSCALL_DEFINE(SYS_kill, kill)
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
 		return r;
 	}
-	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info, true, false, 0 };
+	struct kill_group g = { sig, pid == 0 ? me->pgid : -pid, 0, pid == -1, me, &info, 0 };
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
-	process_for_each_locked(kill_group_fn, &g);	// all or none
-	g.check_only = false;
-	if (!g.stops)
-		process_for_each_locked(kill_group_fn, &g);
+	process_for_each_locked(kill_group_fn, &g);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
-	if (g.stops)
-		return -EINVAL;
 	// As Linux: kill(-1) fails only when there is nobody else at all; a
 	// group fails with EPERM when none of it could be signalled.
 	if (g.all)
@@ -614,8 +619,6 @@ static long kill_thread(int tgid, int tid, int sig)
 		r = -ESRCH;
 	else if (cred_may_signal(t->proc, sig))
 		r = -EPERM;
-	else if (sig && would_stop(t->proc, sig))
-		r = -EINVAL;
 	else if (sig)
 		signal_send_thread(t, sig, &info);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
@@ -678,8 +681,6 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 			r = -ESRCH;
 		else if (cred_may_signal(t->proc, sig))
 			r = -EPERM;
-		else if (would_stop(t->proc, sig))
-			r = -EINVAL;
 		else
 			r = signal_send_thread(t, sig, &info);	// -EAGAIN: not queued
 	} else {
@@ -688,8 +689,6 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 			r = -ESRCH;
 		else if (cred_may_signal(p, sig))
 			r = -EPERM;
-		else if (would_stop(p, sig))
-			r = -EINVAL;
 		else
 			r = signal_send_process(p, sig, &info);
 	}
@@ -717,13 +716,19 @@ static void pgrp_send_fn(struct process *p, void *arg)
 	}
 }
 
+void signal_send_pgrp_locked(int pgid, int sig)
+{
+	int a[2] = { pgid, sig };
+
+	process_for_each_locked(pgrp_send_fn, a);
+}
+
 // Signals every process of a group (the console's ^C); callable from
 // interrupt context.
 void signal_send_pgrp(int pgid, int sig)
 {
-	int a[2] = { pgid, sig };
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 
-	process_for_each_locked(pgrp_send_fn, a);
+	signal_send_pgrp_locked(pgid, sig);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }

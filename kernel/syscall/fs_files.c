@@ -287,7 +287,7 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	else if (!(flags & O_PATH))
 		rc = open_permission(vn, flags, created);
 	if (rc == 0 && vn->ops && vn->ops->open && !(flags & O_PATH))
-		rc = vn->ops->open(vn, flags);
+		rc = vn->ops->open(&vn, flags);
 	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && !created &&
 	    vn->type == VNODE_REG) {
 		cred_write_kills_suid(vn);

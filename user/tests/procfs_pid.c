@@ -10,6 +10,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <stdio.h>
 #include <grp.h>
 #include <stdlib.h>
@@ -769,6 +771,70 @@ static void t_status_ids(void)
 			    "5 Groups, 6 CapEff, 7 owner not root when undumpable, 8 owner when dumpable)");
 }
 
+// A stopped process shows T, and R or S again once continued.
+static void t_stopped_state(void)
+{
+	char fields[64][64], path[64];
+	int status;
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	kill(pid, SIGSTOP);
+	if (check(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status), "stopped") &&
+	    check(stat_fields(path, fields) > 3, "read stat"))
+		if (strcmp(fields[3], "T"))
+			fail("state of a stopped process: %s, not T", fields[3]);
+	kill(pid, SIGCONT);
+	waitpid(pid, &status, WCONTINUED);
+	if (check(stat_fields(path, fields) > 3, "read stat"))
+		check(strcmp(fields[3], "T") != 0, "not T once continued");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+// A session leader with a pseudo-terminal as its controlling terminal:
+// stat's tty_nr is the terminal's device number (Linux's encoding) and
+// tpgid its foreground group; without a terminal 0 and -1.
+static int tty_child(int master)
+{
+	char fields[64][64];
+	struct stat st;
+
+	if (setsid() < 0)
+		return 1;
+	if (stat_fields("/proc/self/stat", fields) < 8 || strcmp(fields[7], "0") ||
+	    strcmp(fields[8], "-1"))
+		return 2;
+	int slave = open(ptsname(master), O_RDWR);
+	if (slave < 0 || fstat(slave, &st) < 0)
+		return 3;
+	unsigned major = (unsigned)(st.st_rdev >> 8) & 0xfff, minor = (unsigned)(st.st_rdev & 0xff);
+	unsigned long want = (minor & 0xff) | (major << 8);
+	if (stat_fields("/proc/self/stat", fields) < 8 || strtoul(fields[7], NULL, 10) != want)
+		return 4;
+	if (atoi(fields[8]) != getpid())
+		return 5;
+	return 0;
+}
+
+static void t_tty_fields(void)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+
+	if (!check(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0, "a pty"))
+		return;
+	pid_t pid = fork_child();
+	if (pid == 0)
+		_exit(tty_child(master));
+	check_child_ok(pid, "tty_nr and tpgid (1 setsid, 2 none before, 3 open slave, 4 tty_nr, "
+			    "5 tpgid)");
+	close(master);
+}
+
 static const struct test_case cases[] = {
 	{ "self_links", t_self_links },
 	{ "stat_by_position", t_stat_by_position },
@@ -782,6 +848,8 @@ static const struct test_case cases[] = {
 	{ "maps_known_mapping", t_maps_known_mapping },
 	{ "readdir_children", t_readdir_children },
 	{ "zombie", t_zombie },
+	{ "stopped_state_T", t_stopped_state },
+	{ "tty_nr_and_tpgid", t_tty_fields },
 	{ "offsets_and_pieces", t_offsets_and_pieces },
 	{ "readdir_positions", t_readdir_positions },
 	{ "cwd_exe_root", t_cwd_exe_root },
