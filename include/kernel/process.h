@@ -65,6 +65,7 @@ struct process {
 	struct process *itimer_next;
 
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
+	struct proc_acct acct;		// CPU time, CPU timers (kernel/proc/cputime.c)
 	uint64_t start_ns;
 	struct process_arch arch;	// x86: AMX permission
 };

@@ -18,6 +18,7 @@ struct runqueue {
 	int nr_waiting;
 };
 
+int sched_nr_running(void);		// running or runnable threads, all CPUs
 void sched_init_cpu(struct cpu *c);	// run queue and idle thread
 void sched_tick(void);			// from the timer interrupt
 void schedule(void);			// give up the CPU; the current thread's state says why

@@ -10,6 +10,7 @@
 #include <kernel/facility.h>
 #include <uapi/signal.h>
 #include <kernel/rseq.h>
+#include <kernel/cputime.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -68,6 +69,7 @@ struct thread {
 	bool exiting;
 	struct vfork_done *vfork_done;	// vfork child: where its parent waits
 	struct rseq_thread rseq;	// rseq(2) registration (kernel/proc/rseq.c)
+	struct thread_acct acct;	// CPU time and faults (kernel/proc/cputime.c)
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

@@ -128,6 +128,7 @@ static void process_finish(struct process *p)
 
 	// Off this address space before dropping it.
 	mm_deactivate_current();
+	acct_mm_peak(p, mm->rss_peak);
 	p->mm = 0;
 	mm_put(mm);
 
@@ -193,6 +194,7 @@ void thread_exit_user(int wait_status, bool group)
 			break;
 		}
 	}
+	acct_thread_exit(p, t);
 	bool last = --p->nthreads == 0;
 	if (!p->exiting && last)
 		p->exit_status = wait_status;
@@ -261,6 +263,7 @@ struct wait_result {
 	int pid;
 	int status;
 	int code;	// CLD_*
+	struct acct_totals usage;	// the child's times and its children's
 };
 
 // Finds a zombie child matching 'pid'; reaps it unless 'keep'.  Returns
@@ -278,7 +281,9 @@ static int reap_locked(struct process *p, int pid, bool keep, struct wait_result
 		r->pid = c->pid;
 		r->status = c->exit_status;
 		r->code = wstatus_signaled(c->exit_status) ? CLD_KILLED : CLD_EXITED;
+		acct_zombie_totals(c, &r->usage);
 		if (!keep) {
+			acct_reap(p, c);
 			process_unlink_child_locked(c);
 			process_free_locked(c);
 		}
@@ -323,11 +328,8 @@ SYSCALL_DEFINE(SYS_wait4, wait4)
 	int ret = do_wait(pid, options, &r);
 	if (ret > 0 && ustatus && put_user_u32(ustatus, (uint32_t)r.status) < 0)
 		return -EFAULT;
-	if (ret > 0 && args->a[3]) {
-		uint8_t zero[144] = { 0 };	// struct rusage: no accounting
-		if (copy_to_user(args->a[3], zero, sizeof(zero)) < 0)
-			return -EFAULT;
-	}
+	if (ret > 0 && args->a[3] && acct_put_rusage(args->a[3], &r.usage) < 0)
+		return -EFAULT;
 	return ret;
 }
 
@@ -358,6 +360,9 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	int ret = do_wait(pid, options, &r);
 	if (ret < 0)
 		return ret;
+	// The fifth argument, a struct rusage, as Linux: only for a child found.
+	if (ret > 0 && args->a[4] && acct_put_rusage(args->a[4], &r.usage) < 0)
+		return -EFAULT;
 	if (uinfo) {
 		struct user_siginfo si = { 0 };
 		if (ret > 0) {

@@ -85,6 +85,7 @@ void sched_init_cpu(struct cpu *c)
 	struct thread *first;
 
 	spin_init(&rq->lock, "runqueue");
+	acct_cpu_init(c);
 	struct thread *idle = thread_alloc("idle");
 	if (!idle)
 		panic("no memory for cpu %d's idle thread", c->id);
@@ -206,8 +207,15 @@ static struct thread *pick_next(struct cpu *c, struct runqueue *rq)
 	return t;
 }
 
+// Also ends prev's system (or the CPU's idle) time, and counts the
+// switch for getrusage as Linux does: voluntary if prev blocked.
 static void account_switch(struct cpu *c, struct thread *prev)
 {
+	acct_kernel_lap(&c->acct, &prev->acct, prev->is_idle);
+	if (prev->state == THREAD_RUNNABLE)
+		prev->acct.nivcsw++;
+	else
+		prev->acct.nvcsw++;
 	c->stats.ctxsw++;
 	if (prev->preempted)
 		c->stats.ctxsw_invol++;
@@ -385,6 +393,22 @@ int sched_set_affinity(struct thread *t, cpumask_t mask)
 	else if (running_there && !may_run_on(t, cpu))
 		arch_send_ipi(cpu, IPI_RESCHED);
 	return 0;
+}
+
+// Threads running or waiting for a CPU (/proc/stat procs_running); a
+// snapshot taken without the locks.
+int sched_nr_running(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < ncpus; i++) {
+		struct thread *t = __atomic_load_n(&cpus[i].current, __ATOMIC_RELAXED);
+		if (!cpus[i].online)
+			continue;
+		n += __atomic_load_n(&rq_of(i)->nr_waiting, __ATOMIC_RELAXED);
+		n += t && !t->is_idle;
+	}
+	return n;
 }
 
 void sched_exit_current(void)
