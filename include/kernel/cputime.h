@@ -46,7 +46,6 @@ struct proc_acct {
 	uint64_t maxrss_kb;		// peak of address spaces left behind by exec/exit
 	uint64_t virt_expires, virt_interval;
 	uint64_t prof_expires, prof_interval;
-	uint64_t xcpu_next_ns;		// RLIMIT_CPU: next SIGXCPU is due at this process time
 };
 
 struct cpu;

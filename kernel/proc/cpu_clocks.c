@@ -127,9 +127,13 @@ long cpu_clock_nanosleep(int id, int flags, uint64_t ureq, uint64_t urem)
 		uint64_t wall = (deadline - now) / (uint64_t)ncpus_online;
 		wall = wall > tick ? wall : tick;
 		r = wq_wait(0, 0, clock_monotonic_ns() + wall, true);
-		// The clock's owner gone (reaped, exited): nothing left to wait for.
-		if (read_clock(id, false, &now) < 0)
-			return 0;
+		// The clock's owner gone (reaped, exited): the clock stops, and
+		// as on Linux only a signal ends the sleep.
+		if (r != -EINTR && read_clock(id, false, &now) < 0) {
+			while (wq_wait(0, 0, WAIT_FOREVER, true) != -EINTR)
+				;
+			return -EINTR;
+		}
 		if (r == -EINTR) {
 			if (!(flags & TIMER_ABSTIME) && urem) {
 				struct { int64_t sec, nsec; } ts;

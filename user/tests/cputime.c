@@ -144,18 +144,34 @@ static void t_syscalls_system_time(void)
 	check(tv_ns(b.ru_stime) > tv_ns(a.ru_stime), "a syscall loop accrued no system time");
 }
 
+// A sleep of 300 ms costs its thread almost no CPU time.  Time the host
+// takes the (virtual) CPU away while the thread is in the kernel is
+// charged to it, as on any kernel without steal-time accounting, so a
+// loaded host may inflate one try: the best of three must be small (a
+// kernel that charged the sleep would show 300 ms every time).
+static long long sleep_cost(clockid_t clock, int rusage_who)
+{
+	long long best = -1;
+
+	for (int i = 0; i < 3; i++) {
+		long long c0 = clock_ns(clock), r0 = usage_ns(rusage_who);
+		sleep_ms(300);
+		long long c = clock_ns(clock) - c0, r = usage_ns(rusage_who) - r0;
+		long long worst = c > r ? c : r;
+		if (best < 0 || worst < best)
+			best = worst;
+		if (best <= 50 * MS)
+			break;
+	}
+	return best;
+}
+
 static void t_sleeper_accrues_none(void)
 {
-	long long t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	long long r0 = usage_ns(RUSAGE_THREAD);
+	long long cost = sleep_cost(CLOCK_THREAD_CPUTIME_ID, RUSAGE_THREAD);
 
-	sleep_ms(300);
-	long long t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	long long r1 = usage_ns(RUSAGE_THREAD);
-	if (t1 - t0 > 50 * MS)
-		fail("sleeping 300 ms took %lld ns of thread CPU time", t1 - t0);
-	if (r1 - r0 > 50 * MS)
-		fail("sleeping 300 ms took %lld ns of RUSAGE_THREAD time", r1 - r0);
+	if (cost > 50 * MS)
+		fail("sleeping 300 ms took %lld ns of thread CPU time (best of 3)", cost);
 }
 
 static atomic_int spinner_stop;
@@ -201,23 +217,18 @@ static void t_thread_vs_self(void)
 
 	if (!start_spinner(&th))
 		return;
-	long long t0 = now_ns(CLOCK_MONOTONIC);
-	long long me0 = usage_ns(RUSAGE_THREAD);
-	sleep_ms(300);
-	long long me1 = usage_ns(RUSAGE_THREAD);
+	long long mine = sleep_cost(CLOCK_THREAD_CPUTIME_ID, RUSAGE_THREAD);
 	stop_spinner(th);
-	long long elapsed = now_ns(CLOCK_MONOTONIC) - t0;
 	long long own = atomic_load(&spinner_own);
 	long long self = usage_ns(RUSAGE_SELF);
 	check(own > 0, "the spinner's clock did not advance");
-	if (me1 - me0 > 50 * MS)
-		fail("RUSAGE_THREAD of a sleeper grew by %lld ns", me1 - me0);
+	if (mine > 50 * MS)
+		fail("RUSAGE_THREAD of a sleeper grew by %lld ns in 300 ms (best of 3)", mine);
 	if (self < own)
 		fail("RUSAGE_SELF %lld ns below the exited spinner's own %lld ns", self, own);
 	long long proc = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (proc + 1000 < own)
 		fail("process clock %lld ns below the exited spinner's %lld ns", proc, own);
-	(void)elapsed;
 }
 
 // Two spinning threads: the process's time may exceed wall time, but
@@ -338,7 +349,8 @@ static void t_faults_and_maxrss(void)
 	if (b.ru_minflt - a.ru_minflt < 1024)
 		fail("1024 pages touched, ru_minflt grew by %ld", b.ru_minflt - a.ru_minflt);
 	check(b.ru_majflt == a.ru_majflt, "a major fault without I/O");
-	if (b.ru_maxrss < 4096)
+	// Linux's RSS counters lag by up to 64 pages a thread.
+	if (b.ru_maxrss < 3072)
 		fail("ru_maxrss %ld KB after touching 4096 KB", b.ru_maxrss);
 }
 
