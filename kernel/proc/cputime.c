@@ -379,8 +379,10 @@ SYSCALL_DEFINE(SYS_getrusage, getrusage)
 }
 
 // times(2): clock ticks (USER_HZ) of the process and its reaped
-// children; returns the ticks since boot (an arbitrary fixed point, as
-// POSIX allows; Linux's starts 5 minutes before boot).
+// children.  Returns clock ticks from a fixed point in the past: Linux's,
+// whose jiffies start 5 minutes short of 2^32 (so that 32-bit wrap bugs
+// show early); with USER_HZ ticks that is 2^32 - 30000 at boot.
+#define TIMES_AT_BOOT ((1ULL << 32) - 300 * 100)
 SYSCALL_DEFINE(SYS_times, times)
 {
 	struct process *p = current_process();
@@ -393,5 +395,5 @@ SYSCALL_DEFINE(SYS_times, times)
 		if (copy_to_user(args->a[0], tms, sizeof(tms)) < 0)
 			return -EFAULT;
 	}
-	return (long)(clock_monotonic_ns() / USER_HZ_NS);
+	return (long)(TIMES_AT_BOOT + clock_monotonic_ns() / USER_HZ_NS);
 }
