@@ -286,6 +286,28 @@ static void t_children(void)
 	check(from_wait.ru_minflt > 0, "wait4's rusage shows no page faults");
 }
 
+// waitid's fifth argument (the raw system call's) gets the child's rusage.
+static void t_waitid_rusage(void)
+{
+	struct rusage ru;
+	siginfo_t si;
+
+	memset(&ru, 0, sizeof(ru));
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		burn_cpu_ms(50, 5000);
+		_exit(0);
+	}
+	if (syscall(SYS_waitid, P_PID, (long)pid, &si, WEXITED, &ru) != 0) {
+		fail("waitid: errno %d", errno);
+		return;
+	}
+	check(si.si_pid == pid, "waitid's siginfo");
+	if (tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime) < 50 * MS)
+		fail("waitid's rusage: %lld ns for a child that burnt 50 ms",
+		     tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime));
+}
+
 // A grandchild's time reaches us through the child that reaped it.
 static void t_grandchildren(void)
 {
@@ -756,6 +778,7 @@ static const struct test_case cases[] = {
 	{ "two_threads_bounded_by_twice_elapsed", t_threads_bound },
 	{ "rusage_children_only_after_wait", t_children },
 	{ "rusage_children_include_grandchildren", t_grandchildren },
+	{ "waitid_rusage", t_waitid_rusage },
 	{ "getrusage_times_errors", t_getrusage_errors },
 	{ "minflt_and_maxrss", t_faults_and_maxrss },
 	{ "voluntary_switches_counted", t_context_switches },
