@@ -44,8 +44,10 @@ void timer_interrupt(struct trap_frame *f)
 		loadavg_tick();
 	}
 	membarrier_tick();
-	if (__atomic_load_n(&c->current, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&c->current, __ATOMIC_ACQUIRE)) {
+		acct_tick(c);
 		sched_tick();
+	}
 }
 
 void delay_ns(uint64_t ns)

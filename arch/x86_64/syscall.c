@@ -7,13 +7,17 @@
 #include <kernel/syscall.h>
 #include <kernel/trap.h>
 #include <kernel/cpu.h>
+#include <kernel/thread.h>
 
 long syscall_invoke(uint64_t nr, struct syscall_args *args);
 
 // Called from entry.S with interrupts off; returns with them off.
 void syscall_dispatch(struct trap_frame *f)
 {
-	this_cpu()->stats.syscalls++;
+	struct cpu *c = this_cpu();
+
+	acct_user_to_kernel(&c->acct, &c->current->acct);
+	c->stats.syscalls++;
 	irq_enable();
 	uint64_t nr = f->rax;
 	f->error = nr;		// kept for restarting an interrupted call

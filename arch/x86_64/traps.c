@@ -158,6 +158,8 @@ void trap_dispatch(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 
+	if (trap_from_user(f))
+		acct_user_to_kernel(&c->acct, &c->current->acct);
 	if (f->vector < 32) {
 		// The gate turned interrupts off.  A fault from user mode may
 		// sleep or wait for a lock: on again.  A kernel one stays off,
@@ -167,9 +169,15 @@ void trap_dispatch(struct trap_frame *f)
 			irq_enable();
 		exception(f);
 	} else {
+		// The handler's time is the CPU's irq time, nobody's system
+		// time (a tick that comes before the first thread: the boot's).
+		struct thread *t = c->current;
+		if (!trap_from_user(f) && t)
+			acct_kernel_lap(&c->acct, &t->acct, t->is_idle);
 		c->preempt_count++;
 		interrupt(c, f);
 		c->preempt_count--;
+		acct_irq_done(&c->acct);
 	}
 	if (trap_from_user(f))
 		exit_to_user(f);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <arch/x86.h>
 #include <arch/tsc.h>
+#include <arch/cycles.h>
 #include <arch/apic.h>
 #include <arch/clock_refs.h>
 #include <kernel/arch.h>
@@ -101,6 +102,15 @@ uint64_t clock_monotonic_ns(void)
 		__asm__ volatile("lfence" ::: "memory");
 	} while ((seq & 1) || seq != __atomic_load_n(&clk.seq, __ATOMIC_ACQUIRE));
 	return ns_at(t, base, ns_base, mult);
+}
+
+// A duration in TSC cycles as ns, at the rate in force (CPU-time
+// accounting keeps cycles and converts when it is read).
+uint64_t arch_cycles_to_ns(uint64_t cycles)
+{
+	uint64_t mult = __atomic_load_n(&clk.mult, __ATOMIC_RELAXED);
+
+	return (uint64_t)(((unsigned __int128)cycles * mult) >> 32);
 }
 
 // Changes the rate from now on; the clock stays continuous.  Writers (boot,

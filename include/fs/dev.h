@@ -16,6 +16,8 @@ int procfs_facilities_init(void);
 // The system-wide /proc files, /proc/sys and /sys (procfs_sys.c).
 int procfs_sys_init(void);
 void fac_stats_reset(void);
+// /proc/stat and /proc/uptime (kernel/fs/procfs_stat.c).
+int procfs_stat_init(void);
 
 // Called on every tick of CPU 0 (interrupt context): moves bytes waiting
 // in the UART into the console's input buffer and wakes readers.

@@ -8,6 +8,7 @@
 #include <kernel/spinlock.h>
 #include <arch/cpu_arch.h>
 #include <kernel/facility.h>
+#include <kernel/cputime.h>
 
 #define MAX_CPUS 64
 
@@ -75,6 +76,7 @@ struct cpu {
 	struct cross_call *call_head;
 
 	struct cpu_stats stats;
+	struct cpu_acct acct;		// CPU time by kind (include/kernel/cputime.h)
 	struct fac_cpu fac[NR_FACILITIES];	// facilities (kernel/sched/facility.c)
 	struct cpu_arch arch;
 };

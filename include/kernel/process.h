@@ -68,6 +68,7 @@ struct process {
 	struct process *itimer_next;
 
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
+	struct proc_acct acct;		// CPU time, CPU timers (kernel/proc/cputime.c)
 	uint64_t start_ns;
 
 	// Job control (kernel/proc/jobctl.c), under sighand->lock.

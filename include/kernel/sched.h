@@ -32,7 +32,7 @@ void sched_start(struct thread *t);
 int sched_set_affinity(struct thread *t, cpumask_t mask);
 
 // Threads running or waiting on a run queue, all CPUs together (a
-// snapshot without locks: /proc/loadavg and the load average).
+// snapshot without locks: /proc/loadavg, the load average, /proc/stat).
 int sched_nr_running(void);
 
 // Called by a new thread on its first run (the switch left a lock held).

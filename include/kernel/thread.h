@@ -10,6 +10,7 @@
 #include <kernel/facility.h>
 #include <uapi/signal.h>
 #include <kernel/rseq.h>
+#include <kernel/cputime.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -74,6 +75,7 @@ struct thread {
 	// the value PR_SET_TIMERSLACK 0 goes back to, no_new_privs.
 	uint64_t timer_slack_ns, default_timer_slack_ns;
 	bool no_new_privs;
+	struct thread_acct acct;	// CPU time and faults (kernel/proc/cputime.c)
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

@@ -27,6 +27,7 @@
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
 #include <kernel/proc_internal.h>
+#include <kernel/cputime.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
 #include <kernel/tty.h>
@@ -90,16 +91,6 @@ static char proc_task_state(struct process *p, const struct thread *t)
 	return 'R';
 }
 
-// User and system time of a thread (or the whole process when t is
-// NULL) and of its waited-for children, in clock ticks.  Not yet
-// accounted: 0.
-static void proc_times(const struct process *p, const struct thread *t, uint64_t *utime,
-		       uint64_t *stime, uint64_t *cutime, uint64_t *cstime)
-{
-	(void)p; (void)t;
-	*utime = *stime = *cutime = *cstime = 0;
-}
-
 // The controlling terminal (stat's tty_nr, as Linux encodes a device
 // number) and its foreground process group: 0 and -1 without one.
 // proc_tree_lock held (it guards p->ctty).
@@ -153,7 +144,8 @@ struct psnap {
 	uint32_t umask;
 	uint64_t start_ns;
 	uint64_t sigpnd, shdpnd, sigblk, sigign, sigcgt;
-	uint64_t utime, stime, cutime, cstime;
+	uint64_t utime, stime, cutime, cstime;		// clock ticks
+	uint64_t minflt, majflt, cminflt, cmajflt, nvcsw, nivcsw;
 	struct cred *cred;		// referenced: the thread's, or the process's
 	int tty_nr, tpgid;
 	cpumask_t affinity;
@@ -168,6 +160,28 @@ static void exe_comm(const struct process *p, char *comm)
 	const char *base = strrchr(p->exe_path, '/');
 
 	strlcpy(comm, base ? base + 1 : p->exe_path, 16);
+}
+
+// CPU times, faults and context switches of a thread (or of the whole
+// process when t is NULL) and of its reaped children
+// (docs/accounting.md): times in clock ticks, as stat shows them.
+// proc_tree_lock and p->lock held.
+static void proc_times(struct process *p, struct thread *t, struct psnap *s)
+{
+	struct acct_totals self, children;
+	const uint64_t tick_ns = 1000000000ULL / CLOCK_TICKS_PER_SEC;
+
+	acct_task_totals_locked(p, t, &self, &children);
+	s->utime = self.user_ns / tick_ns;
+	s->stime = self.sys_ns / tick_ns;
+	s->cutime = children.user_ns / tick_ns;
+	s->cstime = children.sys_ns / tick_ns;
+	s->minflt = self.minflt;
+	s->majflt = self.majflt;
+	s->cminflt = children.minflt;
+	s->cmajflt = children.majflt;
+	s->nvcsw = self.nvcsw;
+	s->nivcsw = self.nivcsw;
 }
 
 static void snap_signals(struct process *p, struct thread *t, struct psnap *s)
@@ -220,8 +234,7 @@ static int snap_take(const struct pnode *pn, struct psnap *s)
 				exe_comm(p, s->comm);
 			s->comm[sizeof(s->comm) - 1] = 0;
 			snap_signals(p, t, s);
-			proc_times(p, pn->tid ? t : NULL, &s->utime, &s->stime, &s->cutime,
-				   &s->cstime);
+			proc_times(p, pn->tid ? t : NULL, s);
 			s->cred = t ? cred_of_thread(t) : cred_of(p);
 			proc_tty(p, &s->tty_nr, &s->tpgid);
 			memcpy(s->rlimits, p->rlimits, sizeof(s->rlimits));
@@ -317,7 +330,8 @@ static void render_stat(struct text *t, struct psnap *s)
 
 	mm_sizes(mm, &z);
 	tprintf(t, "%d (%s) %c %d %d %d %d %d %u %lu %lu %lu %lu ", s->tid, s->comm, s->state,
-		s->ppid, s->pgid, s->sid, s->tty_nr, s->tpgid, 0u, 0ul, 0ul, 0ul, 0ul);
+		s->ppid, s->pgid, s->sid, s->tty_nr, s->tpgid, 0u, s->minflt, s->cminflt,
+		s->majflt, s->cmajflt);
 	tprintf(t, "%lu %lu %ld %ld %ld %ld %d %ld %lu %lu %lu %lu ", s->utime, s->stime,
 		(long)s->cutime, (long)s->cstime, 20l, 0l, s->nthreads, 0l, start, z.total,
 		mm_rss(mm), s->rlimits[5].cur);
@@ -424,6 +438,8 @@ static void render_status(struct text *t, struct psnap *s)
 	render_caps(t, s->cred);
 	tprintf(t, "Cpus_allowed:\t%lx\nCpus_allowed_list:\t", s->affinity & online);
 	cpu_list(t, s->affinity & online);
+	tprintf(t, "voluntary_ctxt_switches:\t%lu\nnonvoluntary_ctxt_switches:\t%lu\n", s->nvcsw,
+		s->nivcsw);
 }
 
 // ---- limits ----

@@ -147,6 +147,8 @@ int vfs_init(const void *cpio, size_t len)
 		err = procfs_facilities_init();
 	if (!err)
 		err = procfs_sys_init();
+	if (!err)
+		err = procfs_stat_init();
 	if (err)
 		kprintf("vfs: cannot create /dev, /proc or /tmp: error %d\n", -err);
 	return rc < 0 ? rc : err;

@@ -32,6 +32,7 @@
 #include <kernel/panic.h>
 #include <kernel/thread.h>
 #include <kernel/process.h>
+#include <kernel/cputime.h>
 #include <kernel/arch.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
@@ -362,6 +363,13 @@ static uint64_t user_frame(bool zeroed)
 }
 
 // A new frame for the page at 'page' in v: zeros, or the file's bytes.
+// One more frame mapped (mm->lock held); the peak is ru_maxrss.
+static void rss_add(struct mm *mm)
+{
+	if (++mm->rss > mm->rss_peak)
+		mm->rss_peak = mm->rss;
+}
+
 static uint64_t fill_page(struct vma *v, uint64_t page)
 {
 	uint64_t pa = user_frame(true);
@@ -401,7 +409,7 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
 	if (!pa)
 		return -ENOMEM;
 	*e = pte_make(pa, v->prot, false, v->flags & VMA_SHARED);
-	mm->rss++;
+	rss_add(mm);
 	return 0;
 }
 
@@ -496,6 +504,8 @@ int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
 	int r = fault_locked(mm, addr, write, exec, &g);
 	gather_flush(&g);
 	spin_unlock(&mm->lock);
+	if (r == 0)
+		acct_page_fault();	// ru_minflt: none needs I/O here
 	return r;
 }
 
@@ -1076,7 +1086,7 @@ static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
 			*e = pte_make(pa, v->prot, true, false);
 		*ce = *e;
 		frame_ref(pa);
-		mm->rss++;
+		rss_add(mm);
 		va += PAGE_SIZE;
 	}
 	return 0;

@@ -60,6 +60,7 @@ void user_thread_start(struct thread *t)
 	p->threads = t;
 	p->nthreads++;
 	spin_unlock_irqrestore(&p->lock, flags);
+	acct_count_fork();		// /proc/stat "processes"
 	arch_thread_init_user(t);
 	sched_start(t);
 }

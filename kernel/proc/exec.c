@@ -591,8 +591,10 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	uint64_t flags = irq_save();
 	membarrier_switch_mm(mm);
 	irq_restore(flags);
-	if (old)
+	if (old) {
+		acct_mm_peak(p, old->rss_peak);		// ru_maxrss outlives the image
 		mm_put(old);
+	}
 	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);

@@ -146,6 +146,7 @@ static void process_finish(struct process *p)
 
 	// Off this address space before dropping it.
 	mm_deactivate_current();
+	acct_mm_peak(p, mm->rss_peak);
 	pl = spin_lock_irqsave(&p->lock);
 	p->mm = 0;
 	spin_unlock_irqrestore(&p->lock, pl);
@@ -214,6 +215,7 @@ void thread_exit_user(int wait_status, bool group)
 			break;
 		}
 	}
+	acct_thread_exit(p, t);
 	bool last = --p->nthreads == 0;
 	if (!p->exiting && last)
 		p->exit_status = wait_status;
@@ -288,6 +290,7 @@ struct wait_result {
 	int pid;
 	int status;
 	int code;	// CLD_*
+	struct acct_totals usage;	// the child's times and its children's
 };
 
 // Finds a child matching 'pid' with something to report that 'options'
@@ -316,7 +319,9 @@ static int reap_locked(struct process *p, struct wait_who who, int options, stru
 		r->pid = c->pid;
 		r->status = c->exit_status;
 		r->code = wstatus_code(c->exit_status);
+		acct_zombie_totals(c, &r->usage);
 		if (!keep) {
+			acct_reap(p, c);
 			process_unlink_child_locked(c);
 			process_free_locked(c);
 		}
@@ -350,7 +355,7 @@ SYSCALL_DEFINE(SYS_wait4, wait4)
 	int pid = (int)args->a[0];
 	uint64_t ustatus = args->a[1];
 	int options = (int)args->a[2];
-	struct wait_result r;
+	struct wait_result r = { 0 };	// a stop or continue report leaves usage zero
 
 	// __WCLONE (children with another exit signal only) is not told
 	// apart, and would be answered with every child: refused.
@@ -366,11 +371,8 @@ SYSCALL_DEFINE(SYS_wait4, wait4)
 	int ret = do_wait(who, options | WEXITED, &r);
 	if (ret > 0 && ustatus && put_user_u32(ustatus, (uint32_t)r.status) < 0)
 		return -EFAULT;
-	if (ret > 0 && args->a[3]) {
-		uint8_t zero[144] = { 0 };	// struct rusage: no accounting
-		if (copy_to_user(args->a[3], zero, sizeof(zero)) < 0)
-			return -EFAULT;
-	}
+	if (ret > 0 && args->a[3] && acct_put_rusage(args->a[3], &r.usage) < 0)
+		return -EFAULT;
 	return ret;
 }
 
@@ -380,7 +382,7 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	int id = (int)args->a[1];
 	uint64_t uinfo = args->a[2];
 	int options = (int)args->a[3];
-	struct wait_result r;
+	struct wait_result r = { 0 };	// a stop or continue report leaves usage zero
 
 	if (!(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
 	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL)))
@@ -394,6 +396,9 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	int ret = do_wait((struct wait_who){ idtype, id }, options, &r);
 	if (ret < 0)
 		return ret;
+	// The fifth argument, a struct rusage, as Linux: only for a child found.
+	if (ret > 0 && args->a[4] && acct_put_rusage(args->a[4], &r.usage) < 0)
+		return -EFAULT;
 	if (uinfo) {
 		struct user_siginfo si = { 0 };
 		if (ret > 0) {

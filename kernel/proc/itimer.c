@@ -1,6 +1,9 @@
 // Interval timers: ITIMER_REAL (setitimer, getitimer, alarm) sends SIGALRM
 // to the process when it expires.  Armed timers sit on a short list that
 // CPU 0 checks on every tick, so their resolution is the tick.
+// ITIMER_VIRTUAL and ITIMER_PROF count the process's CPU time instead
+// (kernel/proc/cpu_clocks.c); the tick of a CPU running the process
+// fires them.
 
 #include <kernel/syscall.h>
 #include <kernel/process.h>
@@ -8,6 +11,7 @@
 #include <kernel/uaccess.h>
 #include <kernel/time.h>
 #include <kernel/cpu.h>
+#include <kernel/cputime.h>
 #include <uapi/errno.h>
 
 #define ITIMER_REAL	0
@@ -116,14 +120,21 @@ SYSCALL_DEFINE(SYS_setitimer, setitimer)
 	struct itimerval64 nv = { 0 }, ov;
 	uint64_t old_value, old_interval;
 
-	if ((int)args->a[0] != ITIMER_REAL)
-		return (int)args->a[0] <= ITIMER_PROF ? -ENOSYS : -EINVAL;
+	int which = (int)args->a[0];
+
+	if (which < ITIMER_REAL || which > ITIMER_PROF)
+		return -EINVAL;
 	if (args->a[1] && copy_from_user(&nv, args->a[1], sizeof(nv)) < 0)
 		return -EFAULT;
 	if (nv.value.usec < 0 || nv.value.usec >= 1000000 || nv.interval.usec < 0 ||
 	    nv.interval.usec >= 1000000 || nv.value.sec < 0 || nv.interval.sec < 0)
 		return -EINVAL;
-	itimer_swap(current_process(), tv_ns(&nv.value), tv_ns(&nv.interval), &old_value, &old_interval);
+	if (which == ITIMER_REAL)
+		itimer_swap(current_process(), tv_ns(&nv.value), tv_ns(&nv.interval), &old_value,
+			    &old_interval);
+	else
+		cpu_itimer_swap(current_process(), which, tv_ns(&nv.value), tv_ns(&nv.interval),
+				&old_value, &old_interval);
 	ov.value = ns_tv(old_value);
 	ov.interval = ns_tv(old_interval);
 	if (args->a[2] && copy_to_user(args->a[2], &ov, sizeof(ov)) < 0)
@@ -145,6 +156,11 @@ SYSCALL_DEFINE(SYS_getitimer, getitimer)
 			ov.value = ns_tv(p->itimer_deadline > now ? p->itimer_deadline - now : 1);
 		ov.interval = ns_tv(p->itimer_interval);
 		spin_unlock_irqrestore(&itimer_lock, flags);
+	} else {
+		uint64_t value, interval;
+		cpu_itimer_get(p, (int)args->a[0], &value, &interval);
+		ov.value = ns_tv(value);
+		ov.interval = ns_tv(interval);
 	}
 	return copy_to_user(args->a[1], &ov, sizeof(ov)) < 0 ? -EFAULT : 0;
 }

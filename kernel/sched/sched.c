@@ -85,6 +85,7 @@ void sched_init_cpu(struct cpu *c)
 	struct thread *first;
 
 	spin_init(&rq->lock, "runqueue");
+	acct_cpu_init(c);
 	struct thread *idle = thread_alloc("idle");
 	if (!idle)
 		panic("no memory for cpu %d's idle thread", c->id);
@@ -206,8 +207,15 @@ static struct thread *pick_next(struct cpu *c, struct runqueue *rq)
 	return t;
 }
 
+// Also ends prev's system (or the CPU's idle) time, and counts the
+// switch for getrusage as Linux does: voluntary if prev blocked.
 static void account_switch(struct cpu *c, struct thread *prev)
 {
+	acct_kernel_lap(&c->acct, &prev->acct, prev->is_idle);
+	if (prev->state == THREAD_RUNNABLE)
+		prev->acct.nivcsw++;
+	else
+		prev->acct.nvcsw++;
 	c->stats.ctxsw++;
 	if (prev->preempted)
 		c->stats.ctxsw_invol++;

@@ -119,9 +119,10 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 
 // Can 'nl' replace 'old' and be honoured exactly?  RLIMIT_NOFILE is
 // enforced, up to FD_LIMIT, this kernel's nr_open (Linux: EPERM above
-// it), and RLIMIT_STACK by the stack's growth (kernel/mm/vm.c).  CPU
-// time, file size, data, address space and pending signals are not
-// enforced, so only the values in force can be "set".
+// it), RLIMIT_STACK by the stack's growth (kernel/mm/vm.c) and
+// RLIMIT_CPU by the tick (kernel/proc/cputime.c).  File size, data,
+// address space and pending signals are not enforced, so only the values
+// in force can be "set".
 // The rest have no effect a program can see, as on Linux for root: no
 // core dumps are written, RSS and LOCKS are ignored by Linux too, root is
 // exempt from NPROC and MEMLOCK, and there are no message queues,
@@ -131,7 +132,6 @@ static int limit_check(int resource, const struct rlimit_pair *old, const struct
 	switch (resource) {
 	case RLIMIT_NOFILE:
 		return nl->max > FD_LIMIT ? -EPERM : 0;
-	case RLIMIT_CPU:
 	case RLIMIT_FSIZE:
 	case RLIMIT_DATA:
 	case RLIMIT_AS:
@@ -218,22 +218,3 @@ SYSCALL_DEFINE(SYS_getrandom, getrandom)
 	return (long)len;
 }
 
-SYSCALL_DEFINE(SYS_getrusage, getrusage)
-{
-	uint8_t zero[144] = { 0 };
-	int who = (int)args->a[0];
-
-	if (who != 0 && who != -1 && who != 1)
-		return -EINVAL;
-	return copy_to_user(args->a[1], zero, sizeof(zero)) < 0 ? -EFAULT : 0;
-}
-
-SYSCALL_DEFINE(SYS_times, times)
-{
-	uint64_t t[4] = { 0, 0, 0, 0 };
-	uint64_t ticks = clock_monotonic_ns() / 10000000ULL;	// 100 Hz clock ticks
-
-	if (args->a[0] && copy_to_user(args->a[0], t, sizeof(t)) < 0)
-		return -EFAULT;
-	return (long)ticks;
-}

@@ -6,6 +6,7 @@
 #include <kernel/uaccess.h>
 #include <kernel/thread.h>
 #include <kernel/arch.h>
+#include <kernel/cputime.h>
 #include <uapi/errno.h>
 
 #define CLOCK_REALTIME		0
@@ -36,11 +37,16 @@ uint64_t clock_realtime_ns(void)
 
 // Reads clock 'id' in ns; -EINVAL for unknown clocks.  The monotonic
 // clock is never slewed, so it is also the raw one, and nothing suspends,
-// so it is also boot time.  CPU time is not accounted: the CPU-time
-// clocks (of the process, the thread, or another one's) do not exist,
-// as on a Linux built without POSIX timers, rather than give wall time.
+// so it is also boot time.  The CPU-time clocks (of the process, the
+// thread, or another one's) are kernel/proc/cpu_clocks.c's.
 static int64_t clock_read(int id)
 {
+	uint64_t ns;
+
+	if (cpu_clock_id(id)) {
+		int rc = cpu_clock_read(id, &ns);
+		return rc < 0 ? rc : (int64_t)(ns & INT64_MAX);
+	}
 	switch (id) {
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
@@ -88,9 +94,12 @@ SYSCALL_DEFINE(SYS_clock_gettime, clock_gettime)
 
 SYSCALL_DEFINE(SYS_clock_getres, clock_getres)
 {
-	if (clock_read((int)args->a[0]) < 0)
+	int id = (int)args->a[0];
+	uint64_t res = 1;
+
+	if (cpu_clock_id(id) ? cpu_clock_res(id, &res) < 0 : clock_read(id) < 0)
 		return -EINVAL;
-	if (args->a[1] && put_timespec(args->a[1], 1) < 0)
+	if (args->a[1] && put_timespec(args->a[1], res) < 0)
 		return -EFAULT;
 	return 0;
 }
@@ -152,6 +161,8 @@ SYSCALL_DEFINE(SYS_clock_nanosleep, clock_nanosleep)
 	int flags = (int)args->a[1];
 	uint64_t ns;
 
+	if (cpu_clock_id(id))
+		return cpu_clock_nanosleep(id, flags, args->a[2], args->a[3]);
 	if (clock_read(id) < 0)
 		return -EINVAL;
 	// Linux has no sleep on these clocks either.

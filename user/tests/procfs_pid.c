@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testcase.h"
@@ -835,6 +836,35 @@ static void t_tty_fields(void)
 	close(master);
 }
 
+static long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// stat's utime + stime (fields 14 and 15, clock ticks) is the process's
+// CPU time: between the CPU clock read before and after, to a tick or two.
+static void t_stat_times(void)
+{
+	char fields[64][64];
+	long tick = sysconf(_SC_CLK_TCK);
+	long long tick_ns = 1000000000LL / tick;
+	volatile unsigned long spin = 0;
+
+	while (cpu_ns() < 300000000LL)
+		spin++;
+	long long before = cpu_ns();
+	if (!check(stat_fields("/proc/self/stat", fields) > 17, "read stat"))
+		return;
+	long long after = cpu_ns();
+	long long ticks = (long long)num(fields[14]) + (long long)num(fields[15]);
+	if (ticks * tick_ns > after + tick_ns || (ticks + 2) * tick_ns < before)
+		fail("utime+stime %lld ticks, CPU clock %lld..%lld ns", ticks, before, after);
+	check(num(fields[10]) > 0, "minor faults counted");
+}
+
 static const struct test_case cases[] = {
 	{ "self_links", t_self_links },
 	{ "stat_by_position", t_stat_by_position },
@@ -849,6 +879,7 @@ static const struct test_case cases[] = {
 	{ "readdir_children", t_readdir_children },
 	{ "zombie", t_zombie },
 	{ "stopped_state_T", t_stopped_state },
+	{ "stat_times_are_the_cpu_clock", t_stat_times },
 	{ "tty_nr_and_tpgid", t_tty_fields },
 	{ "offsets_and_pieces", t_offsets_and_pieces },
 	{ "readdir_positions", t_readdir_positions },
