@@ -720,7 +720,7 @@ static void t_dev_fd_reopen(void)
 	snprintf(path, sizeof(path), "/dev/fd/%d", p[1]);
 	fd = open(path, O_WRONLY);
 	if (fd < 0 && errno == ENOENT && on_switchyard()) {
-		skip("no /proc/self/fd yet");
+		skip("reopening a pipe through /proc/self/fd is not implemented (docs/proc.md)");
 		close(p[0]);
 		close(p[1]);
 		return;
