@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <fs/iobuf.h>
+#include <fs/vnode.h>
 
 // Reads a file whose whole text 'render' writes into a buffer of 'size'
 // bytes: the slice at 'off'.  Each read renders afresh.
@@ -18,5 +19,10 @@ long procfs_read_command(struct iobuf *b, size_t n, char *cmd, size_t size);
 
 // /proc/self, /proc/thread-self and /proc/PID (kernel/fs/procfs_pid.c).
 int procfs_pid_init(void);
+
+// A synthetic node 'name' in the directory 'dir' (which exists), whose
+// behaviour is 'ops' (with 'priv' for them): 0 or a negative errno.
+int procfs_add(const char *dir, const char *name, enum vnode_type type, uint32_t perm,
+	       const struct vnode_ops *ops, const void *priv);
 
 #endif

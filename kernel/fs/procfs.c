@@ -327,8 +327,8 @@ static const struct vnode_ops fail_alloc_ops = { .read = fail_alloc_read,
 
 // ---- the tree ----
 
-static int add_file(const char *dir, const char *name, enum vnode_type type, uint32_t perm,
-		    const struct vnode_ops *ops)
+int procfs_add(const char *dir, const char *name, enum vnode_type type, uint32_t perm,
+	       const struct vnode_ops *ops, const void *priv)
 {
 	struct vnode *vn = vnode_alloc(type, perm);
 	int rc;
@@ -336,6 +336,7 @@ static int add_file(const char *dir, const char *name, enum vnode_type type, uin
 	if (!vn)
 		return -ENOMEM;
 	vn->ops = ops;
+	vn->priv = (void *)priv;
 	rc = vfs_add_node(dir, name, vn);
 	vnode_put(vn);
 	return rc;
@@ -346,12 +347,12 @@ int procfs_init(void)
 	int rc = procfs_pid_init();
 
 	if (rc == 0)
-		rc = add_file("/proc", "meminfo", VNODE_REG, 0444, &meminfo_ops);
+		rc = procfs_add("/proc", "meminfo", VNODE_REG, 0444, &meminfo_ops, NULL);
 	if (rc == 0)
-		rc = add_file("/proc/switchyard", "cpustat", VNODE_REG, 0644, &cpustat_ops);
+		rc = procfs_add("/proc/switchyard", "cpustat", VNODE_REG, 0644, &cpustat_ops, NULL);
 	if (rc == 0)
-		rc = add_file("/proc/switchyard", "memstat", VNODE_REG, 0644, &memstat_ops);
+		rc = procfs_add("/proc/switchyard", "memstat", VNODE_REG, 0644, &memstat_ops, NULL);
 	if (rc == 0)
-		rc = add_file("/proc/switchyard", "fail_alloc", VNODE_REG, 0644, &fail_alloc_ops);
+		rc = procfs_add("/proc/switchyard", "fail_alloc", VNODE_REG, 0644, &fail_alloc_ops, NULL);
 	return rc;
 }

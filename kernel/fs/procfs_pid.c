@@ -1253,19 +1253,6 @@ static const struct vnode_ops proc_root_ops = {
 static const struct vnode_ops self_ops = { .target = self_target };
 static const struct vnode_ops thread_self_ops = { .target = thread_self_target };
 
-static int add_link(const char *name, const struct vnode_ops *ops)
-{
-	struct vnode *vn = vnode_alloc(VNODE_SYMLINK, 0777);
-	int rc;
-
-	if (!vn)
-		return -ENOMEM;
-	vn->ops = ops;
-	rc = vfs_add_node("/proc", name, vn);
-	vnode_put(vn);
-	return rc;
-}
-
 int procfs_pid_init(void)
 {
 	struct vnode *proc;
@@ -1275,8 +1262,8 @@ int procfs_pid_init(void)
 		return rc;
 	proc->ops = &proc_root_ops;
 	vnode_put(proc);
-	rc = add_link("self", &self_ops);
+	rc = procfs_add("/proc", "self", VNODE_SYMLINK, 0777, &self_ops, NULL);
 	if (rc == 0)
-		rc = add_link("thread-self", &thread_self_ops);
+		rc = procfs_add("/proc", "thread-self", VNODE_SYMLINK, 0777, &thread_self_ops, NULL);
 	return rc;
 }

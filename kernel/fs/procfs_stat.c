@@ -104,22 +104,9 @@ static long uptime_read(struct vnode *vn, struct file *f, uint64_t off, struct i
 static const struct vnode_ops stat_ops = { .read = stat_read };
 static const struct vnode_ops uptime_ops = { .read = uptime_read };
 
-static int add(const char *name, const struct vnode_ops *ops)
-{
-	struct vnode *vn = vnode_alloc(VNODE_REG, 0444);
-	int rc;
-
-	if (!vn)
-		return -ENOMEM;
-	vn->ops = ops;
-	rc = vfs_add_node("/proc", name, vn);
-	vnode_put(vn);
-	return rc;
-}
-
 int procfs_stat_init(void)
 {
-	int rc = add("stat", &stat_ops);
+	int rc = procfs_add("/proc", "stat", VNODE_REG, 0444, &stat_ops, NULL);
 
-	return rc < 0 ? rc : add("uptime", &uptime_ops);
+	return rc < 0 ? rc : procfs_add("/proc", "uptime", VNODE_REG, 0444, &uptime_ops, NULL);
 }

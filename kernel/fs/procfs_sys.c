@@ -461,21 +461,6 @@ static const struct vnode_ops cpu_possible_ops = { .read = cpu_possible_read,
 
 // ---- the tree ----
 
-static int add_node(const char *dir, const char *name, uint32_t perm, const struct vnode_ops *ops,
-		    const void *priv)
-{
-	struct vnode *vn = vnode_alloc(VNODE_REG, perm);
-	int rc;
-
-	if (!vn)
-		return -ENOMEM;
-	vn->ops = ops;
-	vn->priv = (void *)priv;
-	rc = vfs_add_node(dir, name, vn);
-	vnode_put(vn);
-	return rc;
-}
-
 // The cpuN directories: glibc counts them for sysconf(_SC_NPROCESSORS_CONF).
 static int add_cpu_dirs(void)
 {
@@ -505,16 +490,16 @@ int procfs_sys_init(void)
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]) && rc == 0; i++)
-		rc = add_node("/proc", proc_files[i].name, 0444, proc_files[i].ops, NULL);
+		rc = procfs_add("/proc", proc_files[i].name, VNODE_REG, 0444, proc_files[i].ops, NULL);
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]) && rc == 0; i++)
-		rc = add_node(sysctls[i].dir, sysctls[i].name, sysctls[i].store ? 0644 : 0444,
-			      &sysctl_ops, &sysctls[i]);
+		rc = procfs_add(sysctls[i].dir, sysctls[i].name, VNODE_REG,
+				sysctls[i].store ? 0644 : 0444, &sysctl_ops, &sysctls[i]);
 	if (rc == 0)
-		rc = add_node(cpu, "online", 0444, &cpu_online_ops, NULL);
+		rc = procfs_add(cpu, "online", VNODE_REG, 0444, &cpu_online_ops, NULL);
 	if (rc == 0)
-		rc = add_node(cpu, "possible", 0444, &cpu_possible_ops, NULL);
+		rc = procfs_add(cpu, "possible", VNODE_REG, 0444, &cpu_possible_ops, NULL);
 	if (rc == 0)
-		rc = add_node(cpu, "present", 0444, &cpu_possible_ops, NULL);
+		rc = procfs_add(cpu, "present", VNODE_REG, 0444, &cpu_possible_ops, NULL);
 	if (rc == 0)
 		rc = add_cpu_dirs();
 	return rc;
