@@ -46,6 +46,9 @@
 //     boundary addresses, never on the fuzzer's own code, stack or data
 // sethostname and setdomainname are fuzzed; the parent puts the names back
 // when the children are done, so the programs after it see the system's.
+// So it does with the modes and owners of /dev/null and /dev/zero, which
+// the children hold open (fchmod and fchown reach them; an unprivileged
+// program after the fuzzer could no longer write to /dev/null).
 // A forked or cloned child of a fuzzing thread exits at once, inside the
 // asm statement of the call (user/lib/rawsys.h), touching no memory.
 //
@@ -1143,12 +1146,24 @@ int main(int argc, char **argv)
 	struct utsname names;
 	bool have_names = uname(&names) == 0;
 
+	static const char *const devices[] = { "/dev/null", "/dev/zero" };
+	struct stat dev_st[2];
+	for (int i = 0; i < 2; i++)
+		if (stat(devices[i], &dev_st[i]) < 0)
+			dev_st[i].st_mode = 0;
+
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	run_children(work, console);
 	double seconds = since(&start);
 	if (have_names && !safe_mode) {
 		sethostname(names.nodename, strlen(names.nodename));
 		setdomainname(names.domainname, strlen(names.domainname));
+	}
+	for (int i = 0; i < 2 && !safe_mode; i++) {
+		if (!dev_st[i].st_mode)
+			continue;
+		chown(devices[i], dev_st[i].st_uid, dev_st[i].st_gid);
+		chmod(devices[i], dev_st[i].st_mode & 07777);
 	}
 	close(console);
 	print_statistics(seconds);
