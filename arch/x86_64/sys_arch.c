@@ -1,4 +1,5 @@
-// arch_prctl: the user FS and GS bases (thread-local storage).
+// arch_prctl: the user FS and GS bases (thread-local storage), and the
+// CPUID-faulting controls (not offered).
 
 #include <stdint.h>
 #include <arch/x86.h>
@@ -13,6 +14,8 @@
 #define ARCH_SET_FS		0x1002
 #define ARCH_GET_FS		0x1003
 #define ARCH_GET_GS		0x1004
+#define ARCH_GET_CPUID		0x1011
+#define ARCH_SET_CPUID		0x1012
 
 // The GET forms report the live registers: with FSGSBASE the thread may
 // have changed them without a system call.
@@ -36,6 +39,10 @@ SYSCALL_DEFINE(SYS_arch_prctl, arch_prctl)
 		return put_user_u64(addr, arch_user_fs()) < 0 ? -EFAULT : 0;
 	case ARCH_GET_GS:
 		return put_user_u64(addr, arch_user_gs()) < 0 ? -EFAULT : 0;
+	case ARCH_GET_CPUID:
+		return 1;		// CPUID always works: no CPUID faulting here
+	case ARCH_SET_CPUID:
+		return -ENODEV;		// as Linux on a CPU without CPUID faulting
 	default:
 		// ARCH_GET_XCOMP_SUPP, ARCH_GET_XCOMP_PERM, ARCH_REQ_XCOMP_PERM;
 		// anything else is EINVAL there.

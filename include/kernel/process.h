@@ -96,6 +96,9 @@ static inline struct process *current_process(void)
 }
 
 struct process *process_find(int pid);	// NULL if none; no reference taken
+// The process of the thread or process 'id' names: Linux's kill() and
+// rt_sigqueueinfo() accept the TID of any thread.  proc_tree_lock held.
+struct process *process_find_any_id(int id);
 
 // Signals (kernel/proc/signal.c).
 // 0, or -EAGAIN when a real-time signal could not be queued.

@@ -115,6 +115,17 @@ struct thread *thread_find(int tid)
 	return tid_owner[tid];
 }
 
+struct process *process_find_any_id(int id)
+{
+	struct process *p = process_find(id);
+	struct thread *t;
+
+	if (p)
+		return p;
+	t = thread_find(id);
+	return t ? t->proc : 0;
+}
+
 struct process *process_alloc(void)
 {
 	struct process *p = kzalloc(sizeof(*p));

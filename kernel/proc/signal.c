@@ -590,7 +590,7 @@ SYSCALL_DEFINE(SYS_kill, kill)
 		return -EINVAL;
 	if (pid > 0) {
 		uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
-		int r = kill_one(process_find(pid), sig, &info);
+		int r = kill_one(process_find_any_id(pid), sig, &info);
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
 		return r;
 	}
@@ -684,7 +684,7 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 		else
 			r = signal_send_thread(t, sig, &info);	// -EAGAIN: not queued
 	} else {
-		struct process *p = process_find(tgid);
+		struct process *p = process_find_any_id(tgid);
 		if (!p || p->zombie)
 			r = -ESRCH;
 		else if (cred_may_signal(p, sig))

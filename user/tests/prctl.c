@@ -8,10 +8,12 @@
 // PR_SET/GET_CHILD_SUBREAPER (orphans go to the nearest subreaper) and
 // EINVAL for unknown options.
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <stdbool.h>
 
@@ -379,6 +381,18 @@ static void t_tsc_per_thread(void)
 	check_child_ok(pid, "the main thread keeps the TSC");
 }
 
+// ARCH_GET_CPUID says CPUID works; ARCH_SET_CPUID needs CPUID faulting,
+// which Switchyard does not offer: ENODEV, as Linux without it.
+static void t_arch_cpuid(void)
+{
+	check(syscall(SYS_arch_prctl, 0x1011, 0) == 1, "ARCH_GET_CPUID is 1");
+	long r = syscall(SYS_arch_prctl, 0x1012, 1);
+	if (on_switchyard())
+		check_errno(r, ENODEV, "ARCH_SET_CPUID without CPUID faulting");
+	else
+		check(r == 0 || errno == ENODEV, "ARCH_SET_CPUID: 0 or ENODEV");
+}
+
 static void t_unknown(void)
 {
 	check_errno(prctl(0x7fff0000, 0, 0, 0, 0), EINVAL, "option 0x7fff0000");
@@ -398,6 +412,7 @@ static const struct test_case cases[] = {
 	{ "tsc_get_set", t_tsc_get_set },
 	{ "tsc_faults", t_tsc_faults },
 	{ "tsc_per_thread", t_tsc_per_thread },
+	{ "arch_prctl_cpuid", t_arch_cpuid },
 	{ "unknown_options_einval", t_unknown },
 };
 
