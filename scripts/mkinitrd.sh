@@ -98,6 +98,8 @@ if [[ -d $user_build/dyn ]]; then
 fi
 
 # Shell test scripts are not executable: init runs them with busybox sh.
+# Their shared KTAP helper (user/lib/ktap.sh), which they source from ../lib.
+install -D -m 0644 "$root/user/lib/ktap.sh" "$stage/lib/ktap.sh"
 for f in "$root"/user/tests/*.sh "$user_build"/tests/*.sh; do
 	[[ -f $f ]] && install -m 0644 "$f" "$stage/tests/"
 done

@@ -8,31 +8,7 @@
 
 PLAN=13
 
-BB=${BUSYBOX:-$(command -v busybox 2>/dev/null)}
-[ -n "$BB" ] || BB=/bin/busybox
-
-if [ -z "$BUSYBOX_SYS_IN_BUSYBOX" ]; then
-	BUSYBOX_SYS_IN_BUSYBOX=1 exec "$BB" sh "$0" "$@"
-fi
-
-n=0
-failures=0
-
-# check NAME GOT WANT: one KTAP line.
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		failures=$((failures + 1))
-		got=$(printf '%s' "$2" | "$BB" tr '\n' '|')
-		want=$(printf '%s' "$3" | "$BB" tr '\n' '|')
-		echo "not ok $n $1 # got '$got', want '$want'"
-	fi
-}
-
-echo "KTAP version 1"
-echo "1..$PLAN"
+. "$(dirname "$0")/../lib/ktap.sh"
 
 T=/tmp/busybox_sys-$$
 rm -rf "$T"
@@ -96,8 +72,4 @@ check every_applet_linked "$missing" ""
 
 cd /
 rm -rf "$T"
-if [ "$n" -ne "$PLAN" ]; then
-	echo "# plan said $PLAN cases, ran $n"
-	exit 1
-fi
-[ "$failures" -eq 0 ]
+ktap_end

@@ -8,31 +8,7 @@
 
 PLAN=8
 
-BB=${BUSYBOX:-$(command -v busybox 2>/dev/null)}
-[ -n "$BB" ] || BB=/bin/busybox
-
-if [ -z "$PROCFS_PS_IN_BUSYBOX" ]; then
-	PROCFS_PS_IN_BUSYBOX=1 exec "$BB" sh "$0" "$@"
-fi
-
-n=0
-failures=0
-
-# check NAME GOT WANT: one KTAP line; newlines in a failure reason become |.
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		failures=$((failures + 1))
-		got=$(printf '%s' "$2" | tr '\n' '|')
-		want=$(printf '%s' "$3" | tr '\n' '|')
-		echo "not ok $n $1 # got '$got', want '$want'"
-	fi
-}
-
-echo "KTAP version 1"
-echo "1..$PLAN"
+. "$(dirname "$0")/../lib/ktap.sh"
 
 # A sleeper whose argv[0] is "sleep" and whose argument nobody else has.
 "$BB" sh -c 'exec -a sleep "$0" 987' "$BB" &
@@ -61,8 +37,4 @@ check ps_not_after_reap "$("$BB" ps | awk -v p=$sleeper '$1 == p')" ""
 check proc_dir_gone "$([ -d /proc/$sleeper ] && echo there || echo gone)" "gone"
 check pidof_gone "$("$BB" pidof sleep | tr ' ' '\n' | grep -x $sleeper)" ""
 
-if [ "$n" -ne "$PLAN" ]; then
-	echo "# plan said $PLAN cases, ran $n"
-	exit 1
-fi
-[ "$failures" -eq 0 ]
+ktap_end

@@ -10,36 +10,11 @@
 
 PLAN=48
 
-BB=${BUSYBOX:-$(command -v busybox 2>/dev/null)}
-[ -n "$BB" ] || BB=/bin/busybox
-
-# Whatever shell started the script, the cases run in busybox's.
-if [ -z "$SHELL_TESTS_IN_BUSYBOX" ]; then
-	SHELL_TESTS_IN_BUSYBOX=1 exec "$BB" sh "$0" "$@"
-fi
-
-n=0
-failures=0
-
-# check NAME GOT WANT: one KTAP line; newlines in a failure reason become |.
-check() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		failures=$((failures + 1))
-		got=$(printf '%s' "$2" | tr '\n' '|')
-		want=$(printf '%s' "$3" | tr '\n' '|')
-		echo "not ok $n $1 # got '$got', want '$want'"
-	fi
-}
+. "$(dirname "$0")/../lib/ktap.sh"
 
 # nl: a newline, for expected multi-line outputs.
 nl='
 '
-
-echo "KTAP version 1"
-echo "1..$PLAN"
 echo "# $("$BB" 2>&1 | head -n 1)"
 
 T=/tmp/shell-$$
@@ -183,8 +158,4 @@ kill $watchdog 2>/dev/null
 wait $watchdog 2>/dev/null
 cd /
 rm -rf "$T"
-if [ "$n" -ne "$PLAN" ]; then
-	echo "# plan said $PLAN cases, ran $n"
-	exit 1
-fi
-[ "$failures" -eq 0 ]
+ktap_end
