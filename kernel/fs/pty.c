@@ -129,6 +129,18 @@ struct pty {
 	struct tty tty;
 };
 
+// A reader or writer of f that cannot go on yet: -EAGAIN if f is
+// non-blocking, else sleeps until the other side changes something (0)
+// or a signal comes (-ERESTARTSYS).  p->lock held, dropped while asleep.
+static long pty_wait(struct pty *p, struct file *f)
+{
+	if (f->flags & O_NONBLOCK)
+		return -EAGAIN;
+	if (wq_wait(&p->wq, &p->lock, WAIT_FOREVER, true))
+		return -ERESTARTSYS;
+	return 0;
+}
+
 static struct spinlock pty_table_lock = SPINLOCK_INIT("pty table");
 static struct pty *ptys[PTY_MAX];
 static struct vnode *pts_dir;
@@ -258,14 +270,8 @@ static long master_read(struct vnode *vn, struct file *f, uint64_t off, struct i
 			rc = -EIO;		// hung up: no slave left
 			break;
 		}
-		if (f->flags & O_NONBLOCK) {
-			rc = -EAGAIN;
+		if ((rc = pty_wait(p, f)) < 0)
 			break;
-		}
-		if (wq_wait(&p->wq, &p->lock, WAIT_FOREVER, true)) {
-			rc = -ERESTARTSYS;
-			break;
-		}
 	}
 	while (rc == 0 && got < n && p->out.count)
 		bounce[got++] = ring_take(&p->out);
@@ -386,14 +392,8 @@ static long slave_read(struct vnode *vn, struct file *f, uint64_t off, struct io
 			rc = -EIO;
 			break;
 		}
-		if (f->flags & O_NONBLOCK) {
-			rc = -EAGAIN;
+		if ((rc = pty_wait(p, f)) < 0)
 			break;
-		}
-		if (wq_wait(&p->wq, &p->lock, WAIT_FOREVER, true)) {
-			rc = -ERESTARTSYS;
-			break;
-		}
 	}
 	if (rc == 0 && p->ready == 0 && p->eofs) {
 		p->eofs--;			// ^D on an empty line: end of file
@@ -453,14 +453,8 @@ static long slave_write(struct vnode *vn, struct file *f, uint64_t off, struct i
 			wq_wake_all(&p->wq);
 			if (done + i > 0 && (f->flags & O_NONBLOCK))
 				break;
-			if (f->flags & O_NONBLOCK) {
-				rc = -EAGAIN;
+			if ((rc = pty_wait(p, f)) < 0)
 				break;
-			}
-			if (wq_wait(&p->wq, &p->lock, WAIT_FOREVER, true)) {
-				rc = -ERESTARTSYS;
-				break;
-			}
 		}
 		wq_wake_all(&p->wq);
 		spin_unlock_irqrestore(&p->lock, flags);
