@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <uapi/signal.h>
+#include <uapi/termios.h>
 
 // Under proc_tree_lock.
 struct vnode;
@@ -21,6 +23,22 @@ struct tty {
 	struct vnode *vn;	// what /dev/tty opens for it (NULL: /dev/tty itself)
 	bool hung_up;		// for good: no session may take it any more
 };
+
+// With ISIG, the INTR, QUIT and SUSP characters (^C, ^\, ^Z) are not
+// input but a signal to the foreground group: the signal c stands for
+// under t, or 0.  The console and the pseudo-terminals share it.
+static inline int tty_signal_char(const struct kernel_termios *t, char c)
+{
+	if (!(t->c_lflag & ISIG) || c == 0)		// 0: _POSIX_VDISABLE
+		return 0;
+	if ((uint8_t)c == t->c_cc[VINTR])
+		return SIGINT;
+	if ((uint8_t)c == t->c_cc[VQUIT])
+		return SIGQUIT;
+	if ((uint8_t)c == t->c_cc[VSUSP])
+		return SIGTSTP;
+	return 0;
+}
 
 // Job control before an operation on tty by the current process: 0 to go
 // on; -ERESTARTSYS after sending SIGTTIN (read) or SIGTTOU (write with

@@ -22,6 +22,7 @@
 #include <kernel/time.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
+#include <uapi/termios.h>
 
 #define CHUNK 256
 
@@ -99,54 +100,6 @@ static const struct vnode_ops random_ops = { .read = random_read, .write = rando
 
 // ---- the console ----
 
-// The kernel's struct termios (TCGETS), 36 bytes.
-struct kernel_termios {
-	uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
-	uint8_t c_line;
-	uint8_t c_cc[19];
-};
-
-struct kernel_winsize {
-	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;
-};
-
-#define ICRNL	0000400
-#define IXON	0002000
-#define OPOST	0000001
-#define ONLCR	0000004
-#define ISIG	0000001
-#define ICANON	0000002
-#define ECHO	0000010
-#define ECHOE	0000020
-#define ECHOK	0000040
-#define ECHOCTL	0001000
-#define ECHOKE	0004000
-#define TOSTOP	0000400
-#define IEXTEN	0100000
-#define VINTR	0
-#define VQUIT	1
-#define VERASE	2
-#define VKILL	3
-#define VEOF	4
-#define VMIN	6
-#define VSUSP	10
-
-#define TCGETS		0x5401
-#define TCSETS		0x5402
-#define TCSETSW		0x5403
-#define TCSETSF		0x5404
-#define TCSBRK		0x5409
-#define TCXONC		0x540A
-#define TCFLSH		0x540B
-#define TIOCOUTQ	0x5411
-#define TIOCGWINSZ	0x5413
-#define TIOCSWINSZ	0x5414
-#define FIONREAD	0x541B
-#define TCIFLUSH	0		// TCFLSH queues
-#define TCIOFLUSH	2
-#define TCOON		1		// TCXONC actions
-#define TCION		3
-
 #define INPUT_SIZE 4096
 
 static struct {
@@ -213,24 +166,6 @@ out:
 	return n;
 }
 
-// With ISIG, the INTR, QUIT and SUSP characters (^C, ^\, ^Z) are not
-// input: they signal the foreground process group (init's group, 1, when
-// no session has the console as its controlling terminal).  con.lock held.
-static int signal_char(char c)
-{
-	const uint8_t *cc = con.termios.c_cc;
-
-	if (!(con.termios.c_lflag & ISIG) || c == 0)	// _POSIX_VDISABLE
-		return 0;
-	if ((uint8_t)c == cc[VINTR])
-		return SIGINT;
-	if ((uint8_t)c == cc[VQUIT])
-		return SIGQUIT;
-	if ((uint8_t)c == cc[VSUSP])
-		return SIGTSTP;
-	return 0;
-}
-
 static void console_input(const char *s, size_t len)
 {
 	char echo[CHUNK * 3];
@@ -239,7 +174,7 @@ static void console_input(const char *s, size_t len)
 	uint64_t flags = spin_lock_irqsave(&con.lock);
 
 	for (size_t i = 0; i < len && n + 3 <= sizeof(echo); i++) {
-		int si = signal_char(s[i]);
+		int si = tty_signal_char(&con.termios, s[i]);
 		if (si) {
 			sig = si;
 			echo[n++] = '^';

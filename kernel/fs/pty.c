@@ -30,62 +30,15 @@
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 #include <uapi/signal.h>
+#include <uapi/termios.h>
 
 #define PTY_MAX		64
 #define PTY_BUF		4096
 #define CHUNK		256
 
-// The kernel's struct termios (TCGETS), 36 bytes.
-struct kernel_termios {
-	uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
-	uint8_t c_line;
-	uint8_t c_cc[19];
-};
-
-struct kernel_winsize {
-	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;
-};
-
-#define ICRNL	0000400
-#define INLCR	0000100
-#define IGNCR	0000200
-#define IXON	0002000
-#define OPOST	0000001
-#define ONLCR	0000004
-#define ISIG	0000001
-#define ICANON	0000002
-#define ECHO	0000010
-#define ECHOE	0000020
-#define ECHOK	0000040
-#define ECHONL	0000100
-#define NOFLSH	0000200
-#define TOSTOP	0000400
-#define ECHOCTL	0001000
-#define ECHOKE	0004000
-#define IEXTEN	0100000
-#define VINTR	0
-#define VQUIT	1
-#define VERASE	2
-#define VKILL	3
-#define VEOF	4
-#define VSUSP	10
-
-#define TCGETS		0x5401
-#define TCSETS		0x5402
-#define TCSETSW		0x5403
-#define TCSETSF		0x5404
-#define TCSBRK		0x5409
-#define TCFLSH		0x540B
-#define TIOCGWINSZ	0x5413
-#define TIOCSWINSZ	0x5414
-#define FIONREAD	0x541B
-#define TIOCOUTQ	0x5411
 #define TIOCGPTN	0x80045430
 #define TIOCSPTLCK	0x40045431
 #define TIOCGPTLCK	0x80045439
-#define TCIFLUSH	0
-#define TCOFLUSH	1
-#define TCIOFLUSH	2
 
 // A ring of bytes.
 struct ring {
@@ -176,27 +129,11 @@ static void echo_char(struct pty *p, char c)
 	ring_put(&p->out, c);
 }
 
-// The ISIG character c stands for, or 0.  pty->lock held.
-static int signal_char(struct pty *p, char c)
-{
-	const uint8_t *cc = p->termios.c_cc;
-
-	if (!(p->termios.c_lflag & ISIG) || c == 0)
-		return 0;
-	if ((uint8_t)c == cc[VINTR])
-		return SIGINT;
-	if ((uint8_t)c == cc[VQUIT])
-		return SIGQUIT;
-	if ((uint8_t)c == cc[VSUSP])
-		return SIGTSTP;
-	return 0;
-}
-
 // One byte from the master into the slave's input.  Returns the signal
 // it stands for, or 0.  pty->lock held.
 static int input_byte(struct pty *p, char c)
 {
-	int sig = signal_char(p, c);
+	int sig = tty_signal_char(&p->termios, c);
 
 	if (sig) {
 		// As Linux: the pending input goes (unless NOFLSH), the

@@ -7,8 +7,8 @@
 #include <kernel/syscall.h>
 #include <kernel/uaccess.h>
 #include <uapi/errno.h>
+#include <uapi/termios.h>
 
-#define FIONREAD	0x541B
 #define FIONBIO		0x5421
 #define FIONCLEX	0x5450
 #define FIOCLEX		0x5451
