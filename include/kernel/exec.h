@@ -16,7 +16,6 @@ int exec_from_kernel(const char *path, const char *const *argv, int argc,
 uint64_t arch_hwcap(void);
 uint64_t arch_hwcap2(void);
 uint64_t arch_min_sigstack(void);
-void arch_random_bytes(uint8_t *buf, size_t n);
 void arch_exec_reset_thread(struct thread *t);	// fresh extended state etc.
 
 #endif

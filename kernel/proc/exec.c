@@ -30,6 +30,7 @@
 #include <uapi/rseq.h>
 #include <kernel/rseq.h>
 #include <kernel/cred.h>
+#include <kernel/random.h>
 
 // Linux's limits on what execve copies: one string at most
 // MAX_ARG_STRLEN bytes with its NUL; all of them, with the pointers to
@@ -406,7 +407,7 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	a.envp = s->envp;
 	a.envc = s->envc;
 	a.execfn = execfn;
-	arch_random_bytes(random, sizeof(random));
+	random_bytes(random, sizeof(random));	// AT_RANDOM: the kernel's generator
 	a.random16 = random;
 	uint64_t aux[][2] = {
 		{ AT_HWCAP, arch_hwcap() },
