@@ -89,30 +89,6 @@ void arch_frame_set_ip(struct trap_frame *f, uint64_t ip)
 	f->rip = ip;
 }
 
-static void fill_siginfo(struct user_siginfo *si, const struct ksiginfo *info)
-{
-	memset(si, 0, sizeof(*si));
-	si->si_signo = info->signo;
-	si->si_code = info->code;
-	si->si_errno = info->errno_;
-	switch (info->signo) {
-	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
-		if (info->code > 0 && info->code != SI_KERNEL) {
-			si->u.addr = info->addr;
-			break;
-		}
-		__attribute__((fallthrough));	// sent by kill(): pid and uid
-	default:
-		si->u.kill.pid = info->pid;
-		si->u.kill.uid = info->uid;
-		if (info->signo == SIGCHLD)
-			si->u.kill.status = info->status;
-		else if (info->code < 0)	// sigqueue: the sender's value
-			memcpy(si->u.raw + 8, &info->value, 8);
-		break;
-	}
-}
-
 static bool on_altstack(struct thread *t, uint64_t sp)
 {
 	return t->altstack.ss_flags != SS_DISABLE && t->altstack.ss_size &&
@@ -176,7 +152,7 @@ int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigact
 	sc->cr2 = info->addr;
 	sc->fpstate = fp;
 	fr.uc.uc_sigmask = old_mask;
-	fill_siginfo(&fr.info, info);
+	siginfo_to_user(&fr.info, info);
 	if (copy_to_user(frame_addr, &fr, sizeof(fr)) < 0)
 		return -EFAULT;
 

@@ -26,8 +26,6 @@ int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out);
 struct file *fget(int fd);
 struct file *fget_raw(int fd);
 
-// Sets the cwd of the current process (takes over the reference).
-void vfs_set_cwd(struct vnode *vn);
 
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);

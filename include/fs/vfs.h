@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <fs/vnode.h>
+#include <fs/fs_view.h>
 
 // Unpacks the newc cpio archive into the tree, then adds /dev, /proc and
 // /tmp.  0 or a negative errno (a corrupt archive is reported and the
@@ -16,14 +17,9 @@ int vfs_init(const void *cpio, size_t len);
 int vfs_unpack(const void *cpio, size_t len);
 
 struct vnode *vfs_root(void);		// no reference taken
-struct process;
-// p's working directory (the root when it has none), referenced.
-struct vnode *vfs_cwd_get(struct process *p);
-// Takes p's working directory away (exit) and drops it.
-void vfs_cwd_drop(struct process *p);
 
-// Looks up 'path' relative to the current process's cwd (or the root if
-// there is no process or cwd).  'follow': follow a symlink in the last
+// Looks up 'path' relative to the current process's cwd (absolute paths
+// from its root: fs/fs_view.h).  'follow': follow a symlink in the last
 // component.  On success *out holds a reference.  Errors: ENOENT,
 // ENOTDIR, ELOOP, ENAMETOOLONG, and EACCES for a directory on the way
 // that the caller may not search.
@@ -36,8 +32,10 @@ void vnode_put(struct vnode *vn);
 // a negative errno.
 long vnode_read(struct vnode *vn, uint64_t off, void *kbuf, size_t n);
 
-// The absolute path of 'vn' (a directory, or a file by its last name):
-// the length, -ENOENT if it has been unlinked, -ERANGE if buf is small.
+// The absolute path of 'vn' (a directory, or a file by its last name) as
+// the caller sees it, from its root (chroot); a file outside that root
+// gets its path from the tree's root.  The length, -ENOENT if it has been
+// unlinked, -ERANGE if buf is small.
 int vnode_path(struct vnode *vn, char *buf, size_t size);
 
 // ---- for the file system calls ----

@@ -136,6 +136,11 @@ void dir_attach(struct vnode *dir, struct dirent_node *d);
 void dir_detach(struct vnode *dir, struct dirent_node *d);
 // vnode_path with vfs_tree_lock already held.
 int vnode_path_locked(struct vnode *vn, char *buf, size_t size);
+// The path of vn from 'root'; one outside it gets its path from the
+// tree's root and *unreachable (if not NULL) says so (getcwd's
+// "(unreachable)").
+int vnode_path_from_locked(struct vnode *root, struct vnode *vn, char *buf, size_t size,
+			   bool *unreachable);
 // Records 'name' in 'dir' as the vnode's name for getcwd/vnode_path.
 void vnode_set_name(struct vnode *vn, struct vnode *dir, const char *name, size_t len);
 

@@ -29,6 +29,8 @@
 #define CAP_SETUID		7
 #define CAP_SETPCAP		8
 #define CAP_LINUX_IMMUTABLE	9
+#define CAP_SYS_CHROOT		18
+#define CAP_SYS_PTRACE		19
 #define CAP_SYS_ADMIN		21
 #define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27
@@ -37,12 +39,22 @@
 #define CAP_LAST_CAP		40	// CAP_CHECKPOINT_RESTORE, as Linux 6.1
 #define CAP_FULL_SET		((1ULL << (CAP_LAST_CAP + 1)) - 1)
 
+// The securebits (PR_SET_SECUREBITS): each flag, and above it the bit
+// that locks it.
+#define SECURE_NOROOT			0x01	// uid 0 gets no capabilities from exec
+#define SECURE_NO_SETUID_FIXUP		0x04	// ID changes leave the capabilities
+#define SECURE_KEEP_CAPS		0x10	// PR_SET_KEEPCAPS (cleared by exec)
+#define SECURE_NO_CAP_AMBIENT_RAISE	0x40
+#define SECURE_ALL_BITS			0x55
+#define SECURE_ALL_LOCKS		0xaa
+
 struct cred {
 	int refcount;			// atomic; the root cred has none
 	uint32_t uid, euid, suid, fsuid;
 	uint32_t gid, egid, sgid, fsgid;
 	uint64_t cap_permitted, cap_effective, cap_inheritable;
-	bool keepcaps;			// PR_SET_KEEPCAPS (cleared by exec)
+	uint64_t cap_bounding, cap_ambient;
+	uint32_t securebits;
 	uint32_t ngroups;
 	uint32_t *groups;		// sorted ascending, as Linux keeps them
 };
@@ -109,6 +121,14 @@ void cred_write_kills_suid(struct vnode *vn);
 // May the caller send a signal to p (kill, sigqueue)?  0 or -EPERM.
 // Caller holds proc_tree_lock.
 int cred_may_signal(struct process *p, int sig);
+// Are p's real, effective and saved user and group IDs all the caller's
+// real ones (Linux's test for prlimit and ptrace access)?
+bool cred_ids_all_callers(struct process *p);
+// May the caller look into p's resources as a debugger would (Linux's
+// ptrace_may_access with PTRACE_MODE_READ_REALCREDS: kcmp)?  Its own
+// process, one whose IDs are all the caller's real ones and that is
+// dumpable, or CAP_SYS_PTRACE.  0 or -EPERM; proc_tree_lock held.
+int cred_may_inspect(struct process *p);
 
 // ---- exec ----
 
@@ -120,9 +140,18 @@ struct cred *cred_for_exec(const struct vnode *vn, bool *secure);
 // Installs what cred_for_exec made (takes over the reference).
 void cred_commit(struct cred *nc);
 
-// PR_SET_KEEPCAPS / PR_GET_KEEPCAPS: 0, or -EINVAL for a value not 0/1.
+// PR_SET_KEEPCAPS / PR_GET_KEEPCAPS: 0, or -EINVAL for a value not 0/1,
+// -EPERM when the securebits lock it.
 int cred_set_keepcaps(unsigned long value);
 int cred_get_keepcaps(void);
+// The other capability options of prctl, with Linux's rules and errnos:
+// PR_CAPBSET_READ, PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_GET_SECUREBITS,
+// PR_SET_SECUREBITS.
+long cred_capbset_read(unsigned long cap);
+long cred_capbset_drop(unsigned long cap);
+long cred_cap_ambient(unsigned long op, unsigned long cap, unsigned long a4, unsigned long a5);
+long cred_get_securebits(void);
+long cred_set_securebits(unsigned long bits);
 
 // ---- for /proc/PID ----
 

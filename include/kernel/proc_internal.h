@@ -7,7 +7,16 @@
 #include <kernel/spinlock.h>
 #include <kernel/wait.h>
 
-#define PID_MAX 4096
+// Process and thread IDs share one space, 1 .. pid_max - 1.  PID_LIMIT
+// sizes the tables and is the largest pid_max (Linux's default, and its
+// ceiling on small configurations); /proc/sys/kernel/pid_max may lower
+// it down to PID_MAX_MIN, as on Linux.  Allocation wraps around to
+// PID_RESERVED + 1, leaving the low IDs to the processes of boot.
+#define PID_LIMIT	32768
+#define PID_MAX_MIN	301
+#define PID_RESERVED	300
+int pid_max_get(void);
+int pid_max_set(uint64_t v);		// 0 or -EINVAL
 
 struct process;
 struct thread;

@@ -32,6 +32,7 @@ struct rlimit_pair {
 };
 
 #define RLIMIT_COUNT 16
+#define RLIMIT_SIGPENDING_INDEX 11
 
 struct process {
 	int pid;
@@ -48,13 +49,12 @@ struct process {
 
 	struct mm *mm;
 	struct fdtable *fdt;
-	struct vnode *cwd;
+	struct fs_view *fs;		// root, cwd, umask (fs/fs_view.h), shared with CLONE_FS
 	struct sighand *sighand;
 	uint64_t sig_pending;		// process-directed pending signals
 	struct ksiginfo sig_info[NSIG + 1];
 	struct sigqueue *sig_queue;	// queued real-time signals
 	char exe_path[EXE_PATH_MAX];	// /proc/self/exe
-	uint32_t umask;			// file mode creation mask
 	struct cred *cred;		// credentials others see (kill, /proc); NULL: root (kernel/proc/cred.c)
 
 	bool exiting;			// exit_group in progress
@@ -88,6 +88,7 @@ struct process {
 	int pdeath_signal, parent_tid;
 	bool child_subreaper;		// PR_SET_CHILD_SUBREAPER
 	bool not_dumpable;		// PR_SET_DUMPABLE 0
+	bool thp_disable;		// PR_SET_THP_DISABLE
 };
 
 static inline struct process *current_process(void)

@@ -21,6 +21,12 @@ void signal_set_temporary_mask(uint64_t mask);
 void signal_restore_temporary_mask(void);
 void signal_exec_reset(struct process *p);
 bool signal_has_handler(int sig);
+// The siginfo_t layout the program sees, from what the kernel recorded.
+void siginfo_to_user(struct user_siginfo *si, const struct ksiginfo *info);
+// RLIMIT_SIGPENDING: the real-time signals queued for a user's processes
+// (/proc/PID/status "SigQ"), and init's limit, Linux's for this much RAM.
+uint64_t sigpending_of_user(uint32_t uid);
+uint64_t sigpending_default_limit(void);
 
 // Arch: the handler's frame on the user stack, and rt_sigreturn.
 int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigaction *ka,

@@ -63,6 +63,9 @@ struct thread {
 	struct ksiginfo sig_info[NSIG + 1];	// what each pending signal carries
 	struct sigqueue *sig_queue;	// queued real-time signals
 	uint64_t sig_saved_mask;	// restored after a handler (sigsuspend, ppoll)
+	// In rt_sigtimedwait: the mask before the call (the waited-for
+	// signals are unblocked meanwhile but must not kill at once); else 0.
+	uint64_t sig_real_blocked;
 	bool sig_restore_mask;
 	struct user_stack_t altstack;	// sigaltstack
 	uint64_t clear_child_tid;	// CLONE_CHILD_CLEARTID / set_tid_address
@@ -75,6 +78,7 @@ struct thread {
 	// the value PR_SET_TIMERSLACK 0 goes back to, no_new_privs.
 	uint64_t timer_slack_ns, default_timer_slack_ns;
 	bool no_new_privs;
+	uint32_t personality;		// personality(2) (kernel/proc/personality.c)
 	struct thread_acct acct;	// CPU time and faults (kernel/proc/cputime.c)
 };
 
@@ -87,6 +91,11 @@ struct thread *thread_alloc(const char *name);
 void thread_free(struct thread *t);
 
 static inline struct thread *current_thread(void);
+
+// Does the calling thread's personality have any of these flags
+// (uapi/personality.h)?  Is its execution domain PER_LINUX32?
+bool personality_has(uint32_t flags);
+bool personality_is_linux32(void);
 
 #include <kernel/cpu.h>
 

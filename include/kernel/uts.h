@@ -13,11 +13,16 @@
 #define UTS_RELEASE	"6.1.0-switchyard"
 #define UTS_VERSION	"#1 SMP Switchyard"
 #define UTS_MACHINE	"x86_64"
+#define UTS_MACHINE_32	"i686"		// under personality PER_LINUX32
 
 enum uts_name { UTS_HOSTNAME, UTS_DOMAINNAME };
 
 // Copies the name into buf (UTS_LEN + 1 bytes), NUL-terminated.
 void uts_get(enum uts_name which, char *buf);
+// The release uname reports to the caller: UTS_RELEASE, or under the
+// UNAME26 personality the 2.6 release old programs understand, as Linux
+// makes it (2.6.(60 + minor) and what follows the version numbers).
+void uts_release(char *buf, size_t size);
 // Sets it to the 'len' bytes at 'name' (a kernel buffer, not
 // NUL-terminated): 0, or -EINVAL if len > UTS_LEN.
 int uts_set(enum uts_name which, const char *name, size_t len);

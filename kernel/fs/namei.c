@@ -36,41 +36,6 @@ struct vnode *vfs_root(void)
 	return root;
 }
 
-// The starting directory of a relative path (tree lock held).
-static struct vnode *cwd_locked(void)
-{
-	struct thread *t = current_thread();
-	struct process *p = t ? t->proc : NULL;
-
-	if (p && p->cwd)
-		return p->cwd;
-	return vfs_root();
-}
-
-struct vnode *vfs_cwd_get(struct process *p)
-{
-	uint64_t irq = spin_lock_irqsave(&vfs_tree_lock);
-	struct vnode *vn = p->cwd ? p->cwd : vfs_root();
-
-	// Read and referenced under the tree lock: another thread of p may
-	// be changing it (vfs_set_cwd swaps it under the same lock).
-	if (vn)
-		vn->refcount++;
-	spin_unlock_irqrestore(&vfs_tree_lock, irq);
-	return vn;
-}
-
-void vfs_cwd_drop(struct process *p)
-{
-	uint64_t irq = spin_lock_irqsave(&vfs_tree_lock);
-	struct vnode *vn = p->cwd;
-
-	// Cleared under the tree lock, where /proc readers look at it.
-	p->cwd = NULL;
-	spin_unlock_irqrestore(&vfs_tree_lock, irq);
-	vnode_put(vn);
-}
-
 static bool is_dot(const char *s, size_t len)
 {
 	return len == 1 && s[0] == '.';
@@ -155,7 +120,7 @@ struct walk_result {
 static int walk(struct vnode *start, const char *path, int flags, bool parent_mode,
 		struct walk_result *res)
 {
-	struct vnode *root = vfs_root();
+	struct vnode *root;
 	struct vnode *made = NULL;
 	const char *p = path;
 	char *buf = NULL;
@@ -165,13 +130,15 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 	const struct cred *cred;
 	uint64_t irq;
 
-	if (!root)
+	if (!vfs_root())
 		return -ENOMEM;
 	if (*p == 0 && !(flags & LOOKUP_EMPTY_OK))
 		return -ENOENT;
 	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
-	cur = start ? start : cwd_locked();
+	// Absolute paths and ".." stop at the caller's root (chroot).
+	root = current_root_locked();
+	cur = start ? start : current_cwd_locked();
 	if (*p == '/')
 		cur = root;
 	for (;;) {
@@ -222,7 +189,7 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		if (is_dot(comp, len)) {
 			nxt = cur;
 		} else if (is_dotdot(comp, len)) {
-			nxt = cur == root ? root : cur->parent;
+			nxt = cur == root || cur == vfs_root() ? cur : cur->parent;
 			if (!nxt) {
 				rc = -ENOENT;	// cur was removed
 				break;

@@ -30,6 +30,7 @@
 #include <kernel/cputime.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
+#include <kernel/signal.h>
 #include <kernel/tty.h>
 #include <kernel/time.h>
 #include <kernel/uaccess.h>
@@ -224,7 +225,7 @@ static int snap_take(const struct pnode *pn, struct psnap *s)
 			s->zombie = p->zombie;
 			s->exit_code = p->zombie ? p->exit_status : 0;
 			s->state = proc_task_state(p, t);
-			s->umask = p->umask;
+			s->umask = p->fs ? __atomic_load_n(&p->fs->umask, __ATOMIC_RELAXED) : 0;
 			s->start_ns = p->start_ns;
 			s->cpu = t ? t->cpu : 0;
 			s->affinity = t ? t->affinity : 0;
@@ -400,14 +401,14 @@ static void render_ids(struct text *t, const struct cred *c, int fdsize)
 	tprintf(t, " \n");
 }
 
-// The capability sets (no bounding-set changes exist: all of them; no
-// ambient ones), then no_new_privs and seccomp (none) as Linux has them.
+// The capability sets, then no_new_privs and seccomp (none) as Linux has
+// them.
 static void render_caps(struct text *t, const struct cred *c)
 {
 	tprintf(t, "CapInh:\t%016lx\nCapPrm:\t%016lx\nCapEff:\t%016lx\nCapBnd:\t%016lx\n"
 		"CapAmb:\t%016lx\n", (unsigned long)c->cap_inheritable,
 		(unsigned long)c->cap_permitted, (unsigned long)c->cap_effective,
-		(unsigned long)CAP_FULL_SET, 0ul);
+		(unsigned long)c->cap_bounding, (unsigned long)c->cap_ambient);
 }
 
 static void render_status(struct text *t, struct psnap *s)
@@ -433,6 +434,8 @@ static void render_status(struct text *t, struct psnap *s)
 		tprintf(t, "VmLib:\t%8lu kB\nVmSwap:\t%8lu kB\n", 0ul, 0ul);
 	}
 	tprintf(t, "Threads:\t%d\n", s->nthreads);
+	tprintf(t, "SigQ:\t%lu/%lu\n", (unsigned long)sigpending_of_user(s->cred->uid),
+		(unsigned long)s->rlimits[RLIMIT_SIGPENDING_INDEX].cur);
 	tprintf(t, "SigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\nSigIgn:\t%016lx\n"
 		"SigCgt:\t%016lx\n", s->sigpnd, s->shdpnd, s->sigblk, s->sigign, s->sigcgt);
 	render_caps(t, s->cred);
@@ -840,10 +843,10 @@ static long proc_link_target(const struct pnode *pn, char *buf, size_t size)
 	if (p && !p->zombie) {
 		if (pn->kind == PN_EXE && p->exe_path[0])
 			rc = put_target(buf, size, p->exe_path, strnlen(p->exe_path, EXE_PATH_MAX));
-		else if (pn->kind == PN_ROOT)
-			rc = put_target(buf, size, "/", 1);
-		else if (pn->kind == PN_CWD)
-			rc = vnode_path_locked(p->cwd ? p->cwd : vfs_root(), buf, size);
+		else if (pn->kind == PN_ROOT && p->fs)
+			rc = vnode_path_locked(p->fs->root, buf, size);
+		else if (pn->kind == PN_CWD && p->fs)
+			rc = vnode_path_locked(p->fs->cwd, buf, size);
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, tf);
 	return rc;
@@ -856,7 +859,7 @@ static int fd_vnode_locked(struct file *f, bool cloexec, void *arg)
 	return 0;
 }
 
-// fd/N and cwd lead to the file or directory itself, even one that has
+// fd/N, cwd and root lead to the file or directory itself, even one that has
 // no path any more (vfs_tree_lock held: it cannot be freed before the
 // walk that follows the link ends).
 static struct vnode *pnode_jump(struct vnode *vn)
@@ -866,11 +869,11 @@ static struct vnode *pnode_jump(struct vnode *vn)
 
 	if (pn->kind == PN_FD_LINK) {
 		with_fd(pn, fd_vnode_locked, &to);
-	} else if (pn->kind == PN_CWD) {
+	} else if (pn->kind == PN_CWD || pn->kind == PN_ROOT) {
 		uint64_t tf = spin_lock_irqsave(&proc_tree_lock);
 		struct process *p = find_locked(pn->pid, pn->start_ns);
 		if (p && !p->zombie)
-			to = p->cwd ? p->cwd : vfs_root();
+			to = pn->kind == PN_CWD ? fs_view_cwd_locked(p) : fs_view_root_locked(p);
 		spin_unlock_irqrestore(&proc_tree_lock, tf);
 	}
 	return to;
@@ -1004,7 +1007,7 @@ static int parse_id(const char *name, size_t len)
 			return -1;
 		v = v * 10 + (name[i] - '0');
 	}
-	return v > 0 && v < PID_MAX ? v : -1;
+	return v > 0 && v < PID_LIMIT ? v : -1;
 }
 
 // Does pn's process (and thread, if it names one) still exist?  Its
@@ -1153,7 +1156,7 @@ static int numbers_readdir(const struct pnode *d, uint64_t *pos, dir_emit_fn emi
 
 	if (!alive(d, 0, NULL))
 		return -ENOENT;
-	while (from < PID_MAX) {
+	while (from < PID_LIMIT) {
 		int n = d->kind == PN_TASK_DIR ? next_tid(d, (int)from) : next_fd(d, (int)from);
 		char name[12];
 		uint64_t ino;
@@ -1234,7 +1237,7 @@ static int proc_root_readdir(struct vnode *dir, uint64_t *pos, dir_emit_fn emit,
 	int pid = *pos < PID_POS ? 1 : (int)(*pos - PID_POS);
 
 	(void)dir;
-	while (pid > 0 && pid < PID_MAX && (pid = next_pid(pid)) > 0) {
+	while (pid > 0 && pid < PID_LIMIT && (pid = next_pid(pid)) > 0) {
 		char name[12];
 		int len = ksnprintf(name, sizeof(name), "%d", pid);
 

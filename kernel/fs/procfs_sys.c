@@ -175,14 +175,14 @@ struct sysctl {
 
 static size_t show_pid_max(char *buf, size_t size)
 {
-	return kappendf(buf, size, 0, "%d", PID_MAX);
+	return kappendf(buf, size, 0, "%d", pid_max_get());
 }
 
 // Threads take their IDs from the same table as processes: at most
-// PID_MAX - 1 of them can exist (ID 0 is never handed out).
+// PID_LIMIT - 1 of them can exist (ID 0 is never handed out).
 static size_t show_threads_max(char *buf, size_t size)
 {
-	return kappendf(buf, size, 0, "%d", PID_MAX - 1);
+	return kappendf(buf, size, 0, "%d", PID_LIMIT - 1);
 }
 
 static size_t show_ostype(char *buf, size_t size)
@@ -302,6 +302,14 @@ static int parse_uint(const char *text, size_t len, uint64_t *out)
 	return 0;
 }
 
+static int store_pid_max(const char *text, size_t len)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	return rc ? rc : pid_max_set(v);
+}
+
 static int store_pipe_max_size(const char *text, size_t len)
 {
 	uint64_t v;
@@ -336,7 +344,7 @@ static size_t show_overcommit_memory(char *buf, size_t size)
 }
 
 static const struct sysctl sysctls[] = {
-	{ "/proc/sys/kernel", "pid_max", show_pid_max, NULL, false },
+	{ "/proc/sys/kernel", "pid_max", show_pid_max, store_pid_max, false },
 	{ "/proc/sys/kernel", "threads-max", show_threads_max, NULL, false },
 	{ "/proc/sys/kernel", "ostype", show_ostype, NULL, true },
 	{ "/proc/sys/kernel", "osrelease", show_osrelease, NULL, true },

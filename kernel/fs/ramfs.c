@@ -408,15 +408,29 @@ int vnode_path(struct vnode *vn, char *buf, size_t size)
 
 int vnode_path_locked(struct vnode *vn, char *buf, size_t size)
 {
-	struct vnode *root = vfs_root();
+	return vnode_path_from_locked(current_root_locked(), vn, buf, size, NULL);
+}
+
+int vnode_path_from_locked(struct vnode *root, struct vnode *vn, char *buf, size_t size,
+			   bool *unreachable)
+{
+	struct vnode *top = vfs_root();
 	size_t pos;
 	int rc = 0;
 
 	if (size < 2)
 		return -ERANGE;
+	if (unreachable)
+		*unreachable = false;
 	pos = size - 1;
 	buf[pos] = 0;
 	for (struct vnode *v = vn; v != root; v = v->parent) {
+		// Outside 'root': the path from the tree's root.
+		if (v == top) {
+			if (unreachable)
+				*unreachable = true;
+			break;
+		}
 		size_t len;
 
 		if (!v->parent || !v->name || (v->nlink == 0 && !v->computed)) {

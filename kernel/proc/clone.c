@@ -12,7 +12,6 @@
 #include <mm/kmalloc.h>
 #include <fs/file.h>
 #include <fs/vfs.h>
-#include <fs/vfs.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
 #include <uapi/sched.h>
@@ -104,11 +103,12 @@ static int check_flags(uint64_t flags)
 		     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD))
 		return -EINVAL;
 	// Sharing goes only as far as the structures do: a thread shares its
-	// process's cwd, umask and descriptor table, and a new process has
-	// its own cwd and signal handlers (it may share the table).
+	// process's view of the tree (root, cwd, umask) and descriptor table,
+	// and a new process has its own signal handlers (it may share the
+	// view and the table).
 	if ((flags & CLONE_THREAD) && (flags & (CLONE_FS | CLONE_FILES)) != (CLONE_FS | CLONE_FILES))
 		return -EINVAL;
-	if (!(flags & CLONE_THREAD) && (flags & (CLONE_FS | CLONE_SIGHAND)))
+	if (!(flags & CLONE_THREAD) && (flags & CLONE_SIGHAND))
 		return -EINVAL;
 	return 0;
 }
@@ -130,12 +130,12 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	p->exit_signal = (flags & CSIGNAL) <= NSIG ? flags & CSIGNAL : 0;
 	if (flags & CLONE_PARENT)
 		p->exit_signal = parent->exit_signal;
-	p->umask = parent->umask;
 	cred_fork(p);
 	// The creating thread's exit sends the parent-death signal; a sibling
 	// (CLONE_PARENT) waits for its parent's last thread.
 	p->parent_tid = (flags & CLONE_PARENT) ? 0 : current_thread()->tid;
 	p->not_dumpable = parent->not_dumpable;
+	p->thp_disable = parent->thp_disable;
 	p->arch = parent->arch;
 	memcpy(p->exe_path, parent->exe_path, sizeof(p->exe_path));
 	memcpy(p->rlimits, parent->rlimits, sizeof(p->rlimits));
@@ -148,8 +148,13 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	p->fdt = (flags & CLONE_FILES) ? (fdtable_get(parent->fdt), parent->fdt)
 				       : fdtable_copy(parent->fdt);
 	p->sighand = sighand_copy(parent->sighand, flags & CLONE_CLEAR_SIGHAND);
-	p->cwd = vfs_cwd_get(parent);
-	if (!p->mm || !p->fdt || !p->sighand) {
+	if (flags & CLONE_FS) {
+		fs_view_get(parent->fs);
+		p->fs = parent->fs;
+	} else {
+		p->fs = fs_view_copy(parent->fs);
+	}
+	if (!p->mm || !p->fdt || !p->fs || !p->sighand) {
 		process_discard(p);
 		return 0;
 	}
@@ -177,6 +182,7 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	child->timer_slack_ns = parent->timer_slack_ns;
 	child->default_timer_slack_ns = parent->timer_slack_ns;
 	child->no_new_privs = parent->no_new_privs;
+	child->personality = parent->personality;
 	child->cpu = parent->cpu;
 	return arch_user_thread_copy(child, parent);
 }
@@ -324,8 +330,7 @@ static bool clone3_valid(const struct clone_args *ca)
 	return ca->stack == 0 || user_range_ok(ca->stack, ca->stack_size);
 }
 
-// set_tid: with one PID namespace, one ID, in 1..PID_MAX-1 (this
-// kernel's pid_max); more levels than there are is EINVAL.  Only a caller
+// set_tid: with one PID namespace, one ID, in 1..pid_max-1; more levels than there are is EINVAL.  Only a caller
 // with CAP_CHECKPOINT_RESTORE may choose (EPERM); every process is root
 // with all capabilities here.  A taken ID is EEXIST (from the allocator).
 static long clone3_set_tid(const struct clone_args *ca, const int32_t *tids, int *want)
@@ -335,7 +340,7 @@ static long clone3_set_tid(const struct clone_args *ca, const int32_t *tids, int
 		return 0;
 	if (ca->set_tid_size > 1)
 		return -EINVAL;
-	if (tids[0] < 1 || tids[0] >= PID_MAX)
+	if (tids[0] < 1 || tids[0] >= pid_max_get())
 		return -EINVAL;
 	// Choosing one's PID is checkpoint/restore's privilege.
 	const struct cred *c = current_cred();

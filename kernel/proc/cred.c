@@ -23,6 +23,7 @@ static struct spinlock cred_lock = SPINLOCK_INIT("cred");
 struct cred root_cred = {
 	.cap_permitted = CAP_FULL_SET,
 	.cap_effective = CAP_FULL_SET,
+	.cap_bounding = CAP_FULL_SET,
 };
 
 // A new reference to c (NULL: root).
@@ -202,17 +203,23 @@ bool cred_in_group(const struct cred *c, uint32_t gid)
 		    (1ULL << CAP_LINUX_IMMUTABLE) | (1ULL << CAP_MAC_OVERRIDE))
 
 // After setuid, setreuid, setresuid: leaving uid 0 in all three IDs
-// drops every capability (unless keepcaps keeps the permitted ones), an
-// effective uid leaving 0 drops the effective set, one returning to 0
-// gets the permitted set back.
+// drops every capability (unless keepcaps keeps the permitted ones) and
+// the ambient set in any case, an effective uid leaving 0 drops the
+// effective set, one returning to 0 gets the permitted set back.  None of
+// this with SECURE_NO_SETUID_FIXUP.
 static void fix_caps_setuid(struct cred *nc, const struct cred *old)
 {
 	bool old_root = old->uid == 0 || old->euid == 0 || old->suid == 0;
 	bool new_root = nc->uid == 0 || nc->euid == 0 || nc->suid == 0;
 
-	if (old_root && !new_root && !old->keepcaps) {
-		nc->cap_permitted = 0;
-		nc->cap_effective = 0;
+	if (old->securebits & SECURE_NO_SETUID_FIXUP)
+		return;
+	if (old_root && !new_root) {
+		if (!(old->securebits & SECURE_KEEP_CAPS)) {
+			nc->cap_permitted = 0;
+			nc->cap_effective = 0;
+		}
+		nc->cap_ambient = 0;
 	}
 	if (old->euid == 0 && nc->euid != 0)
 		nc->cap_effective = 0;
@@ -222,6 +229,8 @@ static void fix_caps_setuid(struct cred *nc, const struct cred *old)
 
 static void fix_caps_setfsuid(struct cred *nc, const struct cred *old)
 {
+	if (old->securebits & SECURE_NO_SETUID_FIXUP)
+		return;
 	if (old->fsuid == 0 && nc->fsuid != 0)
 		nc->cap_effective &= ~CAP_FS_SET;
 	if (old->fsuid != 0 && nc->fsuid == 0)
@@ -609,9 +618,12 @@ SYSCALL_DEFINE(SYS_capset, capset)
 	perm = cap_join(d, (int)words, offsetof(struct cap_data, permitted));
 	inh = cap_join(d, (int)words, offsetof(struct cap_data, inheritable));
 	old = ref(current_cred());
-	// The bounding set is full here, so only the first rule on the
-	// inheritable set can refuse it.
+	// Linux's cap_capset: new inheritable capabilities come from the
+	// permitted set (any, with CAP_SETPCAP) and never from outside the
+	// bounding set; nothing new in the permitted set; effective within it.
 	if (!cred_capable(old, CAP_SETPCAP) && (inh & ~(old->cap_inheritable | old->cap_permitted)))
+		rc = -EPERM;
+	else if (inh & ~(old->cap_inheritable | old->cap_bounding))
 		rc = -EPERM;
 	else if ((perm & ~old->cap_permitted) || (eff & ~perm))
 		rc = -EPERM;
@@ -622,35 +634,139 @@ SYSCALL_DEFINE(SYS_capset, capset)
 		nc->cap_effective = eff;
 		nc->cap_permitted = perm;
 		nc->cap_inheritable = inh;
+		nc->cap_ambient &= perm & inh;	// ambient stays within both
 		cred_commit(nc);
 	}
 	cred_put(old);
 	return rc;
 }
 
-int cred_set_keepcaps(unsigned long value)
+// Installs a copy of the caller's credentials that change() has
+// changed; 0 or -ENOMEM.
+static long change_caps(void (*change)(struct cred *, unsigned long), unsigned long arg)
 {
-	struct cred *old, *nc;
+	struct cred *old = ref(current_cred());
+	struct cred *nc = cred_prepare(old);
 
-	if (value > 1)
-		return -EINVAL;
-	old = ref(current_cred());
-	nc = cred_prepare(old);
 	cred_put(old);
 	if (!nc)
 		return -ENOMEM;
-	nc->keepcaps = value;
+	change(nc, arg);
 	cred_commit(nc);
 	return 0;
 }
 
+static void set_keepcaps(struct cred *nc, unsigned long on)
+{
+	nc->securebits = on ? nc->securebits | SECURE_KEEP_CAPS : nc->securebits & ~SECURE_KEEP_CAPS;
+}
+
+int cred_set_keepcaps(unsigned long value)
+{
+	if (value > 1)
+		return -EINVAL;
+	if (current_cred()->securebits & (SECURE_KEEP_CAPS << 1))
+		return -EPERM;		// locked
+	return (int)change_caps(set_keepcaps, value);
+}
+
 int cred_get_keepcaps(void)
 {
-	struct cred *c = ref(current_cred());
-	int v = c->keepcaps;
+	return (current_cred()->securebits & SECURE_KEEP_CAPS) != 0;
+}
 
-	cred_put(c);
-	return v;
+static bool cap_valid(unsigned long cap)
+{
+	return cap <= CAP_LAST_CAP;
+}
+
+long cred_capbset_read(unsigned long cap)
+{
+	if (!cap_valid(cap))
+		return -EINVAL;
+	return (current_cred()->cap_bounding >> cap) & 1;
+}
+
+static void drop_bounding(struct cred *nc, unsigned long cap)
+{
+	nc->cap_bounding &= ~(1ULL << cap);
+}
+
+// Linux checks the capability before the number.
+long cred_capbset_drop(unsigned long cap)
+{
+	if (!cred_capable(current_cred(), CAP_SETPCAP))
+		return -EPERM;
+	if (!cap_valid(cap))
+		return -EINVAL;
+	return change_caps(drop_bounding, cap);
+}
+
+#define PR_CAP_AMBIENT_IS_SET		1
+#define PR_CAP_AMBIENT_RAISE		2
+#define PR_CAP_AMBIENT_LOWER		3
+#define PR_CAP_AMBIENT_CLEAR_ALL	4
+
+static void clear_ambient(struct cred *nc, unsigned long unused)
+{
+	(void)unused;
+	nc->cap_ambient = 0;
+}
+
+static void raise_ambient(struct cred *nc, unsigned long cap)
+{
+	nc->cap_ambient |= 1ULL << cap;
+}
+
+static void lower_ambient(struct cred *nc, unsigned long cap)
+{
+	nc->cap_ambient &= ~(1ULL << cap);
+}
+
+// A capability can be raised into the ambient set only if it is both
+// permitted and inheritable; the set stays within both (capset, setuid).
+long cred_cap_ambient(unsigned long op, unsigned long cap, unsigned long a4, unsigned long a5)
+{
+	const struct cred *c = current_cred();
+
+	if (op == PR_CAP_AMBIENT_CLEAR_ALL)
+		return cap || a4 || a5 ? -EINVAL : change_caps(clear_ambient, 0);
+	if (!cap_valid(cap) || a4 || a5)
+		return -EINVAL;
+	if (op == PR_CAP_AMBIENT_IS_SET)
+		return (c->cap_ambient >> cap) & 1;
+	if (op == PR_CAP_AMBIENT_LOWER)
+		return change_caps(lower_ambient, cap);
+	if (op != PR_CAP_AMBIENT_RAISE)
+		return -EINVAL;
+	if (!((c->cap_permitted >> cap) & 1) || !((c->cap_inheritable >> cap) & 1) ||
+	    (c->securebits & SECURE_NO_CAP_AMBIENT_RAISE))
+		return -EPERM;
+	return change_caps(raise_ambient, cap);
+}
+
+long cred_get_securebits(void)
+{
+	return current_cred()->securebits;
+}
+
+static void set_securebits(struct cred *nc, unsigned long bits)
+{
+	nc->securebits = (uint32_t)bits;
+}
+
+// Linux's rules: a locked flag cannot change, a lock cannot be released,
+// no unknown bits, and CAP_SETPCAP is needed; all of them EPERM.
+long cred_set_securebits(unsigned long bits)
+{
+	const struct cred *c = current_cred();
+	uint32_t old = c->securebits;
+
+	if ((((old & SECURE_ALL_LOCKS) >> 1) & (old ^ bits)) || (old & SECURE_ALL_LOCKS & ~bits) ||
+	    (bits & ~(unsigned long)(SECURE_ALL_LOCKS | SECURE_ALL_BITS)) ||
+	    !cred_capable(c, CAP_SETPCAP))
+		return -EPERM;
+	return change_caps(set_securebits, bits);
 }
 
 // ---- exec ----
@@ -674,16 +790,22 @@ struct cred *cred_for_exec(const struct vnode *vn, bool *secure)
 		nc->egid = vn->gid;
 	nc->suid = nc->fsuid = nc->euid;
 	nc->sgid = nc->fsgid = nc->egid;
-	nc->keepcaps = false;
-	// Without file capabilities, Linux gives root (real or effective)
-	// the whole bounding set, effective only with euid 0; others none.
-	if (nc->euid == 0 || nc->uid == 0)
-		nc->cap_permitted = CAP_FULL_SET;
-	else
-		nc->cap_permitted = 0;
-	nc->cap_effective = nc->euid == 0 ? nc->cap_permitted : 0;
-	*secure = nc->euid != old->uid || nc->egid != old->gid ||
-		  (nc->uid != 0 && (nc->cap_effective || (nc->cap_permitted & ~old->cap_permitted)));
+	nc->securebits &= ~SECURE_KEEP_CAPS;
+	// Linux's rules without file capabilities (cap_bprm_creds_from_file):
+	// root (real or effective, unless SECURE_NOROOT) is given the
+	// bounding and inheritable sets, effective only with euid 0; others
+	// keep only their ambient set, which a set-ID program loses.
+	bool is_setid = nc->euid != old->uid || nc->egid != old->gid;
+	bool root = (nc->euid == 0 || nc->uid == 0) && !(old->securebits & SECURE_NOROOT);
+	bool effective = root && nc->euid == 0;
+
+	nc->cap_permitted = root ? old->cap_bounding | old->cap_inheritable : 0;
+	if (is_setid)
+		nc->cap_ambient = 0;
+	nc->cap_permitted |= nc->cap_ambient;
+	nc->cap_effective = effective ? nc->cap_permitted : nc->cap_ambient;
+	*secure = is_setid ||
+		  (nc->uid != 0 && (effective || (nc->cap_permitted & ~nc->cap_ambient)));
 	cred_put(old);
 	return nc;
 }

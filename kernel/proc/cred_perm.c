@@ -118,3 +118,21 @@ int cred_may_signal(struct process *p, int sig)
 	cred_put(tc);
 	return ok ? 0 : -EPERM;
 }
+
+bool cred_ids_all_callers(struct process *p)
+{
+	const struct cred *c = current_cred();
+	struct cred *tc = cred_of(p);
+	bool same = c->uid == tc->uid && c->uid == tc->euid && c->uid == tc->suid &&
+		    c->gid == tc->gid && c->gid == tc->egid && c->gid == tc->sgid;
+
+	cred_put(tc);
+	return same;
+}
+
+int cred_may_inspect(struct process *p)
+{
+	if (p == current_process() || cred_capable(current_cred(), CAP_SYS_PTRACE))
+		return 0;
+	return cred_ids_all_callers(p) && !p->not_dumpable ? 0 : -EPERM;
+}

@@ -26,6 +26,7 @@
 #include <proc/exec_stack.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
+#include <uapi/personality.h>
 #include <uapi/auxv.h>
 #include <uapi/rseq.h>
 #include <kernel/rseq.h>
@@ -602,8 +603,10 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	// A program run with other IDs than its caller's is not dumpable, and
 	// a privilege change forgets the parent-death signal, as on Linux.
 	p->not_dumpable = cred->euid != cred->uid || cred->egid != cred->gid;
-	if (secure)
+	if (secure) {
 		p->pdeath_signal = 0;
+		t->personality &= ~PER_CLEAR_ON_SETID;
+	}
 	p->did_exec = true;		// setpgid by the parent: EACCES from now on
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));

@@ -108,8 +108,7 @@ void process_discard(struct process *p)
 		mm_put(p->mm);
 	if (p->fdt)
 		fdtable_put(p->fdt);
-	if (p->cwd)
-		vnode_put(p->cwd);
+	fs_view_put(p->fs);
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	process_free_locked(p);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
@@ -140,7 +139,7 @@ static void process_finish(struct process *p)
 	p->fdt = 0;
 	spin_unlock_irqrestore(&p->lock, pl);
 	fdtable_put(fdt);
-	vfs_cwd_drop(p);
+	fs_view_drop(p);
 	// The signal handlers stay until the zombie is reaped: the parent may
 	// look at them (autoreap) and late signals may still name p.
 

@@ -9,6 +9,7 @@
 #include <kernel/power.h>
 #include <kernel/panic.h>
 #include <kernel/sched.h>
+#include <kernel/signal.h>
 #include <kernel/trap.h>
 #include <fs/fcntl.h>
 #include <kernel/vm.h>
@@ -90,21 +91,21 @@ void start_init(void)
 	if (!p)
 		panic("no memory for init");
 	p->pgid = p->sid = 1;
-	p->umask = 022;
 	p->mm = mm_create();
 	p->fdt = fdtable_new();
 	p->sighand = kzalloc(sizeof(*p->sighand));
-	if (!p->mm || !p->fdt || !p->sighand || fdtable_open_console(p->fdt) < 0)
+	p->fs = fs_view_new();
+	if (!p->mm || !p->fdt || !p->fs || !p->sighand || fdtable_open_console(p->fdt) < 0)
 		panic("no memory for init");
 	p->sighand->refcount = 1;
 	spin_init(&p->sighand->lock, "sighand");
-	p->cwd = vfs_root();
-	vnode_get(p->cwd);
 	for (int i = 0; i < RLIMIT_COUNT; i++)
 		p->rlimits[i] = (struct rlimit_pair){ ~0ULL, ~0ULL };
 	p->rlimits[3] = (struct rlimit_pair){ USER_STACK_SIZE, ~0ULL };	// RLIMIT_STACK
 	p->rlimits[4] = (struct rlimit_pair){ 0, ~0ULL };	// RLIMIT_CORE: none, as Linux
 	p->rlimits[7] = (struct rlimit_pair){ FD_LIMIT, FD_LIMIT };	// RLIMIT_NOFILE: nr_open
+	uint64_t sigq = sigpending_default_limit();
+	p->rlimits[RLIMIT_SIGPENDING_INDEX] = (struct rlimit_pair){ sigq, sigq };
 
 	struct thread *t = user_thread_alloc(p, "init");
 	if (!t || p->pid != 1)

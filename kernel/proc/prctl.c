@@ -19,16 +19,27 @@
 #define PR_SET_DUMPABLE		4
 #define PR_GET_KEEPCAPS		7
 #define PR_SET_KEEPCAPS		8
+#define PR_GET_TIMING		13
+#define PR_SET_TIMING		14
 #define PR_SET_NAME		15
 #define PR_GET_NAME		16
+#define PR_CAPBSET_READ		23
+#define PR_CAPBSET_DROP		24
 #define PR_GET_TSC		25
 #define PR_SET_TSC		26
+#define PR_GET_SECUREBITS	27
+#define PR_SET_SECUREBITS	28
 #define PR_GET_TIMERSLACK	30
 #define PR_SET_TIMERSLACK	29
 #define PR_SET_CHILD_SUBREAPER	36
 #define PR_GET_CHILD_SUBREAPER	37
 #define PR_SET_NO_NEW_PRIVS	38
 #define PR_GET_NO_NEW_PRIVS	39
+#define PR_SET_THP_DISABLE	41
+#define PR_GET_THP_DISABLE	42
+#define PR_CAP_AMBIENT		47
+
+#define PR_TIMING_STATISTICAL	0	// the only timing method Linux has
 
 #define PR_TSC_ENABLE		1
 #define PR_TSC_SIGSEGV		2
@@ -85,7 +96,7 @@ SYSCALL_DEFINE(SYS_prctl, prctl)
 {
 	struct thread *t = current_thread();
 	struct process *p = t->proc;
-	uint64_t a2 = args->a[1];
+	uint64_t a2 = args->a[1], a3 = args->a[2], a4 = args->a[3], a5 = args->a[4];
 
 	switch ((int)args->a[0]) {
 	case PR_SET_PDEATHSIG:
@@ -126,14 +137,39 @@ SYSCALL_DEFINE(SYS_prctl, prctl)
 	case PR_GET_CHILD_SUBREAPER:
 		return put_int(a2, p->child_subreaper);
 	case PR_SET_NO_NEW_PRIVS:
-		if (a2 != 1 || args->a[2] || args->a[3] || args->a[4])
+		if (a2 != 1 || a3 || a4 || a5)
 			return -EINVAL;
 		t->no_new_privs = true;		// for good, as on Linux
 		return 0;
 	case PR_GET_NO_NEW_PRIVS:
-		if (a2 || args->a[2] || args->a[3] || args->a[4])
+		if (a2 || a3 || a4 || a5)
 			return -EINVAL;
 		return t->no_new_privs;
+	case PR_GET_TIMING:
+		return PR_TIMING_STATISTICAL;
+	case PR_SET_TIMING:
+		return a2 == PR_TIMING_STATISTICAL ? 0 : -EINVAL;
+	case PR_CAPBSET_READ:
+		return cred_capbset_read(a2);
+	case PR_CAPBSET_DROP:
+		return cred_capbset_drop(a2);
+	case PR_CAP_AMBIENT:
+		return cred_cap_ambient(a2, a3, a4, a5);
+	case PR_GET_SECUREBITS:
+		return cred_get_securebits();
+	case PR_SET_SECUREBITS:
+		return cred_set_securebits(a2);
+	// No transparent huge pages exist here; the flag is kept for those
+	// who read it back (inherited by fork, kept across exec, as Linux's).
+	case PR_SET_THP_DISABLE:
+		if (a3 || a4 || a5)
+			return -EINVAL;
+		p->thp_disable = a2 != 0;
+		return 0;
+	case PR_GET_THP_DISABLE:
+		if (a2 || a3 || a4 || a5)
+			return -EINVAL;
+		return p->thp_disable;
 	default:
 		return -EINVAL;
 	}

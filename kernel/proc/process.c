@@ -15,9 +15,43 @@
 #include <uapi/errno.h>
 
 struct spinlock proc_tree_lock = SPINLOCK_INIT("process tree");
-static struct process *all_processes[PID_MAX];
+static struct process *all_processes[PID_LIMIT];
 static int next_pid = 1;
 static int last_pid;		// the ID handed out most recently (/proc/loadavg)
+static int pid_max = PID_LIMIT;	// /proc/sys/kernel/pid_max
+static int pid_top = 1;		// above every ID handed out so far: scans stop here
+
+int pid_max_get(void)
+{
+	return __atomic_load_n(&pid_max, __ATOMIC_RELAXED);
+}
+
+int pid_max_set(uint64_t v)
+{
+	if (v < PID_MAX_MIN || v > PID_LIMIT)
+		return -EINVAL;
+	__atomic_store_n(&pid_max, (int)v, __ATOMIC_RELAXED);
+	return 0;
+}
+
+// The next candidate after the last: at pid_max, back to the first ID
+// above the reserved ones.  proc_tree_lock held.
+static int pid_next_candidate_locked(void)
+{
+	int pid = next_pid;
+
+	next_pid = next_pid + 1 >= pid_max ? PID_RESERVED + 1 : next_pid + 1;
+	if (pid >= pid_max)		// pid_max was lowered meanwhile
+		pid = next_pid;
+	return pid;
+}
+
+// Records that 'id' is handed out.  proc_tree_lock held.
+static void pid_taken_locked(int id)
+{
+	if (id >= pid_top)
+		pid_top = id + 1;
+}
 
 int pid_last(void)
 {
@@ -28,11 +62,11 @@ int pid_last(void)
 // IDs are not reused quickly (as Linux does).
 static int pid_alloc_locked(struct process *p)
 {
-	for (int tries = 0; tries < PID_MAX; tries++) {
-		int pid = next_pid;
-		next_pid = next_pid + 1 >= PID_MAX ? 2 : next_pid + 1;
+	for (int tries = 0; tries < pid_max; tries++) {
+		int pid = pid_next_candidate_locked();
 		if (!all_processes[pid] && !tid_in_use_locked(pid)) {
 			all_processes[pid] = p;
+			pid_taken_locked(pid);
 			return pid;
 		}
 	}
@@ -41,7 +75,7 @@ static int pid_alloc_locked(struct process *p)
 
 // Threads other than the main one have IDs from the same space; the
 // table holds their process so lookups by thread ID work.
-static struct thread *tid_owner[PID_MAX];
+static struct thread *tid_owner[PID_LIMIT];
 
 bool tid_in_use_locked(int tid)
 {
@@ -57,12 +91,13 @@ int tid_alloc_for(struct thread *t, struct process *p)
 		tid = pid_alloc_locked(p);
 		p->pid = tid;
 	} else {
-		for (int tries = 0; tries < PID_MAX && tid < 0; tries++) {
-			int cand = next_pid;
-			next_pid = next_pid + 1 >= PID_MAX ? 2 : next_pid + 1;
+		for (int tries = 0; tries < pid_max && tid < 0; tries++) {
+			int cand = pid_next_candidate_locked();
 			if (!all_processes[cand] && !tid_owner[cand])
 				tid = cand;
 		}
+		if (tid > 0)
+			pid_taken_locked(tid);
 	}
 	if (tid > 0) {
 		tid_owner[tid] = t;
@@ -73,7 +108,7 @@ int tid_alloc_for(struct thread *t, struct process *p)
 	return tid;
 }
 
-// clone3's set_tid: exactly 'want' (checked to lie in 1..PID_MAX-1), or
+// clone3's set_tid: exactly 'want' (checked to lie in 1..pid_max-1), or
 // -EEXIST if a process or thread holds it (a zombie too, as on Linux).
 int tid_alloc_exact(struct thread *t, struct process *p, int want)
 {
@@ -87,6 +122,7 @@ int tid_alloc_exact(struct thread *t, struct process *p, int want)
 		}
 		tid_owner[want] = t;
 		t->tid = want;
+		pid_taken_locked(want);
 		r = want;
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
@@ -96,21 +132,21 @@ int tid_alloc_exact(struct thread *t, struct process *p, int want)
 void tid_free(int tid)
 {
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
-	if (tid > 0 && tid < PID_MAX)
+	if (tid > 0 && tid < PID_LIMIT)
 		tid_owner[tid] = 0;
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
 struct process *process_find(int pid)
 {
-	if (pid <= 0 || pid >= PID_MAX)
+	if (pid <= 0 || pid >= PID_LIMIT)
 		return 0;
 	return all_processes[pid];
 }
 
 struct thread *thread_find(int tid)
 {
-	if (tid <= 0 || tid >= PID_MAX)
+	if (tid <= 0 || tid >= PID_LIMIT)
 		return 0;
 	return tid_owner[tid];
 }
@@ -141,7 +177,7 @@ struct process *process_alloc(void)
 // Frees a reaped zombie.  proc_tree_lock held.
 void process_free_locked(struct process *p)
 {
-	if (p->pid > 0 && p->pid < PID_MAX && all_processes[p->pid] == p)
+	if (p->pid > 0 && p->pid < PID_LIMIT && all_processes[p->pid] == p)
 		all_processes[p->pid] = 0;
 	sighand_put(p->sighand);
 	cred_release(p);
@@ -173,7 +209,7 @@ void process_unlink_child_locked(struct process *child)
 // Calls fn on every live process.  proc_tree_lock held.
 void process_for_each_locked(void (*fn)(struct process *, void *), void *arg)
 {
-	for (int i = 1; i < PID_MAX; i++)
+	for (int i = 1; i < pid_top; i++)
 		if (all_processes[i])
 			fn(all_processes[i], arg);
 }
@@ -182,7 +218,7 @@ void process_for_each_locked(void (*fn)(struct process *, void *), void *arg)
 // proc_tree_lock held.
 int process_next_pid_locked(int from)
 {
-	for (int i = from > 0 ? from : 1; i < PID_MAX; i++)
+	for (int i = from > 0 ? from : 1; i < pid_top; i++)
 		if (all_processes[i])
 			return i;
 	return 0;

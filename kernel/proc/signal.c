@@ -15,8 +15,10 @@
 #include <kernel/uaccess.h>
 #include <kernel/console.h>
 #include <kernel/signal.h>
+#include <kernel/time.h>
 #include <kernel/trap.h>
 #include <lib/string.h>
+#include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 #include <kernel/arch.h>
@@ -28,35 +30,113 @@
 // signals are a bit each (a second send while pending is merged).
 struct sigqueue {
 	struct ksiginfo info;
+	uint32_t charged_uid;		// whose RLIMIT_SIGPENDING count it is in
 	struct sigqueue *next;
 };
 
-#define RT_QUEUE_MAX 64		// per thread or process, like a small RLIMIT_SIGPENDING
+// ---- RLIMIT_SIGPENDING ----
+//
+// As Linux, the queued real-time signals are counted per user (the real
+// uid of the receiving process) and a send that would take the count
+// past the receiver's RLIMIT_SIGPENDING queues nothing.  (Standard
+// signals need no queue entry here, so they are not counted.)
 
-static int queue_length(struct sigqueue *q)
+#define USER_BUCKETS		64
+
+struct user_sigcount {
+	uint32_t uid;
+	uint64_t count;
+	struct user_sigcount *next;
+};
+
+static struct user_sigcount *user_counts[USER_BUCKETS];
+static struct spinlock user_counts_lock = SPINLOCK_INIT("sigpending");	// a leaf
+
+// Counts one more queued signal for p's user, unless that passes p's
+// limit (or there is no memory for the count): the uid charged, or -1.
+static int64_t sigpending_charge(struct process *p)
 {
-	int n = 0;
-	for (; q; q = q->next)
-		n++;
+	struct cred *c = cred_of(p);
+	uint32_t uid = c->uid;
+	uint64_t limit = p->rlimits[RLIMIT_SIGPENDING_INDEX].cur;
+	struct user_sigcount **b = &user_counts[uid % USER_BUCKETS], *u;
+	uint64_t irq = spin_lock_irqsave(&user_counts_lock);
+
+	cred_put(c);
+	for (u = *b; u && u->uid != uid; u = u->next)
+		;
+	if (!u && limit > 0 && (u = kzalloc(sizeof(*u)))) {
+		u->uid = uid;
+		u->next = *b;
+		*b = u;
+	}
+	bool ok = u && u->count < limit;
+	if (ok)
+		u->count++;
+	spin_unlock_irqrestore(&user_counts_lock, irq);
+	return ok ? (int64_t)uid : -1;
+}
+
+static void sigpending_uncharge(uint32_t uid)
+{
+	struct user_sigcount **b = &user_counts[uid % USER_BUCKETS], *u;
+	uint64_t irq = spin_lock_irqsave(&user_counts_lock);
+
+	for (; (u = *b) && u->uid != uid; b = &u->next)
+		;
+	if (u && --u->count == 0) {
+		*b = u->next;
+		kfree(u);
+	}
+	spin_unlock_irqrestore(&user_counts_lock, irq);
+}
+
+uint64_t sigpending_of_user(uint32_t uid)
+{
+	uint64_t irq = spin_lock_irqsave(&user_counts_lock);
+	uint64_t n = 0;
+
+	for (struct user_sigcount *u = user_counts[uid % USER_BUCKETS]; u; u = u->next)
+		if (u->uid == uid)
+			n = u->count;
+	spin_unlock_irqrestore(&user_counts_lock, irq);
 	return n;
 }
 
-// Records a pending signal in (pending, info[], queue).  sighand lock held.
-// Returns -EAGAIN when a real-time signal cannot be queued (queue full or
-// no memory): it is not pending then, and sigqueue must say so.
-static int make_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqueue **queue,
-			int sig, const struct ksiginfo *info)
+uint64_t sigpending_default_limit(void)
+{
+	uint64_t total, free;
+
+	// Linux's: half its default threads-max, one thread per 32 pages.
+	frame_stats(&total, &free);
+	return total / 32 / 2 > 10 ? total / 32 / 2 : 10;
+}
+
+// Records a pending signal of p in (pending, info[], queue).  sighand
+// lock held.  A real-time signal that cannot be queued (the user's
+// RLIMIT_SIGPENDING reached, or no memory) is, as on Linux, -EAGAIN for
+// sigqueue and tgkill; one from kill() or the kernel's own (no info)
+// becomes pending without its data.
+static int make_pending(struct process *p, uint64_t *pending, struct ksiginfo *infos,
+			struct sigqueue **queue, int sig, const struct ksiginfo *info)
 {
 	struct ksiginfo si = info ? *info : (struct ksiginfo){ .signo = sig, .code = SI_KERNEL };
 
 	si.signo = sig;
 	if (sig >= SIGRTMIN) {
-		if (queue_length(*queue) >= RT_QUEUE_MAX)
-			return -EAGAIN;
-		struct sigqueue *e = kmalloc(sizeof(*e));
-		if (!e)
-			return -EAGAIN;
+		int64_t uid = sigpending_charge(p);
+		struct sigqueue *e = uid >= 0 ? kmalloc(sizeof(*e)) : NULL;
+
+		if (!e) {
+			if (uid >= 0)
+				sigpending_uncharge((uint32_t)uid);
+			if (info && si.code != SI_USER)
+				return -EAGAIN;
+			*pending |= sigmask_of(sig);	// delivered with empty data
+			return 0;
+		}
 		e->info = si;
+		e->charged_uid = (uint32_t)uid;
 		e->next = 0;
 		struct sigqueue **tail = queue;
 		while (*tail)
@@ -82,12 +162,16 @@ static void take_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqu
 		return;
 	}
 	bool more = false;
+	// Pending without a queue entry (kill() past the limit): Linux's
+	// empty data.
+	*out = (struct ksiginfo){ .signo = sig, .code = SI_USER };
 	for (struct sigqueue **p = queue; *p; p = &(*p)->next) {
 		if ((*p)->info.signo != sig)
 			continue;
 		struct sigqueue *e = *p;
 		*out = e->info;
 		*p = e->next;
+		sigpending_uncharge(e->charged_uid);
 		kfree(e);
 		for (struct sigqueue *r = *p; r; r = r->next)
 			if (r->info.signo == sig)
@@ -103,6 +187,7 @@ void sigqueue_free_all(struct sigqueue **queue)
 	while (*queue) {
 		struct sigqueue *e = *queue;
 		*queue = e->next;
+		sigpending_uncharge(e->charged_uid);
 		kfree(e);
 	}
 }
@@ -144,14 +229,22 @@ static bool kills_at_once(struct process *p, int sig)
 	       !sig_is_stop(sig) && !default_dumps_core(sig);
 }
 
-// Is there a thread in p that does not block sig?  sighand lock held.
+// Does t take sig as it comes, a fatal one killing at once?  Not while it
+// blocks it, nor while it waits for it in sigtimedwait (Linux's
+// real_blocked).  sighand lock held.
+static bool thread_takes_at_once(const struct thread *t, int sig)
+{
+	return !((t->sig_blocked | t->sig_real_blocked) & sigmask_of(sig));
+}
+
+// Is there a thread in p that takes sig at once?  sighand lock held.
 static bool some_thread_takes(struct process *p, int sig)
 {
 	bool any = false;
 
 	spin_lock(&p->lock);
 	for (struct thread *t = p->threads; t && !any; t = t->proc_next)
-		any = !(t->sig_blocked & sigmask_of(sig));
+		any = thread_takes_at_once(t, sig);
 	spin_unlock(&p->lock);
 	return any;
 }
@@ -205,7 +298,7 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 		process_kill_others(p, sig);
 		return 0;
 	}
-	int rc = make_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
+	int rc = make_pending(p, &p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
 	if (rc == 0)
 		signal_wake_one(p, sig);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -223,13 +316,13 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		return signal_send_process(p, sig, info);
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 	jobctl_on_send(p, sig);		// a stop or continue is for the whole process
-	if (!ignored(p, sig) && kills_at_once(p, sig) && !(t->sig_blocked & sigmask_of(sig))) {
+	if (!ignored(p, sig) && kills_at_once(p, sig) && thread_takes_at_once(t, sig)) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		process_kill_others(p, sig);
 		return 0;
 	}
 	if (!ignored(p, sig)) {
-		rc = make_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
+		rc = make_pending(p, &t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 		if (rc == 0) {
 			wake_interruptible(t);
 			if (t != current_thread() && t->on_cpu)
@@ -295,6 +388,31 @@ void signal_force_fault(int sig, int code, uint64_t addr)
 	t->sig_pending |= sigmask_of(sig);
 	t->sig_info[sig] = info;
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
+}
+
+// The siginfo_t a handler, sigtimedwait or signalfd hands to the program.
+void siginfo_to_user(struct user_siginfo *si, const struct ksiginfo *info)
+{
+	memset(si, 0, sizeof(*si));
+	si->si_signo = info->signo;
+	si->si_code = info->code;
+	si->si_errno = info->errno_;
+	switch (info->signo) {
+	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+		if (info->code > 0 && info->code != SI_KERNEL) {
+			si->u.addr = info->addr;
+			break;
+		}
+		__attribute__((fallthrough));	// sent by kill(): pid and uid
+	default:
+		si->u.kill.pid = info->pid;
+		si->u.kill.uid = info->uid;
+		if (info->signo == SIGCHLD)
+			si->u.kill.status = info->status;
+		else if (info->code < 0)	// sigqueue: the sender's value
+			memcpy(si->u.raw + 8, &info->value, 8);
+		break;
+	}
 }
 
 bool signal_has_handler(int sig)
@@ -502,6 +620,74 @@ SYSCALL_DEFINE(SYS_rt_sigsuspend, rt_sigsuspend)
 	return -ERESTARTNOHAND;
 }
 
+// The lowest signal of 'these' pending for t (its own first, then its
+// process's), taken off; 0 if none.  sighand lock held.
+static int take_one_of(struct thread *t, uint64_t these, struct ksiginfo *info)
+{
+	struct process *p = t->proc;
+	uint64_t mine = t->sig_pending & these, shared = p->sig_pending & these;
+	int sig;
+
+	if (mine) {
+		sig = __builtin_ctzll(mine) + 1;
+		take_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
+	} else if (shared) {
+		sig = __builtin_ctzll(shared) + 1;
+		take_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
+	} else {
+		sig = 0;
+	}
+	return sig;
+}
+
+// rt_sigtimedwait (sigwaitinfo, sigtimedwait): takes a pending signal of
+// the set, waiting for one until the timeout (EAGAIN) or until a signal
+// outside the set interrupts (EINTR).  As on Linux, the set's signals are
+// unblocked while the thread sleeps, so that one sent to the process
+// picks this thread; the mask is back before the call returns.
+SYSCALL_DEFINE(SYS_rt_sigtimedwait, rt_sigtimedwait)
+{
+	uint64_t uset = args->a[0], uinfo = args->a[1], uts = args->a[2];
+	struct thread *t = current_thread();
+	struct process *p = t->proc;
+	uint64_t these, ns = 0, deadline = WAIT_FOREVER, flags;
+	struct ksiginfo info;
+	int sig, rc = 0;
+
+	if (args->a[3] != 8)
+		return -EINVAL;
+	if (copy_from_user(&these, uset, 8) < 0)
+		return -EFAULT;
+	these &= ~UNBLOCKABLE;
+	if (uts && (rc = get_timespec_ns(uts, &ns)) < 0)
+		return rc;
+	if (uts)
+		deadline = clock_monotonic_ns() + ns;
+	flags = spin_lock_irqsave(&p->sighand->lock);
+	sig = take_one_of(t, these, &info);
+	if (!sig && !(uts && ns == 0)) {
+		uint64_t blocked = t->sig_blocked;
+
+		t->sig_real_blocked = blocked;
+		t->sig_blocked &= ~these;
+		rc = wq_wait(0, &p->sighand->lock, deadline, true);
+		t->sig_blocked = blocked;
+		t->sig_real_blocked = 0;
+		sig = take_one_of(t, these, &info);
+	}
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
+	if (!sig)
+		return rc == -EINTR ? -EINTR : -EAGAIN;
+	if (uinfo) {
+		struct user_siginfo si;
+
+		siginfo_to_user(&si, &info);
+		if (copy_to_user(uinfo, &si, sizeof(si)) < 0)
+			return -EFAULT;
+	}
+	return sig;
+}
+
 SYSCALL_DEFINE(SYS_pause, pause)
 {
 	(void)args;
@@ -620,7 +806,7 @@ static long kill_thread(int tgid, int tid, int sig)
 	else if (cred_may_signal(t->proc, sig))
 		r = -EPERM;
 	else if (sig)
-		signal_send_thread(t, sig, &info);
+		r = signal_send_thread(t, sig, &info);	// -EAGAIN: not queued
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	return r;
 }

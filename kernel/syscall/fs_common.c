@@ -11,7 +11,8 @@
 uint32_t current_umask(void)
 {
 	struct process *p = current_process();
-	return p ? p->umask : 022;
+
+	return p && p->fs ? __atomic_load_n(&p->fs->umask, __ATOMIC_RELAXED) : 022;
 }
 
 bool file_has_fasync(const struct file *f)
@@ -104,22 +105,4 @@ int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out)
 	}
 	kfree(path);
 	return (int)rc;
-}
-
-void vfs_set_cwd(struct vnode *vn)
-{
-	struct process *p = current_process();
-	struct vnode *old;
-	uint64_t flags;
-
-	if (!p) {
-		vnode_put(vn);
-		return;
-	}
-	// Lookups read the cwd under the tree lock.
-	flags = spin_lock_irqsave(&vfs_tree_lock);
-	old = p->cwd;
-	p->cwd = vn;
-	spin_unlock_irqrestore(&vfs_tree_lock, flags);
-	vnode_put(old);
 }

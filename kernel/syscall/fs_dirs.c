@@ -102,23 +102,28 @@ SYSCALL_DEFINE(SYS_getcwd, getcwd)
 {
 	uint64_t ubuf = args->a[0];
 	size_t size = args->a[1];
-	struct process *p = current_process();
-	struct vnode *cwd;
+	static const char unreachable_prefix[] = "(unreachable)";
+	const size_t plen = sizeof(unreachable_prefix) - 1;
+	bool unreachable;
 	char *path;
+	uint64_t irq;
 	long rc;
 
-	if (!p)
-		return -ENOENT;
-	path = kmalloc(PATH_MAX);
+	path = kmalloc(PATH_MAX + plen);
 	if (!path)
 		return -ENOMEM;
-	cwd = vfs_cwd_get(p);
-	if (!cwd) {
-		kfree(path);
-		return -ENOMEM;
+	// From the caller's root; a cwd outside it (chroot without chdir) is
+	// shown as Linux shows it, "(unreachable)" and its path.
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	rc = vnode_path_from_locked(current_root_locked(), current_cwd_locked(), path + plen,
+				    PATH_MAX, &unreachable);
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	if (rc >= 0 && unreachable) {
+		memcpy(path, unreachable_prefix, plen);
+		rc += (long)plen;
+	} else if (rc >= 0) {
+		memmove(path, path + plen, (size_t)rc + 1);
 	}
-	rc = vnode_path(cwd, path, PATH_MAX);
-	vnode_put(cwd);
 	if (rc >= 0) {
 		if ((size_t)rc + 1 > size)
 			rc = -ERANGE;
@@ -131,22 +136,51 @@ SYSCALL_DEFINE(SYS_getcwd, getcwd)
 	return rc;
 }
 
-SYSCALL_DEFINE(SYS_chdir, chdir)
+// The searchable directory that chdir and chroot name (referenced).
+static int lookup_dir_to_enter(uint64_t upath, struct vnode **out)
 {
 	struct vnode *vn;
-	int rc = lookup_user_at(AT_FDCWD, args->a[0], LOOKUP_FOLLOW, &vn);
+	int rc = lookup_user_at(AT_FDCWD, upath, LOOKUP_FOLLOW, &vn);
 
 	if (rc < 0)
 		return rc;
-	if (vn->type != VNODE_DIR) {
-		vnode_put(vn);
-		return -ENOTDIR;
-	}
-	if ((rc = vnode_may(vn, MAY_EXEC))) {
+	if (vn->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else
+		rc = vnode_may(vn, MAY_EXEC);
+	if (rc) {
 		vnode_put(vn);
 		return rc;
 	}
-	vfs_set_cwd(vn);
+	*out = vn;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_chdir, chdir)
+{
+	struct vnode *vn;
+	int rc = lookup_dir_to_enter(args->a[0], &vn);
+
+	if (rc == 0)
+		vfs_set_cwd(vn);
+	return rc;
+}
+
+// Absolute paths and ".." of this process (and those sharing its view,
+// CLONE_FS) stop at the new root; the cwd stays where it is, as on Linux.
+// The lookup's errors come before the capability check, as Linux's.
+SYSCALL_DEFINE(SYS_chroot, chroot)
+{
+	struct vnode *vn;
+	int rc = lookup_dir_to_enter(args->a[0], &vn);
+
+	if (rc)
+		return rc;
+	if (!cred_capable(current_cred(), CAP_SYS_CHROOT)) {
+		vnode_put(vn);
+		return -EPERM;
+	}
+	vfs_set_root(vn);
 	return 0;
 }
 

@@ -16,6 +16,8 @@
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 #include <kernel/signal.h>
+#include <kernel/thread.h>
+#include <uapi/personality.h>
 
 struct user_pollfd {
 	int32_t fd;
@@ -164,6 +166,36 @@ static long mask_end(long rc)
 	return rc;
 }
 
+// The time left until 'deadline', for select's write-back.
+static uint64_t time_left(uint64_t deadline)
+{
+	uint64_t now = clock_monotonic_ns();
+
+	return deadline > now ? deadline - now : 0;
+}
+
+// select, pselect6 and ppoll write the time left back to the caller's
+// timeout, as Linux does, whatever the result, unless the timeout was
+// zero or none, or the personality has STICKY_TIMEOUTS.  Best effort: a
+// timeout that cannot be written is left, as on Linux.
+static void write_back_time_left(uint64_t utimeout, uint64_t deadline, bool timeval)
+{
+	uint64_t left;
+
+	if (!utimeout || deadline == WAIT_FOREVER || personality_has(STICKY_TIMEOUTS))
+		return;
+	left = time_left(deadline);
+	if (timeval) {
+		struct user_timeval tv = { (int64_t)(left / NS_PER_SEC),
+					   (int64_t)(left % NS_PER_SEC / 1000) };
+		copy_to_user(utimeout, &tv, sizeof(tv));
+	} else {
+		struct user_timespec ts = { (int64_t)(left / NS_PER_SEC),
+					    (int64_t)(left % NS_PER_SEC) };
+		copy_to_user(utimeout, &ts, sizeof(ts));
+	}
+}
+
 SYSCALL_DEFINE(SYS_ppoll, ppoll)
 {
 	uint64_t umask = args->a[3], sigsetsize = args->a[4];
@@ -179,9 +211,12 @@ SYSCALL_DEFINE(SYS_ppoll, ppoll)
 	if (umask) {
 		if (mask_begin(umask) < 0)
 			return -EFAULT;
-		return mask_end(do_poll(args->a[0], args->a[1], nowait, deadline));
+		rc = mask_end(do_poll(args->a[0], args->a[1], nowait, deadline));
+	} else {
+		rc = do_poll(args->a[0], args->a[1], nowait, deadline);
 	}
-	return do_poll(args->a[0], args->a[1], nowait, deadline);
+	write_back_time_left(args->a[2], deadline, false);
+	return rc;
 }
 
 // ---- select ----
@@ -306,14 +341,6 @@ out:
 	return ready;
 }
 
-// The time left until 'deadline', for select's write-back.
-static uint64_t time_left(uint64_t deadline)
-{
-	uint64_t now = clock_monotonic_ns();
-
-	return deadline > now ? deadline - now : 0;
-}
-
 SYSCALL_DEFINE(SYS_select, select)
 {
 	uint64_t utv = args->a[4], deadline = WAIT_FOREVER;
@@ -336,13 +363,7 @@ SYSCALL_DEFINE(SYS_select, select)
 			deadline = deadline_after(ns);
 	}
 	rc = do_select((int)args->a[0], args->a[1], args->a[2], args->a[3], nowait, deadline);
-	if (utv && rc >= 0 && !nowait && deadline != WAIT_FOREVER) {
-		uint64_t left = time_left(deadline);
-
-		tv.tv_sec = (int64_t)(left / NS_PER_SEC);
-		tv.tv_usec = (int64_t)(left % NS_PER_SEC / 1000);
-		copy_to_user(utv, &tv, sizeof(tv));	// best effort, as on Linux
-	}
+	write_back_time_left(utv, deadline, true);
 	return rc;
 }
 
@@ -367,9 +388,13 @@ SYSCALL_DEFINE(SYS_pselect6, pselect6)
 		if (pair[0]) {
 			if (mask_begin(pair[0]) < 0)
 				return -EFAULT;
-			return mask_end(do_select((int)args->a[0], args->a[1], args->a[2], args->a[3],
-						  nowait, deadline));
+			rc = (int)mask_end(do_select((int)args->a[0], args->a[1], args->a[2],
+						     args->a[3], nowait, deadline));
+			write_back_time_left(args->a[4], deadline, false);
+			return rc;
 		}
 	}
-	return do_select((int)args->a[0], args->a[1], args->a[2], args->a[3], nowait, deadline);
+	rc = (int)do_select((int)args->a[0], args->a[1], args->a[2], args->a[3], nowait, deadline);
+	write_back_time_left(args->a[4], deadline, false);
+	return rc;
 }

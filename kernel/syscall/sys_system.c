@@ -29,9 +29,10 @@ SYSCALL_DEFINE(SYS_uname, uname)
 	memset(&u, 0, sizeof(u));
 	strlcpy(u.sysname, UTS_SYSNAME, sizeof(u.sysname));
 	uts_get(UTS_HOSTNAME, u.nodename);
-	strlcpy(u.release, UTS_RELEASE, sizeof(u.release));
+	uts_release(u.release, sizeof(u.release));
 	strlcpy(u.version, UTS_VERSION, sizeof(u.version));
-	strlcpy(u.machine, UTS_MACHINE, sizeof(u.machine));
+	strlcpy(u.machine, personality_is_linux32() ? UTS_MACHINE_32 : UTS_MACHINE,
+		sizeof(u.machine));
 	uts_get(UTS_DOMAINNAME, u.domainname);
 	return copy_to_user(args->a[0], &u, sizeof(u)) < 0 ? -EFAULT : 0;
 }
@@ -115,35 +116,47 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 #define RLIMIT_STACK	3
 #define RLIMIT_NOFILE	7
 #define RLIMIT_AS	9
-#define RLIMIT_SIGPENDING 11
 
 // Can 'nl' replace 'old' and be honoured exactly?  RLIMIT_NOFILE is
 // enforced, up to FD_LIMIT, this kernel's nr_open (Linux: EPERM above
-// it), RLIMIT_STACK by the stack's growth (kernel/mm/vm.c) and
-// RLIMIT_CPU by the tick (kernel/proc/cputime.c).  File size, data,
-// address space and pending signals are not enforced, so only the values
-// in force can be "set".
+// it), RLIMIT_STACK by the stack's growth (kernel/mm/vm.c), RLIMIT_CPU
+// by the tick (kernel/proc/cputime.c) and RLIMIT_SIGPENDING when signals
+// are queued (kernel/proc/signal.c).  File size, data and address space
+// are not enforced, so only the values in force can be "set".
 // The rest have no effect a program can see, as on Linux for root: no
 // core dumps are written, RSS and LOCKS are ignored by Linux too, root is
 // exempt from NPROC and MEMLOCK, and there are no message queues,
 // priorities or real-time policies for MSGQUEUE, NICE, RTPRIO, RTTIME.
+// As Linux: raising a hard limit takes CAP_SYS_RESOURCE (EPERM).
 static int limit_check(int resource, const struct rlimit_pair *old, const struct rlimit_pair *nl)
 {
+	if (resource == RLIMIT_NOFILE && nl->max > FD_LIMIT)
+		return -EPERM;
+	if (nl->max > old->max && !cred_capable(current_cred(), CAP_SYS_RESOURCE))
+		return -EPERM;
 	switch (resource) {
-	case RLIMIT_NOFILE:
-		return nl->max > FD_LIMIT ? -EPERM : 0;
 	case RLIMIT_FSIZE:
 	case RLIMIT_DATA:
 	case RLIMIT_AS:
-	case RLIMIT_SIGPENDING:
 		return nl->cur == old->cur && nl->max == old->max ? 0 : -EINVAL;
 	default:
 		return 0;
 	}
 }
 
-// prlimit64 of any process (everyone is root, so every process may);
-// the old value goes out after the new one is set, as on Linux.
+// May the caller read or set p's limits?  Its own, or one whose IDs are
+// all the caller's real ones, or with CAP_SYS_RESOURCE (Linux's
+// check_prlimit_permission).  proc_tree_lock held.
+static int prlimit_permitted(struct process *p)
+{
+	if (p == current_process() || cred_capable(current_cred(), CAP_SYS_RESOURCE) ||
+	    cred_ids_all_callers(p))
+		return 0;
+	return -EPERM;
+}
+
+// prlimit64 of the caller or of a process it may reach; the old value
+// goes out after the new one is set, as on Linux.
 static long do_prlimit(int pid, int resource, uint64_t unew, uint64_t uold)
 {
 	struct rlimit_pair nl, old;
@@ -161,7 +174,7 @@ static long do_prlimit(int pid, int resource, uint64_t unew, uint64_t uold)
 	p = pid == 0 ? current_process() : process_find(pid);
 	if (!p) {
 		rc = -ESRCH;
-	} else {
+	} else if ((rc = prlimit_permitted(p)) == 0) {
 		old = p->rlimits[resource];
 		if (unew)
 			rc = limit_check(resource, &old, &nl);

@@ -19,6 +19,7 @@
 #include <sys/auxv.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -35,6 +36,17 @@
 #define CAP_KILL 5
 #define CAP_SETGID 6
 #define CAP_SETUID 7
+#define CAP_SETPCAP 8
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_IS_SET 1
+#define PR_CAP_AMBIENT_RAISE 2
+#define PR_CAP_AMBIENT_LOWER 3
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+#define SECBIT_KEEP_CAPS 0x10
+#define SECBIT_KEEP_CAPS_LOCKED 0x20
 
 struct cap_header {
 	uint32_t version;
@@ -551,6 +563,171 @@ static int c_exec_caps(void)
 }
 static void t_exec_caps(void) { in_child(c_exec_caps, "exec caps"); }
 
+// ---- the bounding and ambient sets, securebits ----
+
+// The caller's inheritable set becomes inh (effective and permitted kept).
+static int set_inheritable(uint64_t inh)
+{
+	struct cap_header h = { CAP_V3, 0 };
+	struct cap_data d[2];
+
+	if (capget_raw(&h, d) < 0)
+		return -1;
+	d[0].inheritable = (uint32_t)inh;
+	d[1].inheritable = (uint32_t)(inh >> 32);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+// Runs the copy of this program with 'mode' and gives its exit status.
+static int run_mode(const char *mode)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char *argv[] = { "creds", (char *)mode, NULL };
+
+		execv(scratch("plain"), argv);
+		_exit(99);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int c_bounding(void)
+{
+	if (c_eq(prctl(PR_CAPBSET_READ, CAP_KILL, 0, 0, 0), 1, "CAP_KILL in the bounding set") ||
+	    c_err(prctl(PR_CAPBSET_READ, 99, 0, 0, 0), EINVAL, "read capability 99") ||
+	    c_err(prctl(PR_CAPBSET_DROP, 99, 0, 0, 0), EINVAL, "drop capability 99") ||
+	    c_ok(prctl(PR_CAPBSET_DROP, CAP_KILL, 0, 0, 0), "drop CAP_KILL") ||
+	    c_eq(prctl(PR_CAPBSET_READ, CAP_KILL, 0, 0, 0), 0, "CAP_KILL dropped"))
+		return 1;
+	// A capability outside the bounding set cannot become inheritable
+	// (LTP capset02), though the caller still has it.
+	if (c_err(set_inheritable(1ULL << CAP_KILL), EPERM, "inheritable CAP_KILL") ||
+	    c_eq(has_cap(CAP_KILL), 1, "CAP_KILL still effective"))
+		return 1;
+	// An exec by root no longer gets it.
+	if (c_eq(run_mode("nokill"), 0, "exec after the drop has no CAP_KILL"))
+		return 1;
+	// Without CAP_SETPCAP: EPERM before the number is looked at.
+	if (drop_to(U1, G1, 0, NULL))
+		return 1;
+	return c_err(prctl(PR_CAPBSET_DROP, 99, 0, 0, 0), EPERM, "drop as uid 1000") ||
+	       c_eq(prctl(PR_CAPBSET_READ, CAP_CHOWN, 0, 0, 0), 1, "read as uid 1000");
+}
+static void t_bounding(void) { in_child(c_bounding, "bounding set"); }
+
+static long ambient(int op, long cap)
+{
+	return prctl(PR_CAP_AMBIENT, op, cap, 0, 0);
+}
+
+static int c_ambient(void)
+{
+	if (c_eq(ambient(PR_CAP_AMBIENT_IS_SET, CAP_CHOWN), 0, "none at start") ||
+	    c_err(ambient(PR_CAP_AMBIENT_RAISE, CAP_CHOWN), EPERM, "raise without inheritable") ||
+	    c_err(ambient(PR_CAP_AMBIENT_IS_SET, 99), EINVAL, "capability 99") ||
+	    c_err(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 1, 0, 0), EINVAL,
+		  "CLEAR_ALL with an argument") ||
+	    c_err(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_CHOWN, 1, 0), EINVAL,
+		  "IS_SET with a fourth argument") ||
+	    c_err(ambient(9, CAP_CHOWN), EINVAL, "operation 9"))
+		return 1;
+	if (c_ok(set_inheritable(1ULL << CAP_CHOWN), "inheritable CAP_CHOWN") ||
+	    c_ok(ambient(PR_CAP_AMBIENT_RAISE, CAP_CHOWN), "raise CAP_CHOWN") ||
+	    c_eq(ambient(PR_CAP_AMBIENT_IS_SET, CAP_CHOWN), 1, "raised") ||
+	    c_ok(ambient(PR_CAP_AMBIENT_LOWER, CAP_CHOWN), "lower") ||
+	    c_eq(ambient(PR_CAP_AMBIENT_IS_SET, CAP_CHOWN), 0, "lowered") ||
+	    c_ok(ambient(PR_CAP_AMBIENT_RAISE, CAP_CHOWN), "raise again") ||
+	    c_ok(set_inheritable(0), "inheritable emptied") ||
+	    c_eq(ambient(PR_CAP_AMBIENT_IS_SET, CAP_CHOWN), 0, "gone with the inheritable bit") ||
+	    c_ok(set_inheritable(1ULL << CAP_CHOWN), "inheritable CAP_CHOWN again") ||
+	    c_ok(ambient(PR_CAP_AMBIENT_RAISE, CAP_CHOWN), "raise a third time") ||
+	    c_ok(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear all") ||
+	    c_eq(ambient(PR_CAP_AMBIENT_IS_SET, CAP_CHOWN), 0, "cleared"))
+		return 1;
+	// What ambient capabilities are for: a non-root program keeps them
+	// across exec.  Leaving uid 0 clears the set (even with keepcaps), so
+	// it is raised again as uid 1000.
+	if (c_ok(ambient(PR_CAP_AMBIENT_RAISE, CAP_CHOWN), "raise before setresuid") ||
+	    c_ok(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), "keepcaps") ||
+	    c_ok(setresuid(U1, U1, U1), "setresuid(U1)") ||
+	    c_eq(ambient(PR_CAP_AMBIENT_IS_SET, CAP_CHOWN), 0, "setresuid clears the set") ||
+	    c_ok(ambient(PR_CAP_AMBIENT_RAISE, CAP_CHOWN), "raise as uid 1000"))
+		return 1;
+	return c_eq(run_mode("chown-only"), 0, "exec as uid 1000 keeps CAP_CHOWN only");
+}
+static void t_ambient(void) { in_child(c_ambient, "ambient"); }
+
+static int c_securebits(void)
+{
+	if (c_eq(prctl(PR_GET_SECUREBITS, 0, 0, 0, 0), 0, "none at start") ||
+	    c_ok(prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS, 0, 0, 0), "set KEEP_CAPS") ||
+	    c_eq(prctl(PR_GET_KEEPCAPS, 0, 0, 0, 0), 1, "PR_GET_KEEPCAPS sees it") ||
+	    c_ok(prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0), "PR_SET_KEEPCAPS 0") ||
+	    c_eq(prctl(PR_GET_SECUREBITS, 0, 0, 0, 0), 0, "and securebits sees that") ||
+	    c_err(prctl(PR_SET_SECUREBITS, 0x10000, 0, 0, 0), EPERM, "an unknown bit") ||
+	    c_ok(prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS | SECBIT_KEEP_CAPS_LOCKED, 0, 0, 0),
+		 "lock KEEP_CAPS on") ||
+	    c_err(prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0), EPERM, "PR_SET_KEEPCAPS when locked") ||
+	    c_err(prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS_LOCKED, 0, 0, 0), EPERM,
+		  "a locked bit changed") ||
+	    c_err(prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS, 0, 0, 0), EPERM, "a lock released"))
+		return 1;
+	// Exec clears KEEP_CAPS (its lock stays); unprivileged callers: EPERM.
+	if (c_eq(run_mode("securebits"), 0, "after exec only the lock is left") ||
+	    drop_to(U1, G1, 0, NULL))
+		return 1;
+	return c_err(prctl(PR_SET_SECUREBITS, SECBIT_KEEP_CAPS | SECBIT_KEEP_CAPS_LOCKED, 0, 0, 0),
+		     EPERM, "set as uid 1000");
+}
+static void t_securebits(void) { in_child(c_securebits, "securebits"); }
+
+// Without CAP_SYS_RESOURCE a hard limit can only come down, and another
+// user's limits are out of reach (prlimit: EPERM); one's own are not.
+static int c_rlimits(void)
+{
+	struct rlimit rl = { 64, 128 }, got;
+	pid_t parent = getppid();
+
+	if (c_ok(setrlimit(RLIMIT_NOFILE, &rl), "lower RLIMIT_NOFILE as root") ||
+	    drop_to(U1, G1, 0, NULL))
+		return 1;
+	rl.rlim_max = 256;
+	if (c_err(setrlimit(RLIMIT_NOFILE, &rl), EPERM, "raise the hard limit as uid 1000"))
+		return 1;
+	rl.rlim_max = 100;
+	if (c_ok(setrlimit(RLIMIT_NOFILE, &rl), "lower it as uid 1000") ||
+	    c_ok(getrlimit(RLIMIT_NOFILE, &got), "getrlimit") || c_eq((long)got.rlim_max, 100, "max"))
+		return 1;
+	if (c_err(prlimit(parent, RLIMIT_NOFILE, NULL, &got), EPERM, "read root's limits") ||
+	    c_ok(prlimit(getpid(), RLIMIT_NOFILE, NULL, &got), "read its own by pid"))
+		return 1;
+	return 0;
+}
+static void t_rlimits(void) { in_child(c_rlimits, "rlimits"); }
+
+// The exec'd copy's checks (main: "creds MODE").
+static int exec_mode(const char *mode)
+{
+	uint64_t eff = 0, perm = 0;
+
+	if (caps_now(&eff, &perm))
+		return 2;
+	if (!strcmp(mode, "caps"))
+		return eff == 0 && perm == 0 ? 0 : 1;
+	if (!strcmp(mode, "nokill"))
+		return !((perm >> CAP_KILL) & 1) && ((perm >> CAP_CHOWN) & 1) ? 0 : 1;
+	if (!strcmp(mode, "chown-only"))
+		return eff == 1ULL << CAP_CHOWN && perm == 1ULL << CAP_CHOWN &&
+			       prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_CHOWN, 0, 0) == 1 ? 0 : 1;
+	if (!strcmp(mode, "securebits"))
+		return prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) == SECBIT_KEEP_CAPS_LOCKED ? 0 : 1;
+	return 3;
+}
+
 // ---- credentials belong to threads ----
 
 static void *raw_setresuid_thread(void *arg)
@@ -680,6 +857,10 @@ static const struct test_case cases[] = {
 	{ "exec_setuid_ignored_with_no_new_privs", t_exec_setuid_nnp },
 	{ "exec_by_non_root_has_no_caps", t_exec_caps },
 	{ "keepcaps_keeps_permitted_set", t_keepcaps },
+	{ "bounding_set_read_drop_and_exec", t_bounding },
+	{ "ambient_set_rules_and_exec", t_ambient },
+	{ "securebits_locks_and_exec", t_securebits },
+	{ "rlimits_hard_raise_and_other_user_EPERM", t_rlimits },
 	{ "raw_setresuid_changes_only_its_thread", t_per_thread },
 	{ "kill_between_users_EPERM", t_kill_users },
 	{ "kill_group_nobody_allowed_EPERM", t_kill_group_eperm },
@@ -689,11 +870,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 9 && !strcmp(argv[1], "ids"))
 		return check_ids_mode(argv);
-	if (argc == 2 && !strcmp(argv[1], "caps")) {
-		uint64_t eff = 0, perm = 0;
-
-		return caps_now(&eff, &perm) == 0 && eff == 0 && perm == 0 ? 0 : 1;
-	}
+	if (argc == 2 && strcmp(argv[1], "ids"))
+		return exec_mode(argv[1]);
 	if (readlink("/proc/self/exe", self_path, sizeof(self_path) - 1) < 0)
 		snprintf(self_path, sizeof(self_path), "%s", argv[0]);
 	privdrop_init();

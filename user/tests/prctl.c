@@ -393,6 +393,26 @@ static void t_arch_cpuid(void)
 		check(r == 0 || errno == ENODEV, "ARCH_SET_CPUID: 0 or ENODEV");
 }
 
+// PR_SET_TIMING takes only the one method Linux has; the THP flag reads
+// back, with the argument checks (LTP prctl02's rows).
+static void t_timing_and_thp(void)
+{
+	check(prctl(PR_GET_TIMING, 0, 0, 0, 0) == PR_TIMING_STATISTICAL, "PR_GET_TIMING");
+	check_ok(prctl(PR_SET_TIMING, PR_TIMING_STATISTICAL, 0, 0, 0), "statistical timing");
+	check_errno(prctl(PR_SET_TIMING, 1, 0, 0, 0), EINVAL, "timestamp timing");
+	check(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 0, "THP not disabled at first");
+	check_errno(prctl(PR_SET_THP_DISABLE, 0, 1, 0, 0), EINVAL, "PR_SET_THP_DISABLE arg3");
+	check_errno(prctl(PR_GET_THP_DISABLE, 1, 1, 0, 0), EINVAL, "PR_GET_THP_DISABLE args");
+	check_ok(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), "disable THP");
+	check(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1, "disabled");
+	pid_t pid = fork_child();
+	if (pid == 0)
+		_exit(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1 ? 0 : 1);
+	check_child_ok(pid, "a child inherits it");
+	check_ok(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), "enable THP");
+	check(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 0, "enabled again");
+}
+
 static void t_unknown(void)
 {
 	check_errno(prctl(0x7fff0000, 0, 0, 0, 0), EINVAL, "option 0x7fff0000");
@@ -413,6 +433,7 @@ static const struct test_case cases[] = {
 	{ "tsc_faults", t_tsc_faults },
 	{ "tsc_per_thread", t_tsc_per_thread },
 	{ "arch_prctl_cpuid", t_arch_cpuid },
+	{ "timing_and_thp_disable", t_timing_and_thp },
 	{ "unknown_options_einval", t_unknown },
 };
 

@@ -796,8 +796,42 @@ static void t_sys_cpu_lists(void)
 		    "online is read-only");
 }
 
+// pid_max is writable within Linux's bounds, and new IDs stay below it.
+static void t_pid_max_writable(void)
+{
+	const char *path = "/proc/sys/kernel/pid_max";
+	char orig[32];
+	long v;
+
+	if (read_file(path, orig, sizeof(orig)) < 0)
+		return (void)fail("read pid_max: errno %d", errno);
+	check(write_file(path, "300") == EINVAL, "300 is below the minimum");
+	check(write_file(path, "99999999") == EINVAL, "past the maximum");
+	if (!check(write_file(path, "5000") == 0, "write 5000"))
+		return;
+	check(read_long(path, &v) && v == 5000, "5000 reads back");
+	// Every new ID is below the new limit (the next one wraps around).
+	for (int i = 0; i < 40; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0) {
+			fail("fork: errno %d", errno);
+			break;
+		}
+		waitpid(pid, NULL, 0);
+		if (pid >= 5000) {
+			fail("child %d past pid_max 5000", (int)pid);
+			break;
+		}
+	}
+	check(write_file(path, orig) == 0, "restore pid_max");
+}
+
 static const struct test_case cases[] = {
 	{ "cpuinfo_layout_one_block_per_online_cpu", t_cpuinfo_layout },
+	{ "pid_max_writable", t_pid_max_writable },
 	{ "cpuinfo_small_reads", t_cpuinfo_small_reads },
 	{ "loadavg_format", t_loadavg_format },
 	{ "loadavg_rises_under_load", t_loadavg_rises },
