@@ -26,6 +26,9 @@ struct file {
 	struct spinlock lock;		// guards 'flags' (F_SETFL)
 	struct mutex pos_lock;		// guards 'off' across a whole operation
 	uint64_t off;			// file offset; getdents64 position for directories
+	// A terminal's file after vhangup: reads see end of file, writes and
+	// ioctls EIO, poll every event, for good (Linux's hung_up_tty_fops).
+	bool hung_up;
 };
 
 // A new file on 'vn' (taking over the caller's vnode reference) or on one
@@ -76,6 +79,9 @@ struct fdtable *fdtable_copy(struct fdtable *fdt);
 void fdtable_get(struct fdtable *fdt);
 void fdtable_put(struct fdtable *fdt);		// the last put closes everything
 void fdtable_close_on_exec(struct fdtable *fdt);
+// Calls fn on every open file of the table, under its lock (fn must not
+// sleep).
+void fdtable_for_each(struct fdtable *fdt, void (*fn)(struct file *f, void *arg), void *arg);
 // init: descriptors 0, 1 and 2 on /dev/console.  0 or a negative errno.
 int fdtable_open_console(struct fdtable *fdt);
 

@@ -27,6 +27,7 @@ enum vnode_type {
 };
 
 struct vnode;
+struct tty;
 struct file;
 
 // getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
@@ -72,6 +73,9 @@ struct vnode_ops {
 	void (*close)(struct vnode *vn, struct file *f);
 	// The vnode is being freed: let go of 'priv'.
 	void (*release)(struct vnode *vn);
+	// A terminal's node (the console, /dev/tty, a pty's slave): the
+	// terminal it is, whose hang-up (vhangup) its open files share.
+	struct tty *(*tty)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
 };
 

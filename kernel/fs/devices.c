@@ -380,11 +380,18 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 	}
 }
 
+static struct tty *console_tty(struct vnode *vn)
+{
+	(void)vn;
+	return &con.tty;
+}
+
 static const struct vnode_ops console_ops = {
 	.read = console_read,
 	.write = console_write_op,
 	.poll = console_poll,
 	.ioctl = console_ioctl,
+	.tty = console_tty,
 	.stream = true,
 };
 
@@ -416,6 +423,7 @@ static const struct vnode_ops devtty_ops = {
 	.poll = console_poll,
 	.ioctl = console_ioctl,
 	.open = devtty_open,
+	.tty = console_tty,	// opened while the console was the terminal
 	.stream = true,
 };
 

@@ -84,6 +84,8 @@ static long vnode_file_read(struct file *f, struct iobuf *b, size_t n, uint64_t 
 {
 	struct vnode *vn = f->vn;
 
+	if (f->hung_up)
+		return 0;
 	if (vn->ops && vn->ops->read)
 		return vn->ops->read(vn, f, off, b, n);
 	if (vn->type == VNODE_DIR)
@@ -101,6 +103,8 @@ static long vnode_file_write(struct file *f, struct iobuf *b, size_t n, uint64_t
 	struct vnode *vn = f->vn;
 
 	*end = off;
+	if (f->hung_up)
+		return -EIO;
 	if (vn->ops && vn->ops->write)
 		return vn->ops->write(vn, f, off, b, n);
 	if (vn->ops || vn->type != VNODE_REG)
@@ -230,6 +234,8 @@ int file_poll(struct file *f)
 {
 	if (f->pipe)
 		return pipe_poll(f);
+	if (f->hung_up)
+		return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM | POLLERR | POLLHUP;
 	if (f->vn->ops && f->vn->ops->poll)
 		return f->vn->ops->poll(f->vn);
 	// Files and directories never block.
@@ -342,6 +348,16 @@ void fdtable_close_on_exec(struct fdtable *fdt)
 		spin_unlock_irqrestore(&fdt->lock, flags);
 		file_put(f);
 	}
+}
+
+void fdtable_for_each(struct fdtable *fdt, void (*fn)(struct file *f, void *arg), void *arg)
+{
+	uint64_t flags = spin_lock_irqsave(&fdt->lock);
+
+	for (int i = 0; i < fdt->size; i++)
+		if (fdt->files[i])
+			fn(fdt->files[i], arg);
+	spin_unlock_irqrestore(&fdt->lock, flags);
 }
 
 // Makes the table at least 'want' slots big (lock held; it is dropped

@@ -437,6 +437,14 @@ static long slave_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64_t
 static int slave_open(struct vnode **vnp, uint32_t flags);
 static void slave_release(struct vnode *vn, struct file *f);
 
+// The slave is the terminal (NULL once the pair is gone).
+static struct tty *slave_tty(struct vnode *vn)
+{
+	struct pty *p = pty_of(vn);
+
+	return p ? &p->tty : NULL;
+}
+
 static const struct vnode_ops slave_ops = {
 	.read = slave_read,
 	.write = slave_write,
@@ -444,6 +452,7 @@ static const struct vnode_ops slave_ops = {
 	.ioctl = slave_ioctl,
 	.open = slave_open,
 	.close = slave_release,
+	.tty = slave_tty,
 	.stream = true,
 };
 

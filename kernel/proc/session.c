@@ -5,12 +5,14 @@
 // Locking: pgid, sid, ctty of every process and the session and
 // foreground group of every terminal are under proc_tree_lock.
 
+#include <kernel/cred.h>
 #include <kernel/syscall.h>
 #include <kernel/process.h>
 #include <kernel/proc_internal.h>
 #include <kernel/thread.h>
 #include <kernel/tty.h>
 #include <kernel/uaccess.h>
+#include <fs/file.h>
 #include <fs/vfs.h>
 #include <uapi/errno.h>
 #include <uapi/signal.h>
@@ -189,9 +191,11 @@ static void hangup_session_locked(struct tty *tty)
 	tty->fg_pgrp = 0;
 }
 
-void tty_hangup(struct tty *tty)
+// A hang-up takes the terminal from its session: SIGHUP and SIGCONT to
+// the leader, and no process keeps it as its controlling terminal (Linux's
+// tty_signal_session_leader).  proc_tree_lock held.
+static void hangup_leader_locked(struct tty *tty)
 {
-	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	struct process *leader = tty->session ? process_find(tty->session) : 0;
 
 	if (leader && !leader->zombie) {
@@ -204,10 +208,60 @@ void tty_hangup(struct tty *tty)
 		session_set_ctty(tty->session, 0);
 	tty->session = 0;
 	tty->fg_pgrp = 0;
+}
+
+void tty_hangup(struct tty *tty)
+{
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+
+	hangup_leader_locked(tty);
 	// A slave being opened at this moment must not make it a
 	// controlling terminal afterwards: the pty goes away.
 	tty->hung_up = true;
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
+}
+
+// ---- vhangup ----
+
+static void hang_up_file(struct file *f, void *tty)
+{
+	struct vnode *vn = f->vn;
+
+	if (vn && vn->ops && vn->ops->tty && vn->ops->tty(vn) == tty)
+		__atomic_store_n(&f->hung_up, true, __ATOMIC_RELEASE);
+}
+
+static void hang_up_files_of(struct process *p, void *tty)
+{
+	spin_lock(&p->lock);	// p->fdt leaves p under it
+	if (p->fdt)
+		fdtable_for_each(p->fdt, hang_up_file, tty);
+	spin_unlock(&p->lock);
+}
+
+// vhangup(2): the caller's controlling terminal hangs up as if its line
+// dropped: the session loses it (its leader gets SIGHUP and SIGCONT) and
+// every file open on it, in any process, is dead for good (reads see end
+// of file, writes and ioctls EIO).  The terminal itself lives on: opened
+// again, it works and can become a controlling terminal again, which is
+// what login programs rely on.  Without a controlling terminal nothing
+// happens; without CAP_SYS_TTY_CONFIG, EPERM.
+SYSCALL_DEFINE(SYS_vhangup, vhangup)
+{
+	struct process *me = current_process();
+	uint64_t flags;
+
+	(void)args;
+	if (!cred_capable(current_cred(), CAP_SYS_TTY_CONFIG))
+		return -EPERM;
+	flags = spin_lock_irqsave(&proc_tree_lock);
+	struct tty *tty = me->ctty;
+	if (tty) {
+		process_for_each_locked(hang_up_files_of, tty);
+		hangup_leader_locked(tty);
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return 0;
 }
 
 int tty_ctty_get(struct tty **ttyp, struct vnode **vnp)

@@ -8,6 +8,7 @@
 #include <kernel/uaccess.h>
 #include <uapi/errno.h>
 #include <uapi/termios.h>
+#include <kernel/tty.h>
 
 #define FIONBIO		0x5421
 #define FIONCLEX	0x5450
@@ -54,6 +55,8 @@ static long ioctl_file(struct file *f, int fd, unsigned cmd, uint64_t arg)
 			return put_user_u32(arg, (uint32_t)pipe_bytes_ready(f));
 		return -ENOTTY;
 	}
+	if (f->hung_up)
+		return cmd == TIOCSPGRP ? -ENOTTY : -EIO;	// as Linux's hung-up terminal
 	if (f->vn->ops && f->vn->ops->ioctl)
 		return f->vn->ops->ioctl(f->vn, f, cmd, arg);
 	if (cmd == FIONREAD && f->vn->type == VNODE_REG) {

@@ -1389,7 +1389,7 @@ static const struct flag_row rows[] = {
 	{ "setrlimit_RLIMIT_DATA_EINVAL", r_limit_data, EINVAL, LINUX_OK, false },
 	{ "setrlimit_RLIMIT_FSIZE_EINVAL", r_limit_fsize, EINVAL, LINUX_OK, false },
 	{ "setrlimit_RLIMIT_STACK", r_limit_stack, 0, LINUX_SAME, false },
-	{ "setrlimit_RLIMIT_SIGPENDING_EINVAL", r_limit_sigpending, EINVAL, LINUX_OK, false },
+	{ "setrlimit_RLIMIT_SIGPENDING", r_limit_sigpending, 0, LINUX_SAME, false },
 	{ "setrlimit_RLIMIT_CORE", r_limit_core, 0, LINUX_SAME, false },
 	{ "setrlimit_RLIMIT_MEMLOCK", r_limit_memlock, 0, LINUX_SAME, false },
 	{ "setrlimit_RLIMIT_NOFILE_above_nr_open_EPERM", r_limit_nofile_big, EPERM, LINUX_SAME, false },
@@ -1411,7 +1411,7 @@ static const struct flag_row rows[] = {
 	{ "setpgid_no_such_group_EPERM", r_setpgid_nogroup, EPERM, LINUX_SAME, false },
 
 	// Processes, signals, futexes, time.
-	{ "clone_CLONE_FS_process_EINVAL", r_clone_fs, EINVAL, LINUX_OK, false },
+	{ "clone_CLONE_FS_process", r_clone_fs, 0, LINUX_SAME, false },
 	{ "clone_CLONE_SIGHAND_process_EINVAL", r_clone_sighand, EINVAL, LINUX_OK, false },
 	{ "clone_CLONE_THREAD_without_CLONE_FS_EINVAL", r_clone_thread_nofs, EINVAL, LINUX_OK, false },
 	{ "clone_CLONE_THREAD_without_CLONE_FILES_EINVAL", r_clone_thread_nofiles, EINVAL, LINUX_OK,

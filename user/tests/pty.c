@@ -8,7 +8,7 @@
 // SIGTTOU on writes with TOSTOP and on tcsetpgrp, EIO where Linux gives
 // it; the master's close hanging up the slave (SIGHUP to the session
 // leader, EOF, EIO) and the slave's close giving the master EIO and
-// POLLHUP; openpty and login_tty as script(1) uses them.  Every case
+// POLLHUP; openpty and login_tty as script(1) uses them; vhangup.  Every case
 // passes on Linux.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -667,6 +667,73 @@ static int tty_report(void)
 	return 0;
 }
 
+// vhangup: a session leader with the slave as its controlling terminal
+// (ignoring SIGHUP, as login does) hangs it up; its old descriptors are
+// dead (EOF, EIO), the session has no terminal any more, and the slave
+// opened again works and can become the controlling terminal again.
+static volatile sig_atomic_t got_hup;
+static void on_vhup(int sig) { (void)sig; got_hup = 1; }
+
+static void t_vhangup(void)
+{
+	char name[64], c;
+	int m;
+
+	if (new_pty(&m, name, sizeof(name), true) < 0)
+		return;
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		struct winsize ws;
+		struct sigaction sa = { .sa_handler = on_vhup };
+
+		close(m);
+		sigaction(SIGHUP, &sa, NULL);
+		setsid();
+		int s = open(name, O_RDWR);		// acquired: a session leader
+		if (s < 0 || tcgetpgrp(s) != getpid())
+			_exit(1);
+		if (vhangup() != 0)
+			_exit(2);
+		if (!got_hup)
+			_exit(3);			// the leader got SIGHUP
+		if (read(s, &c, 1) != 0)
+			_exit(4);			// end of file
+		if (write(s, "x", 1) != -1 || errno != EIO)
+			_exit(5);
+		if (ioctl(s, TIOCGWINSZ, &ws) != -1 || errno != EIO)
+			_exit(6);
+		if (open("/dev/tty", O_RDWR) != -1 || errno != ENXIO)
+			_exit(7);			// no controlling terminal
+		int again = open(name, O_RDWR);
+		if (again < 0 || tcgetpgrp(again) != getpid())
+			_exit(8);			// usable, and acquired again
+		if (write(again, "ok", 2) != 2)
+			_exit(9);
+		_exit(0);
+	}
+	check_child_ok(pid, "vhangup: 0 (2), SIGHUP (3), EOF (4), EIO (5, 6), no ctty (7), reopened (8, 9)");
+	char buf[8] = { 0 };
+	check(read(m, buf, sizeof(buf)) >= 2 && strstr(buf, "ok"), "the reopened slave's output");
+	close(m);
+}
+
+static void t_vhangup_rules(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0) {
+		setsid();		// no controlling terminal: nothing to do
+		if (vhangup() != 0)
+			_exit(1);
+		if (setresuid(1000, 1000, 1000) != 0)
+			_exit(2);
+		if (vhangup() != -1 || errno != EPERM)
+			_exit(3);
+		_exit(0);
+	}
+	check_child_ok(pid, "without a terminal 0 (1); unprivileged EPERM (3)");
+}
+
 static const struct test_case cases[] = {
 	{ "open_unlock", t_open_unlock },
 	{ "canonical_echo", t_canonical_echo },
@@ -681,6 +748,8 @@ static const struct test_case cases[] = {
 	{ "master_close", t_master_close },
 	{ "slave_close", t_slave_close },
 	{ "openpty_script", t_openpty_script },
+	{ "vhangup_kills_open_files_not_the_terminal", t_vhangup },
+	{ "vhangup_rules", t_vhangup_rules },
 };
 
 int main(int argc, char **argv)
