@@ -22,7 +22,7 @@ struct file {
 	uint32_t flags;			// O_ACCMODE and the status flags (O_APPEND, O_NONBLOCK, ...)
 	struct vnode *vn;		// NULL for a pipe end
 	struct pipe *pipe;
-	bool pipe_writer;		// which end of 'pipe'
+	bool pipe_reader, pipe_writer;	// which ends of 'pipe' it is (both: opened O_RDWR)
 	struct spinlock lock;		// guards 'flags' (F_SETFL)
 	struct mutex pos_lock;		// guards 'off' across a whole operation
 	uint64_t off;			// file offset; getdents64 position for directories

@@ -26,6 +26,11 @@ unsigned pipe_get_max_size(void);
 int pipe_set_max_size(uint64_t size);
 // Linux's round_pipe_size: a power of two, at least a page; 0 above 2^31.
 uint64_t pipe_round_size(uint64_t size);
+// Opening a pipe again (/proc/PID/fd/N): f, a new file with open's
+// flags, becomes its read end, its write end, or both for O_RDWR.  As
+// Linux's fifo_open for a pipe (not a FIFO), it never waits for the
+// other end and never fails.
+void pipe_open_end(struct file *f, struct pipe *p);
 // The file on one end is going away.
 void pipe_release(struct file *f);
 

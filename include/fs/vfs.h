@@ -45,6 +45,12 @@ int vnode_path(struct vnode *vn, char *buf, size_t size);
 
 // Lookup from 'start' (NULL: the cwd) for relative paths.
 int vfs_lookup_at(struct vnode *start, const char *path, int flags, struct vnode **out);
+// The same for open(): a path ending in a magic link to an object that
+// has no vnode (/proc/self/fd/N of a pipe, /dev/stdin on one) gives that
+// object's open file in *file (referenced) and no vnode.
+struct file;
+int vfs_lookup_for_open(struct vnode *start, const char *path, int flags, struct vnode **out,
+			struct file **file);
 
 // Resolves all but the last component: *dir (referenced) is the directory
 // that would hold it, name[] (NAME_MAX + 1 bytes) gets the last component,

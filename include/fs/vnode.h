@@ -54,6 +54,10 @@ struct vnode_ops {
 	// the walk lasts; no reference is taken), or from the target's path
 	// when it returns NULL (a pipe has no vnode).
 	struct vnode *(*jump)(struct vnode *vn);
+	// A magic link to an open object with no vnode (fd/N of a pipe): its
+	// file, referenced, for open() to open the object again (vfs_tree_lock
+	// held, so it must not sleep); NULL if it has none.
+	struct file *(*jump_file)(struct vnode *vn);
 	// Directories whose entries are computed (/proc): 'lookup' makes the
 	// vnode for a name that has no entry in the list, with vfs_tree_lock
 	// held (it must not sleep): 0 and *out a new vnode (refcount 1,

@@ -44,6 +44,7 @@ struct file *file_new_pipe(struct pipe *pipe, bool writer, uint32_t flags)
 	if (f) {
 		f->pipe = pipe;
 		f->pipe_writer = writer;
+		f->pipe_reader = !writer;
 	}
 	return f;
 }

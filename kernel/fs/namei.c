@@ -114,6 +114,8 @@ struct walk_result {
 	struct vnode *vn;	// the result, or the parent in parent mode
 	char *name;		// parent mode: NAME_MAX + 1 bytes
 	bool trailing_slash;
+	bool want_file;		// open: a last magic link may give a file
+	struct file *file;	// ... which it did (referenced; vn is NULL)
 };
 
 // The lookup engine.  In parent mode it stops before the last component.
@@ -216,6 +218,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 				p = next;
 				continue;
 			}
+			if (last && *next != '/' && res->want_file && nxt->ops && nxt->ops->jump_file &&
+			    (res->file = nxt->ops->jump_file(nxt)) != NULL)
+				break;	// an object without a path: open takes it
+
 			rc = expand_symlink(nxt, next, &buf, &p);
 			if (rc)
 				break;
@@ -227,7 +233,7 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		cur = nxt;
 		p = next;
 	}
-	if (!rc) {
+	if (!rc && !res->file) {
 		cur->refcount++;
 		res->vn = cur;
 	}
@@ -245,11 +251,22 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 
 int vfs_lookup_at(struct vnode *start, const char *path, int flags, struct vnode **out)
 {
-	struct walk_result res;
+	struct walk_result res = { 0 };
 	int rc = walk(start, path, flags, false, &res);
 
 	if (rc == 0)
 		*out = res.vn;
+	return rc;
+}
+
+int vfs_lookup_for_open(struct vnode *start, const char *path, int flags, struct vnode **out,
+			struct file **file)
+{
+	struct walk_result res = { .want_file = true };
+	int rc = walk(start, path, flags, false, &res);
+
+	*out = res.vn;
+	*file = res.file;
 	return rc;
 }
 

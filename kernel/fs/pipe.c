@@ -302,7 +302,8 @@ int pipe_poll(struct file *f)
 			mask |= POLLOUT | POLLWRNORM;
 		if (p->readers == 0)
 			mask |= POLLERR;
-	} else {
+	}
+	if (f->pipe_reader) {
 		if (p->count)
 			mask |= POLLIN | POLLRDNORM;
 		if (p->writers == 0)
@@ -373,6 +374,21 @@ size_t pipe_bytes_ready(struct file *f)
 	return __atomic_load_n(&f->pipe->count, __ATOMIC_RELAXED);
 }
 
+void pipe_open_end(struct file *f, struct pipe *p)
+{
+	uint32_t acc = f->flags & O_ACCMODE;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	f->pipe = p;
+	f->pipe_reader = acc != O_WRONLY;
+	f->pipe_writer = acc != O_RDONLY;
+	if (f->pipe_reader)
+		p->readers++;
+	if (f->pipe_writer)
+		p->writers++;
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
 void pipe_release(struct file *f)
 {
 	struct pipe *p = f->pipe;
@@ -382,7 +398,8 @@ void pipe_release(struct file *f)
 	if (f->pipe_writer) {
 		p->writers--;
 		wq_wake_all(&p->read_wq);	// readers see EOF
-	} else {
+	}
+	if (f->pipe_reader) {
 		p->readers--;
 		wq_wake_all(&p->write_wq);	// writers see EPIPE
 	}

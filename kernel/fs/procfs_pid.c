@@ -879,6 +879,27 @@ static struct vnode *pnode_jump(struct vnode *vn)
 	return to;
 }
 
+static int fd_pipe_file_locked(struct file *f, bool cloexec, void *arg)
+{
+	(void)cloexec;
+	if (f->pipe && !f->vn) {
+		file_get(f);
+		*(struct file **)arg = f;
+	}
+	return 0;
+}
+
+// fd/N of a pipe: open() opens the pipe again, as on Linux.
+static struct file *pnode_jump_file(struct vnode *vn)
+{
+	const struct pnode *pn = vn->priv;
+	struct file *f = NULL;
+
+	if (pn->kind == PN_FD_LINK)
+		with_fd(pn, fd_pipe_file_locked, &f);
+	return f;
+}
+
 static long pnode_target(struct vnode *vn, char *buf, size_t size)
 {
 	const struct pnode *pn = vn->priv;
@@ -1202,7 +1223,8 @@ static const struct vnode_ops pnode_file_ops = {
 	.read = pnode_read, .write = pnode_write, .open = pnode_open, .release = pnode_release,
 };
 static const struct vnode_ops pnode_link_ops = {
-	.target = pnode_target, .jump = pnode_jump, .release = pnode_release,
+	.target = pnode_target, .jump = pnode_jump, .jump_file = pnode_jump_file,
+	.release = pnode_release,
 };
 
 // ---- /proc itself: a directory of the tree whose processes are computed ----

@@ -216,10 +216,23 @@ static int open_permission(struct vnode *vn, uint32_t flags, bool created)
 	return rc;
 }
 
+// open() of /proc/PID/fd/N (or /dev/stdin, ...) naming a pipe: f, the
+// new file, becomes another end of that pipe.  The descriptor is what
+// open returns.
+static long reopen_object(struct file *f, struct file *object, uint32_t flags)
+{
+	if (flags & O_PATH)
+		return -ENOENT;		// an O_PATH file of a pipe has nothing to name here
+	if (flags & O_DIRECTORY)
+		return -ENOTDIR;
+	pipe_open_end(f, object->pipe);
+	return fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
+}
+
 static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 {
 	struct vnode *start = NULL, *vn = NULL;
-	struct file *f = NULL;
+	struct file *f = NULL, *object = NULL;
 	bool created = false;
 	char *path;
 	long rc;
@@ -245,7 +258,12 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	rc = at_start(dirfd, path, &start);
 	if (rc < 0)
 		goto out;
-	rc = vfs_lookup_at(start, path, lflags, &vn);
+	rc = vfs_lookup_for_open(start, path, lflags, &vn, &object);
+	if (rc == 0 && object) {
+		rc = reopen_object(f, object, flags);
+		file_put(object);
+		goto out;
+	}
 	if (rc == 0 && excl) {
 		vnode_put(vn);
 		rc = -EEXIST;

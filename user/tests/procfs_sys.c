@@ -710,29 +710,70 @@ static void t_dev_links(void)
 }
 
 // /dev/fd/N opens what descriptor N is (through /proc/self/fd).
+// A pipe opened again through /dev/fd/N and /proc/self/fd/N, as Linux
+// does it: a write end, a read end, O_RDWR, /dev/stdin on a pipe, and no
+// waiting for the other end (a pipe is not a FIFO).
 static void t_dev_fd_reopen(void)
 {
 	char path[32], buf[8] = { 0 };
-	int p[2], fd;
+	int p[2], fd, rd;
 
 	if (!check_ok(pipe(p), "pipe"))
 		return;
 	snprintf(path, sizeof(path), "/dev/fd/%d", p[1]);
 	fd = open(path, O_WRONLY);
-	if (fd < 0 && errno == ENOENT && on_switchyard()) {
-		skip("reopening a pipe through /proc/self/fd is not implemented (docs/proc.md)");
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (check_ok(fd, "open /dev/fd/N")) {
+	if (check_ok(fd, "open /dev/fd/N for writing")) {
 		check(write(fd, "hi", 2) == 2, "write through the reopened end");
 		check(read(p[0], buf, sizeof(buf)) == 2 && strcmp(buf, "hi") == 0,
 		      "the pipe got it");
 		close(fd);
 	}
-	close(p[0]);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
+	rd = open(path, O_RDONLY);
+	if (check_ok(rd, "open /proc/self/fd/N for reading")) {
+		check(write(p[1], "yo", 2) == 2, "write to the pipe");
+		memset(buf, 0, sizeof(buf));
+		check(read(rd, buf, sizeof(buf)) == 2 && strcmp(buf, "yo") == 0,
+		      "read through the reopened end");
+	}
+	fd = open(path, O_RDWR);
+	if (check_ok(fd, "open O_RDWR")) {
+		check(write(fd, "rw", 2) == 2, "write through the O_RDWR end");
+		memset(buf, 0, sizeof(buf));
+		check(read(fd, buf, sizeof(buf)) == 2 && strcmp(buf, "rw") == 0, "and read back");
+		close(fd);
+	}
+	// The process's stdin as a pipe: /dev/stdin reads it.
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		dup2(rd, 0);
+		int in = open("/dev/stdin", O_RDONLY);
+		char c[4] = { 0 };
+		_exit(in >= 0 && read(in, c, 3) == 3 && strcmp(c, "abc") == 0 ? 0 : 1);
+	}
+	check(write(p[1], "abc", 3) == 3, "write for /dev/stdin");
+	check_child_ok(pid, "/dev/stdin on a pipe");
 	close(p[1]);
+	// No writer left: a reader opens at once and reads end of file; a
+	// writer opens at once with no reader left.
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
+	fd = open(path, O_RDONLY);
+	check(fd >= 0, "a reader opens without a writer");
+	if (fd >= 0) {
+		check(read(fd, buf, 1) == 0, "and reads end of file");
+		close(fd);
+	}
+	int w[2];
+	if (check_ok(pipe(w), "second pipe")) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", w[1]);
+		close(w[0]);
+		fd = open(path, O_WRONLY | O_NONBLOCK);
+		check(fd >= 0, "a writer opens without a reader");
+		close(fd);
+		close(w[1]);
+	}
+	close(rd);
+	close(p[0]);
 }
 
 static void t_dev_shm(void)
