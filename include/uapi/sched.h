@@ -27,6 +27,7 @@
 #define CLONE_NEWPID		0x20000000
 #define CLONE_NEWNET		0x40000000
 #define CLONE_IO		0x80000000
+#define CLONE_NEWTIME		0x00000080	// unshare only: shares a bit with CSIGNAL
 #define CLONE_CLEAR_SIGHAND	0x100000000ULL	// clone3 only
 
 #define WNOHANG		0x00000001

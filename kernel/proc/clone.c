@@ -375,3 +375,84 @@ SYSCALL_DEFINE(SYS_clone3, clone3)
 	return do_clone_tid(ca.flags | ca.exit_signal, sp, ca.parent_tid, ca.child_tid, ca.tls,
 			    want, args->frame);
 }
+
+// ---- unshare ----
+
+// Gives the caller a private copy of its view of the tree.  Single
+// threaded: nobody else reads p->fs but /proc (vfs_tree_lock, p->lock).
+static int unshare_fs(struct process *p)
+{
+	struct fs_view *copy, *old = p->fs;
+	uint64_t irq;
+
+	if (__atomic_load_n(&old->refcount, __ATOMIC_ACQUIRE) == 1)
+		return 0;
+	copy = fs_view_copy(old);
+	if (!copy)
+		return -ENOMEM;
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	spin_lock(&p->lock);
+	p->fs = copy;
+	spin_unlock(&p->lock);
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	fs_view_put(old);
+	return 0;
+}
+
+static int unshare_files(struct process *p)
+{
+	struct fdtable *copy, *old = p->fdt;
+	uint64_t irq;
+
+	if (__atomic_load_n(&old->refcount, __ATOMIC_ACQUIRE) == 1)
+		return 0;
+	copy = fdtable_copy(old);
+	if (!copy)
+		return -ENOMEM;
+	irq = spin_lock_irqsave(&p->lock);
+	p->fdt = copy;
+	spin_unlock_irqrestore(&p->lock, irq);
+	fdtable_put(old);
+	return 0;
+}
+
+#define UNSHARE_KNOWN (CLONE_THREAD | CLONE_FS | CLONE_NEWNS | CLONE_SIGHAND | CLONE_VM | \
+		       CLONE_FILES | CLONE_SYSVSEM | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | \
+		       CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME)
+#define UNSHARE_NAMESPACES (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | \
+			    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME)
+
+// unshare(2) with Linux's rules.  The view of the tree and the descriptor
+// table are the process's here (Linux: the thread's), so a process with
+// other threads cannot unshare them for one thread alone: EINVAL, as
+// Linux gives for the flags it cannot honour in a multi-threaded caller.
+// There are no namespaces (EINVAL, as a kernel built without them) and
+// no System V semaphore undo lists (CLONE_SYSVSEM has nothing to do).
+SYSCALL_DEFINE(SYS_unshare, unshare)
+{
+	uint64_t flags = args->a[0];
+	struct process *p = current_process();
+	bool alone;
+	uint64_t irq;
+	int rc = 0;
+
+	if (flags & ~(uint64_t)UNSHARE_KNOWN)
+		return -EINVAL;
+	if (flags & UNSHARE_NAMESPACES)
+		return -EINVAL;
+	irq = spin_lock_irqsave(&p->lock);
+	alone = p->nthreads == 1;
+	spin_unlock_irqrestore(&p->lock, irq);
+	if ((flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_FS | CLONE_FILES)) && !alone)
+		return -EINVAL;
+	// Shared handlers or memory cannot be unshared (as Linux).
+	if ((flags & CLONE_SIGHAND) && __atomic_load_n(&p->sighand->refcount, __ATOMIC_ACQUIRE) > 1)
+		return -EINVAL;
+	if ((flags & CLONE_VM) && __atomic_load_n(&p->mm->refcount, __ATOMIC_ACQUIRE) > 1)
+		return -EINVAL;
+	if (flags & CLONE_FS)
+		rc = unshare_fs(p);
+	if (rc == 0 && (flags & CLONE_FILES))
+		rc = unshare_files(p);
+	return rc;
+}

@@ -3,11 +3,13 @@
 // as "(unreachable)", /proc/self/root and cwd follow, Linux's errnos and
 // their order, EPERM without CAP_SYS_CHROOT) and clone's CLONE_FS (the
 // cwd, the root and the umask shared with a child process, or copied
-// without it).  Each case runs in a child: a chroot is for good.
+// without it), and unshare(2).  Each case runs in a child: a chroot is
+// for good.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -15,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -271,6 +274,92 @@ static int c_clone_fs_chroot(void)
 
 static void t_clone_fs_chroot(void) { if (make_jail()) in_child(c_clone_fs_chroot, "chroot"); }
 
+// ---- unshare ----
+
+static int unshare_fs_child(void *arg)
+{
+	(void)arg;
+	// Shares the parent's view until it unshares it.
+	if (unshare(CLONE_FS) < 0)
+		return 1;
+	return chdir(JAIL "/inner") < 0 ? 2 : 0;
+}
+
+static void t_unshare_fs(void)
+{
+	char before[PATH_MAX], after[PATH_MAX];
+	int status;
+
+	if (!make_jail() || !getcwd(before, sizeof(before)))
+		return (void)fail("setup");
+	pid_t pid = clone(unshare_fs_child, child_stack + sizeof(child_stack), CLONE_FS | SIGCHLD,
+			  NULL);
+	if (pid < 0)
+		return (void)fail("clone: errno %d", errno);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return (void)fail("child status %#x", status);
+	check(getcwd(after, sizeof(after)) && strcmp(after, before) == 0,
+	      "the child's chdir after unshare(CLONE_FS) stays its own");
+}
+
+static int unshare_files_child(void *arg)
+{
+	int fd = *(int *)arg;
+
+	if (unshare(CLONE_FILES) < 0)
+		return 1;
+	return close(fd) < 0 ? 2 : 0;
+}
+
+static void t_unshare_files(void)
+{
+	int fd = open("/", O_RDONLY), status;
+
+	if (fd < 0)
+		return (void)fail("open");
+	pid_t pid = clone(unshare_files_child, child_stack + sizeof(child_stack),
+			  CLONE_FILES | SIGCHLD, &fd);
+	if (pid < 0)
+		return (void)fail("clone: errno %d", errno);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return (void)fail("child status %#x", status);
+	check(fcntl(fd, F_GETFD) >= 0, "the child's close after unshare(CLONE_FILES) is its own");
+	close(fd);
+}
+
+static bool on_switchyard(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && strstr(u.version, "Switchyard") != NULL;
+}
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+static int c_unshare_rules(void)
+{
+	pthread_t th;
+
+	if (c_ok(unshare(0), "nothing") || c_ok(unshare(CLONE_FS | CLONE_FILES), "unshared already") ||
+	    c_ok(unshare(CLONE_SYSVSEM), "CLONE_SYSVSEM") ||
+	    c_ok(unshare(CLONE_VM | CLONE_SIGHAND | CLONE_THREAD), "single-threaded, not shared") ||
+	    c_err(unshare(0x1000), EINVAL, "an unknown flag (CLONE_PTRACE)"))
+		return 1;
+	// No namespaces here: EINVAL, as Linux built without them.
+	if (on_switchyard() && c_err(unshare(CLONE_NEWUTS), EINVAL, "CLONE_NEWUTS"))
+		return 1;
+	if (c_ok(pthread_create(&th, NULL, idle_thread, NULL) ? -1 : 0, "a second thread"))
+		return 1;
+	return c_err(unshare(CLONE_VM), EINVAL, "CLONE_VM with two threads") ||
+	       c_err(unshare(CLONE_THREAD), EINVAL, "CLONE_THREAD with two threads");
+}
+static void t_unshare_rules(void) { in_child(c_unshare_rules, "unshare rules"); }
+
 static const struct test_case cases[] = {
 	{ "chroot_paths_stay_inside", t_inside },
 	{ "chroot_cwd_outside_unreachable", t_cwd_outside },
@@ -281,6 +370,9 @@ static const struct test_case cases[] = {
 	{ "clone_fs_shares_cwd_and_umask", t_clone_fs_shares },
 	{ "clone_without_fs_copies", t_clone_without_fs_copies },
 	{ "clone_fs_shares_root", t_clone_fs_chroot },
+	{ "unshare_fs", t_unshare_fs },
+	{ "unshare_files", t_unshare_files },
+	{ "unshare_rules", t_unshare_rules },
 };
 
 int main(void)
