@@ -495,6 +495,8 @@ void signal_deliver(struct trap_frame *f)
 		if (ka.flags & SA_RESETHAND)
 			p->sighand->action[sig].handler = SIG_DFL;
 		uint64_t old_mask = t->sig_restore_mask ? t->sig_saved_mask : t->sig_blocked;
+		uint64_t blocked_before = t->sig_blocked;
+		bool restore_before = t->sig_restore_mask;
 		t->sig_restore_mask = false;
 		t->sig_blocked |= ka.mask & ~UNBLOCKABLE;
 		if (!(ka.flags & SA_NODEFER))
@@ -505,9 +507,20 @@ void signal_deliver(struct trap_frame *f)
 		// frame returns to its abort handler.
 		rseq_signal_deliver(f);
 		if (arch_signal_frame_setup(f, sig, &ka, &info, old_mask) < 0) {
-			// No room for the frame: Linux kills with SIGSEGV.
-			log_fatal_fault(f, SIGSEGV, &info);
-			die_of_signal(SIGSEGV);
+			// The frame could not be written (an unmapped or read-only
+			// stack).  As Linux's force_sigsegv: the mask stays as it
+			// was, and SIGSEGV follows, to its own handler if it has
+			// one, fatal at once if it was SIGSEGV's frame that failed.
+			flags = spin_lock_irqsave(&p->sighand->lock);
+			t->sig_blocked = blocked_before;
+			t->sig_restore_mask = restore_before;
+			spin_unlock_irqrestore(&p->sighand->lock, flags);
+			if (sig == SIGSEGV) {
+				log_fatal_fault(f, SIGSEGV, &info);
+				die_of_signal(SIGSEGV);
+			}
+			signal_force_fault(SIGSEGV, SI_KERNEL, 0);
+			continue;
 		}
 		return;
 	}

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -30,7 +31,7 @@
 #include "vecregs.h"
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 9
+#define NR_CASES 10
 
 // Signal frame fpstate layout (the x86-64 Linux ABI): a 512-byte FXSAVE
 // image whose bytes 464..511 ("sw_reserved") describe the XSAVE extension.
@@ -175,6 +176,57 @@ static void test_fpstate_magic(void)
 		  seen_sw.magic1, (unsigned long long)seen_sw.xfeatures, seen_sw.xstate_size,
 		  seen_sw.extended_size, seen_magic2);
 	ktap_result(frame_ok, "fpstate_xstate_magic");
+}
+
+// A signal whose frame cannot be written (its alternate stack is read
+// only): as Linux, SIGSEGV follows, on the normal stack to its own
+// handler, and the vector state of the interrupted code survives both
+// (LTP signal06 checks the x87 side of the same path).
+static volatile int segv_seen, segv_code;
+
+static void segv_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	segv_seen++;
+	segv_code = si->si_code;
+	clobber_vectors();
+	uc->uc_mcontext.gregs[REG_RIP] += 2;	// skip the ud2 whose SIGILL had no frame
+}
+
+static void test_frame_fault_gives_sigsegv(void)
+{
+	static char altstack[64 * 1024] __attribute__((aligned(4096)));
+	stack_t st = { .ss_sp = altstack, .ss_size = sizeof(altstack) }, off = { .ss_flags = SS_DISABLE };
+	struct sigaction sa, old_ill, old_segv;
+	struct vec_image in, out;
+	int ok;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = segv_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGILL, NULL, &old_ill);
+	sa = old_ill;
+	sa.sa_flags |= SA_ONSTACK;
+	sigaction(SIGILL, &sa, NULL);
+	sigaltstack(&st, NULL);
+	mprotect(altstack, sizeof(altstack), PROT_READ);
+	segv_seen = 0;
+	handler_mode = CLOBBER_ONLY;
+	fill_pattern(&in, 77);
+	run_ud2_with_vectors(&in, &out);
+	mprotect(altstack, sizeof(altstack), PROT_READ | PROT_WRITE);
+	sigaltstack(&off, NULL);
+	sigaction(SIGILL, &old_ill, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	ok = images_equal(&in, &out, "after the failed frame");
+	if (segv_seen != 1 || segv_code != SI_KERNEL) {
+		ktap_diag("SIGSEGV handler ran %d times, si_code %#x", segv_seen, segv_code);
+		ok = 0;
+	}
+	ktap_result(ok, "frame_fault_gives_sigsegv_keeping_vectors");
 }
 
 static void test_preserved_across_handler(void)
@@ -500,6 +552,7 @@ int main(void)
 
 	test_fpstate_magic();
 	test_preserved_across_handler();
+	test_frame_fault_gives_sigsegv();
 	test_handler_edits_fpstate();
 	test_async_signal();
 	test_threads_same_cpu();
