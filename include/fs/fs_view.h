@@ -25,8 +25,10 @@ struct fs_view *fs_view_new(void);
 // A private copy for a process made without CLONE_FS.
 struct fs_view *fs_view_copy(struct fs_view *src);
 void fs_view_get(struct fs_view *fv);
-// Takes p's view away (exit; under vfs_tree_lock and p->lock, where
-// readers look at p->fs) and drops it.
+// Makes fv p's view and returns the old one, under vfs_tree_lock and
+// p->lock, where readers look at p->fs (unshare).
+struct fs_view *fs_view_replace(struct process *p, struct fs_view *fv);
+// Takes p's view away (exit) and drops it.
 void fs_view_drop(struct process *p);
 // Drops a view no process points to any more (clone failed half-way).
 void fs_view_put(struct fs_view *fv);

@@ -57,17 +57,22 @@ void fs_view_put(struct fs_view *fv)
 	kfree(fv);
 }
 
-void fs_view_drop(struct process *p)
+struct fs_view *fs_view_replace(struct process *p, struct fs_view *fv)
 {
 	uint64_t irq = spin_lock_irqsave(&vfs_tree_lock);
-	struct fs_view *fv;
+	struct fs_view *old;
 
 	spin_lock(&p->lock);
-	fv = p->fs;
-	p->fs = NULL;
+	old = p->fs;
+	p->fs = fv;
 	spin_unlock(&p->lock);
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
-	fs_view_put(fv);
+	return old;
+}
+
+void fs_view_drop(struct process *p)
+{
+	fs_view_put(fs_view_replace(p, NULL));
 }
 
 static struct fs_view *current_view(void)

@@ -379,23 +379,17 @@ SYSCALL_DEFINE(SYS_clone3, clone3)
 // ---- unshare ----
 
 // Gives the caller a private copy of its view of the tree.  Single
-// threaded: nobody else reads p->fs but /proc (vfs_tree_lock, p->lock).
+// threaded: nobody else reads p->fs but /proc.
 static int unshare_fs(struct process *p)
 {
-	struct fs_view *copy, *old = p->fs;
-	uint64_t irq;
+	struct fs_view *copy;
 
-	if (__atomic_load_n(&old->refcount, __ATOMIC_ACQUIRE) == 1)
+	if (__atomic_load_n(&p->fs->refcount, __ATOMIC_ACQUIRE) == 1)
 		return 0;
-	copy = fs_view_copy(old);
+	copy = fs_view_copy(p->fs);
 	if (!copy)
 		return -ENOMEM;
-	irq = spin_lock_irqsave(&vfs_tree_lock);
-	spin_lock(&p->lock);
-	p->fs = copy;
-	spin_unlock(&p->lock);
-	spin_unlock_irqrestore(&vfs_tree_lock, irq);
-	fs_view_put(old);
+	fs_view_put(fs_view_replace(p, copy));
 	return 0;
 }
 
