@@ -211,6 +211,52 @@ static bool ignored(struct process *p, int sig)
 	return h == SIG_IGN || (h == SIG_DFL && default_ignores(sig));
 }
 
+// The thread a process-directed signal is checked against: the main one
+// while it lives (Linux's thread-group leader), else the first.  sighand
+// lock held.
+static struct thread *main_thread(struct process *p)
+{
+	struct thread *t, *first;
+
+	spin_lock(&p->lock);
+	first = p->threads;
+	for (t = first; t && t->tid != p->pid; t = t->proc_next)
+		;
+	spin_unlock(&p->lock);
+	return t ? t : first;
+}
+
+// A signal its disposition ignores is dropped when sent, unless the
+// receiver blocks it or waits for it in sigtimedwait: the handler may
+// change before it is unblocked (Linux's sig_ignored).  t: the receiving
+// thread, NULL for the process.  sighand lock held.
+static bool dropped_at_send(struct process *p, struct thread *t, int sig)
+{
+	if (!t)
+		t = main_thread(p);
+	if (t && ((t->sig_blocked | t->sig_real_blocked) & sigmask_of(sig)))
+		return false;
+	return ignored(p, sig);
+}
+
+// Takes every pending instance of sig off (pending, queue).  sighand lock
+// held.
+static void discard_pending(uint64_t *pending, struct sigqueue **queue, int sig)
+{
+	*pending &= ~sigmask_of(sig);
+	for (struct sigqueue **q = queue; *q;) {
+		struct sigqueue *e = *q;
+
+		if (e->info.signo != sig) {
+			q = &e->next;
+			continue;
+		}
+		*q = e->next;
+		sigpending_uncharge(e->charged_uid);
+		kfree(e);
+	}
+}
+
 // Signals whose default action on Linux dumps core (here: terminates).
 static bool default_dumps_core(int sig)
 {
@@ -289,7 +335,7 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 		return 0;
 	}
 	jobctl_on_send(p, sig);
-	if (ignored(p, sig)) {
+	if (dropped_at_send(p, NULL, sig)) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		return 0;
 	}
@@ -321,7 +367,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		process_kill_others(p, sig);
 		return 0;
 	}
-	if (!ignored(p, sig)) {
+	if (!dropped_at_send(p, t, sig)) {
 		rc = make_pending(p, &t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 		if (rc == 0) {
 			wake_interruptible(t);
@@ -551,9 +597,11 @@ SYSCALL_DEFINE(SYS_rt_sigaction, rt_sigaction)
 		p->sighand->action[sig] = act;
 		// Setting SIG_IGN (or a default that ignores) discards pending ones.
 		if (ignored(p, sig)) {
-			p->sig_pending &= ~sigmask_of(sig);
+			discard_pending(&p->sig_pending, &p->sig_queue, sig);
+			spin_lock(&p->lock);
 			for (struct thread *t = p->threads; t; t = t->proc_next)
-				t->sig_pending &= ~sigmask_of(sig);
+				discard_pending(&t->sig_pending, &t->sig_queue, sig);
+			spin_unlock(&p->lock);
 		}
 	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +117,44 @@ static void t_eintr(void)
 	signal(SIGURG, SIG_DFL);
 }
 
+// A signal whose default action is to ignore it is kept while blocked,
+// so that it can be waited for: the classic sigwait for SIGCHLD.
+static void t_blocked_default_ignored_kept(void)
+{
+	sigset_t set = only(SIGCHLD);
+	struct timespec ts = { 5, 0 };
+	siginfo_t si;
+
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(7);
+	check(sigtimedwait(&set, &si, &ts) == SIGCHLD, "SIGCHLD waited for");
+	check(si.si_pid == pid && si.si_code == CLD_EXITED && si.si_status == 7, "its siginfo");
+	waitpid(pid, NULL, 0);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+// Setting SIG_IGN discards what is pending, queued real-time signals
+// included.
+static void t_sig_ign_discards_queue(void)
+{
+	sigset_t set = only(SIGRTMIN + 3), pending;
+	union sigval v = { 0 };
+
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sigqueue(getpid(), SIGRTMIN + 3, v);
+	sigqueue(getpid(), SIGRTMIN + 3, v);
+	signal(SIGRTMIN + 3, SIG_IGN);
+	signal(SIGRTMIN + 3, SIG_DFL);
+	sigpending(&pending);
+	check(!sigismember(&pending, SIGRTMIN + 3), "nothing pending after SIG_IGN");
+	struct timespec zero = { 0, 0 };
+	check_errno(sigtimedwait(&set, NULL, &zero), EAGAIN, "nothing queued either");
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void t_errors(void)
 {
 	sigset_t set = only(SIGUSR1);
@@ -135,6 +174,8 @@ static const struct test_case cases[] = {
 	{ "timeout_EAGAIN", t_timeout },
 	{ "woken_by_process_signal", t_woken_by_process_signal },
 	{ "handled_signal_EINTR", t_eintr },
+	{ "blocked_default_ignored_signal_kept", t_blocked_default_ignored_kept },
+	{ "sig_ign_discards_queued", t_sig_ign_discards_queue },
 	{ "argument_errors", t_errors },
 };
 
