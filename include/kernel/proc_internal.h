@@ -62,6 +62,9 @@ struct vfork_done {
 };
 void vfork_wait(struct thread *child, struct vfork_done *vd);
 void vfork_release(struct thread *t);		// t exec'd or is exiting
+// Gives p a private copy of its descriptor table if another process
+// shares it (unshare, exec); 0 or -ENOMEM.
+int process_unshare_files(struct process *p);
 struct sighand;
 void sighand_put(struct sighand *sh);
 void itimer_tick(void);

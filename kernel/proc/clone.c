@@ -393,7 +393,7 @@ static int unshare_fs(struct process *p)
 	return 0;
 }
 
-static int unshare_files(struct process *p)
+int process_unshare_files(struct process *p)
 {
 	struct fdtable *copy, *old = p->fdt;
 	uint64_t irq;
@@ -447,6 +447,6 @@ SYSCALL_DEFINE(SYS_unshare, unshare)
 	if (flags & CLONE_FS)
 		rc = unshare_fs(p);
 	if (rc == 0 && (flags & CLONE_FILES))
-		rc = unshare_files(p);
+		rc = process_unshare_files(p);
 	return rc;
 }

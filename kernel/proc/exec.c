@@ -670,6 +670,10 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 	}
 	s->cred = nc;
 	r = strings_finish(s);
+	// As Linux: the new program's table is its own, so that close-on-exec
+	// does not close another process's descriptors (CLONE_FILES).
+	if (r == 0)
+		r = process_unshare_files(current_process());
 	if (r == 0)
 		r = load_elf(vn, s, execfn, &mm, &entry, &sp);
 	if (r == 0) {

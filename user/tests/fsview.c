@@ -327,6 +327,32 @@ static void t_unshare_files(void)
 	close(fd);
 }
 
+static int exec_true(void *arg)
+{
+	char *argv[] = { "true", NULL };
+
+	(void)arg;
+	execv("/bin/true", argv);
+	return 99;
+}
+
+// A child sharing the table (CLONE_FILES) execs: its exec gets a table of
+// its own first, so close-on-exec closes nothing of the parent's.
+static void t_exec_unshares_files(void)
+{
+	int fd = open("/", O_RDONLY | O_CLOEXEC), status;
+
+	if (fd < 0)
+		return (void)fail("open");
+	pid_t pid = clone(exec_true, child_stack + sizeof(child_stack), CLONE_FILES | SIGCHLD, NULL);
+	if (pid < 0)
+		return (void)fail("clone: errno %d", errno);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		fail("the child's exec: status %#x", status);
+	check(fcntl(fd, F_GETFD) == FD_CLOEXEC, "the parent's close-on-exec descriptor survives");
+	close(fd);
+}
+
 static bool on_switchyard(void)
 {
 	struct utsname u;
@@ -373,6 +399,7 @@ static const struct test_case cases[] = {
 	{ "unshare_fs", t_unshare_fs },
 	{ "unshare_files", t_unshare_files },
 	{ "unshare_rules", t_unshare_rules },
+	{ "exec_unshares_files", t_exec_unshares_files },
 };
 
 int main(void)
