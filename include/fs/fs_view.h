@@ -33,6 +33,9 @@ void fs_view_drop(struct process *p);
 // Drops a view no process points to any more (clone failed half-way).
 void fs_view_put(struct fs_view *fv);
 
+// The calling thread's view (its own, or its process's); NULL for kernel
+// threads.
+struct fs_view *current_fs_view(void);
 // The calling thread's root and cwd (the tree's root for kernel threads
 // and processes without a view); vfs_tree_lock held, no reference taken.
 struct vnode *current_root_locked(void);

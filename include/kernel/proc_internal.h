@@ -65,6 +65,14 @@ void vfork_release(struct thread *t);		// t exec'd or is exiting
 // Gives p a private copy of its descriptor table if another process
 // shares it (unshare, exec); 0 or -ENOMEM.
 int process_unshare_files(struct process *p);
+// A thread's own table and view go (its exit, a failed clone).
+void thread_tables_release(struct thread *t);
+// exec, before its point of no return: the table the program will have is
+// shared with no one (Linux's unshare_files); 0 or -ENOMEM.  After it,
+// once the other threads are gone: the thread's own table and view
+// become its process's.
+int exec_unshare_files(struct thread *t);
+void thread_tables_adopt(struct thread *t);
 struct sighand;
 void sighand_put(struct sighand *sh);
 void itimer_tick(void);

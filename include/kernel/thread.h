@@ -74,6 +74,12 @@ struct thread {
 	struct vfork_done *vfork_done;	// vfork child: where its parent waits
 	struct rseq_thread rseq;	// rseq(2) registration (kernel/proc/rseq.c)
 	struct cred *cred;		// IDs and capabilities, referenced (kernel/proc/cred.c)
+	// A descriptor table and a view of the tree of its own (a thread
+	// made without CLONE_FILES or CLONE_FS, or one that unshared them
+	// while others share its process's), referenced; NULL: its
+	// process's.  Written by the thread itself under p->lock.
+	struct fdtable *own_fdt;
+	struct fs_view *own_fs;
 	// prctl (kernel/proc/prctl.c): timer slack in ns (0: the default),
 	// the value PR_SET_TIMERSLACK 0 goes back to, no_new_privs.
 	uint64_t timer_slack_ns, default_timer_slack_ns;

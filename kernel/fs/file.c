@@ -249,6 +249,8 @@ struct fdtable *current_fdtable(void)
 {
 	struct thread *t = current_thread();
 
+	if (t && t->own_fdt)
+		return t->own_fdt;
 	return t && t->proc ? t->proc->fdt : NULL;
 }
 

@@ -79,7 +79,14 @@ static struct fs_view *current_view(void)
 {
 	struct thread *t = current_thread();
 
+	if (t && t->own_fs)
+		return t->own_fs;
 	return t && t->proc ? t->proc->fs : NULL;
+}
+
+struct fs_view *current_fs_view(void)
+{
+	return current_view();
 }
 
 struct vnode *current_root_locked(void)

@@ -102,15 +102,61 @@ static int check_flags(uint64_t flags)
 	if (flags & (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
 		     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD))
 		return -EINVAL;
-	// Sharing goes only as far as the structures do: a thread shares its
-	// process's view of the tree (root, cwd, umask) and descriptor table,
-	// and a new process has its own signal handlers (it may share the
-	// view and the table).
-	if ((flags & CLONE_THREAD) && (flags & (CLONE_FS | CLONE_FILES)) != (CLONE_FS | CLONE_FILES))
-		return -EINVAL;
+	// Sharing goes only as far as the structures do: a new process has
+	// its own signal handlers (it may share the view of the tree and the
+	// descriptor table, as threads may or may not).
 	if (!(flags & CLONE_THREAD) && (flags & CLONE_SIGHAND))
 		return -EINVAL;
 	return 0;
+}
+
+static struct fdtable *share_or_copy_files(struct fdtable *fdt, bool share)
+{
+	if (!share)
+		return fdtable_copy(fdt);
+	fdtable_get(fdt);
+	return fdt;
+}
+
+static struct fs_view *share_or_copy_view(struct fs_view *fv, bool share)
+{
+	if (!share)
+		return fs_view_copy(fv);
+	fs_view_get(fv);
+	return fv;
+}
+
+// A new thread's table and view: its process's (t->own_* NULL), the
+// creating thread's own ones, or copies (without CLONE_FILES, CLONE_FS).
+// 0 or -ENOMEM.
+static int thread_tables(struct thread *t, struct thread *me, uint64_t flags)
+{
+	if (!(flags & CLONE_FILES))
+		t->own_fdt = fdtable_copy(current_fdtable());
+	else if (me->own_fdt)
+		t->own_fdt = share_or_copy_files(me->own_fdt, true);
+	if (!(flags & CLONE_FS))
+		t->own_fs = fs_view_copy(current_fs_view());
+	else if (me->own_fs)
+		t->own_fs = share_or_copy_view(me->own_fs, true);
+	if ((!(flags & CLONE_FILES) && !t->own_fdt) || (!(flags & CLONE_FS) && !t->own_fs))
+		return -ENOMEM;
+	return 0;
+}
+
+void thread_tables_release(struct thread *t)
+{
+	// Cleared under p->lock, where others (kcmp, vhangup) look at them.
+	uint64_t irq = spin_lock_irqsave(&t->proc->lock);
+	struct fdtable *fdt = t->own_fdt;
+	struct fs_view *fv = t->own_fs;
+
+	t->own_fdt = NULL;
+	t->own_fs = NULL;
+	spin_unlock_irqrestore(&t->proc->lock, irq);
+	if (fdt)
+		fdtable_put(fdt);
+	fs_view_put(fv);
 }
 
 // A new process: copies (or shares, as flags say) the parent's address
@@ -145,15 +191,10 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	} else {
 		p->mm = mm_copy(parent->mm);
 	}
-	p->fdt = (flags & CLONE_FILES) ? (fdtable_get(parent->fdt), parent->fdt)
-				       : fdtable_copy(parent->fdt);
+	// The calling thread's table and view, which may be its own.
+	p->fdt = share_or_copy_files(current_fdtable(), flags & CLONE_FILES);
 	p->sighand = sighand_copy(parent->sighand, flags & CLONE_CLEAR_SIGHAND);
-	if (flags & CLONE_FS) {
-		fs_view_get(parent->fs);
-		p->fs = parent->fs;
-	} else {
-		p->fs = fs_view_copy(parent->fs);
-	}
+	p->fs = share_or_copy_view(current_fs_view(), flags & CLONE_FS);
 	if (!p->mm || !p->fdt || !p->fs || !p->sighand) {
 		process_discard(p);
 		return 0;
@@ -220,7 +261,9 @@ long do_clone_tid(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, 
 			process_discard(p);
 		return terr;
 	}
-	if (copy_thread_state(t, me, f, flags, newsp, tls) < 0) {
+	if (copy_thread_state(t, me, f, flags, newsp, tls) < 0 ||
+	    ((flags & CLONE_THREAD) && thread_tables(t, me, flags) < 0)) {
+		thread_tables_release(t);
 		tid_free(t->tid);
 		thread_free(t);
 		if (p != parent)
@@ -378,18 +421,28 @@ SYSCALL_DEFINE(SYS_clone3, clone3)
 
 // ---- unshare ----
 
-// Gives the caller a private copy of its view of the tree.  Single
-// threaded: nobody else reads p->fs but /proc.
-static int unshare_fs(struct process *p)
+// unshare(CLONE_FS): the caller's view becomes its own copy.  Alone in
+// its process, it replaces the process's (what /proc shows); with other
+// threads, the thread gets one of its own (Linux's views are per thread).
+static int unshare_fs(struct process *p, struct thread *t, bool alone)
 {
-	struct fs_view *copy;
+	struct fs_view *cur = current_fs_view(), *copy;
+	uint64_t irq;
 
-	if (__atomic_load_n(&p->fs->refcount, __ATOMIC_ACQUIRE) == 1)
+	if (__atomic_load_n(&cur->refcount, __ATOMIC_ACQUIRE) == 1 && (alone || t->own_fs))
 		return 0;
-	copy = fs_view_copy(p->fs);
+	copy = fs_view_copy(cur);
 	if (!copy)
 		return -ENOMEM;
-	fs_view_put(fs_view_replace(p, copy));
+	if (alone && !t->own_fs) {
+		fs_view_put(fs_view_replace(p, copy));
+		return 0;
+	}
+	irq = spin_lock_irqsave(&p->lock);
+	t->own_fs = copy;
+	spin_unlock_irqrestore(&p->lock, irq);
+	if (cur != p->fs)
+		fs_view_put(cur);
 	return 0;
 }
 
@@ -410,18 +463,64 @@ int process_unshare_files(struct process *p)
 	return 0;
 }
 
+// unshare(CLONE_FILES), as unshare_fs does it for the table.
+static int unshare_files(struct process *p, struct thread *t, bool alone)
+{
+	struct fdtable *cur = current_fdtable(), *copy;
+	uint64_t irq;
+
+	if (alone && !t->own_fdt)
+		return process_unshare_files(p);
+	if (t->own_fdt && __atomic_load_n(&cur->refcount, __ATOMIC_ACQUIRE) == 1)
+		return 0;
+	copy = fdtable_copy(cur);
+	if (!copy)
+		return -ENOMEM;
+	irq = spin_lock_irqsave(&p->lock);
+	t->own_fdt = copy;
+	spin_unlock_irqrestore(&p->lock, irq);
+	if (cur != p->fdt)
+		fdtable_put(cur);
+	return 0;
+}
+
+int exec_unshare_files(struct thread *t)
+{
+	return t->own_fdt ? unshare_files(t->proc, t, false) : process_unshare_files(t->proc);
+}
+
+void thread_tables_adopt(struct thread *t)
+{
+	struct process *p = t->proc;
+	uint64_t irq;
+
+	if (t->own_fdt) {
+		struct fdtable *old;
+
+		irq = spin_lock_irqsave(&p->lock);
+		old = p->fdt;
+		p->fdt = t->own_fdt;
+		t->own_fdt = NULL;
+		spin_unlock_irqrestore(&p->lock, irq);
+		fdtable_put(old);
+	}
+	if (t->own_fs) {
+		struct fs_view *old = fs_view_replace(p, t->own_fs);
+
+		t->own_fs = NULL;
+		fs_view_put(old);
+	}
+}
+
 #define UNSHARE_KNOWN (CLONE_THREAD | CLONE_FS | CLONE_NEWNS | CLONE_SIGHAND | CLONE_VM | \
 		       CLONE_FILES | CLONE_SYSVSEM | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | \
 		       CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME)
 #define UNSHARE_NAMESPACES (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | \
 			    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME)
 
-// unshare(2) with Linux's rules.  The view of the tree and the descriptor
-// table are the process's here (Linux: the thread's), so a process with
-// other threads cannot unshare them for one thread alone: EINVAL, as
-// Linux gives for the flags it cannot honour in a multi-threaded caller.
-// There are no namespaces (EINVAL, as a kernel built without them) and
-// no System V semaphore undo lists (CLONE_SYSVSEM has nothing to do).
+// unshare(2) with Linux's rules.  There are no namespaces (EINVAL, as a
+// kernel built without them) and no System V semaphore undo lists
+// (CLONE_SYSVSEM has nothing to do).
 SYSCALL_DEFINE(SYS_unshare, unshare)
 {
 	uint64_t flags = args->a[0];
@@ -437,7 +536,7 @@ SYSCALL_DEFINE(SYS_unshare, unshare)
 	irq = spin_lock_irqsave(&p->lock);
 	alone = p->nthreads == 1;
 	spin_unlock_irqrestore(&p->lock, irq);
-	if ((flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_FS | CLONE_FILES)) && !alone)
+	if ((flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)) && !alone)
 		return -EINVAL;
 	// Shared handlers or memory cannot be unshared (as Linux).
 	if ((flags & CLONE_SIGHAND) && __atomic_load_n(&p->sighand->refcount, __ATOMIC_ACQUIRE) > 1)
@@ -445,8 +544,8 @@ SYSCALL_DEFINE(SYS_unshare, unshare)
 	if ((flags & CLONE_VM) && __atomic_load_n(&p->mm->refcount, __ATOMIC_ACQUIRE) > 1)
 		return -EINVAL;
 	if (flags & CLONE_FS)
-		rc = unshare_fs(p);
+		rc = unshare_fs(p, current_thread(), alone);
 	if (rc == 0 && (flags & CLONE_FILES))
-		rc = process_unshare_files(p);
+		rc = unshare_files(p, current_thread(), alone);
 	return rc;
 }

@@ -580,6 +580,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 
 	if (p->nthreads > 1)
 		kill_other_threads(p);
+	thread_tables_adopt(t);
 	// The old image's robust locks die with it, read from the old memory.
 	futex_release_robust_list(t);
 	rseq_exec(t);		// before the old address space goes
@@ -673,7 +674,7 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 	// As Linux: the new program's table is its own, so that close-on-exec
 	// does not close another process's descriptors (CLONE_FILES).
 	if (r == 0)
-		r = process_unshare_files(current_process());
+		r = exec_unshare_files(current_thread());
 	if (r == 0)
 		r = load_elf(vn, s, execfn, &mm, &entry, &sp);
 	if (r == 0) {

@@ -219,6 +219,8 @@ void thread_exit_user(int wait_status, bool group)
 	if (!p->exiting && last)
 		p->exit_status = wait_status;
 	spin_unlock_irqrestore(&p->lock, flags);
+	// Off the list, so nobody looks at them any more (closing may sleep).
+	thread_tables_release(t);
 	prctl_thread_exit(p, t, last);
 	tid_free(t->tid);
 	sigqueue_free_all(&t->sig_queue);

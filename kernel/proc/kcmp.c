@@ -47,37 +47,38 @@ static long order(const void *a, const void *b, int type)
 	return x == y ? 0 : x < y ? 1 : 2;
 }
 
-// The object of 'type' that p holds (NULL for those it has none of: no
-// I/O context or System V semaphore undo list exists here, as for a
-// Linux process that never made one).  proc_tree_lock held.
-static const void *resource_of(struct process *p, int type)
+// The object of 'type' that thread 'id' of p holds: the thread's own
+// table or view if it has one, else its process's (NULL for what there
+// is none of: no I/O context or System V semaphore undo list exists here,
+// as for a Linux process that never made one).  'ref': take a reference
+// to the table (KCMP_FILE).  proc_tree_lock held.
+static const void *resource_of(struct process *p, int id, int type, bool ref)
 {
 	const void *r = NULL;
+	struct thread *t = thread_find(id);
 
-	spin_lock(&p->lock);	// mm, fdt and fs leave p under it
+	spin_lock(&p->lock);	// mm, fdt, fs and the threads' own leave under it
+	if (t && t->proc != p)
+		t = NULL;
 	if (type == KCMP_VM)
 		r = p->mm;
 	else if (type == KCMP_FILES)
-		r = p->fdt;
+		r = t && t->own_fdt ? t->own_fdt : p->fdt;
 	else if (type == KCMP_FS)
-		r = p->fs;
+		r = t && t->own_fs ? (const void *)t->own_fs : p->fs;
 	else if (type == KCMP_SIGHAND)
 		r = p->sighand;
+	if (ref && r)
+		fdtable_get((struct fdtable *)r);
 	spin_unlock(&p->lock);
 	return r;
 }
 
-// p's descriptor table, referenced (NULL once p has exited).
-static struct fdtable *fdtable_of(struct process *p)
+// The descriptor table of thread 'id' of p, referenced (NULL once p has
+// exited).  proc_tree_lock held.
+static struct fdtable *fdtable_of(struct process *p, int id)
 {
-	struct fdtable *fdt;
-
-	spin_lock(&p->lock);
-	fdt = p->fdt;
-	if (fdt)
-		fdtable_get(fdt);
-	spin_unlock(&p->lock);
-	return fdt;
+	return (struct fdtable *)resource_of(p, id, KCMP_FILES, true);
 }
 
 // KCMP_FILE: the open files behind descriptor i1 of one table and i2 of
@@ -117,10 +118,11 @@ SYSCALL_DEFINE(SYS_kcmp, kcmp)
 	else if (type == KCMP_EPOLL_TFD)
 		rc = -EOPNOTSUPP;	// as Linux built without epoll
 	else if (type == KCMP_FILE) {
-		t1 = fdtable_of(p1);
-		t2 = fdtable_of(p2);
+		t1 = fdtable_of(p1, pid1);
+		t2 = fdtable_of(p2, pid2);
 	} else {
-		rc = order(resource_of(p1, type), resource_of(p2, type), type);
+		rc = order(resource_of(p1, pid1, type, false), resource_of(p2, pid2, type, false),
+			   type);
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, irq);
 	if (rc == 0 && type == KCMP_FILE)

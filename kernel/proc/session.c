@@ -233,9 +233,12 @@ static void hang_up_file(struct file *f, void *tty)
 
 static void hang_up_files_of(struct process *p, void *tty)
 {
-	spin_lock(&p->lock);	// p->fdt leaves p under it
+	spin_lock(&p->lock);	// p->fdt and the threads' own tables change under it
 	if (p->fdt)
 		fdtable_for_each(p->fdt, hang_up_file, tty);
+	for (struct thread *t = p->threads; t; t = t->proc_next)
+		if (t->own_fdt)
+			fdtable_for_each(t->own_fdt, hang_up_file, tty);
 	spin_unlock(&p->lock);
 }
 

@@ -10,9 +10,9 @@
 // The calling process's file mode creation mask (022 for kernel threads).
 uint32_t current_umask(void)
 {
-	struct process *p = current_process();
+	struct fs_view *fv = current_fs_view();
 
-	return p && p->fs ? __atomic_load_n(&p->fs->umask, __ATOMIC_RELAXED) : 022;
+	return fv ? __atomic_load_n(&fv->umask, __ATOMIC_RELAXED) : 022;
 }
 
 bool file_has_fasync(const struct file *f)

@@ -666,8 +666,8 @@ SYSCALL_DEFINE(SYS_utimensat, utimensat)
 
 SYSCALL_DEFINE(SYS_umask, umask)
 {
-	struct process *p = current_process();
-	uint32_t old = __atomic_exchange_n(&p->fs->umask, (uint32_t)args->a[0] & 0777, __ATOMIC_RELAXED);
+	uint32_t old = __atomic_exchange_n(&current_fs_view()->umask, (uint32_t)args->a[0] & 0777,
+					   __ATOMIC_RELAXED);
 
 	return old;
 }

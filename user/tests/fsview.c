@@ -353,6 +353,75 @@ static void t_exec_unshares_files(void)
 	close(fd);
 }
 
+// ---- threads with their own table and view ----
+
+static volatile int thread_done, thread_status;
+static int thread_fd;
+
+// A thread made without CLONE_FILES and CLONE_FS (LTP clone08's
+// CLONE_THREAD case): its close and chdir are its own.  Raw system
+// calls only: it shares its parent's TLS.
+static int lone_thread(void *arg)
+{
+	(void)arg;
+	long bad = syscall(SYS_close, thread_fd) != 0 || syscall(SYS_chdir, JAIL "/inner") != 0;
+	thread_status = (int)bad;
+	__atomic_store_n(&thread_done, 1, __ATOMIC_RELEASE);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static void t_thread_without_files_and_fs(void)
+{
+	static char tstack[64 * 1024] __attribute__((aligned(16)));
+	char before[PATH_MAX], after[PATH_MAX];
+
+	if (!make_jail() || !getcwd(before, sizeof(before)))
+		return (void)fail("setup");
+	thread_fd = open("/", O_RDONLY);
+	thread_done = 0;
+	int tid = clone(lone_thread, tstack + sizeof(tstack),
+			CLONE_VM | CLONE_SIGHAND | CLONE_THREAD, NULL);
+	if (tid < 0)
+		return (void)fail("clone(CLONE_THREAD without CLONE_FILES, CLONE_FS): errno %d", errno);
+	for (int i = 0; i < 20000 && !__atomic_load_n(&thread_done, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	usleep(10000);		// let it finish exiting
+	check(thread_done && thread_status == 0, "the thread's close and chdir worked");
+	check(fcntl(thread_fd, F_GETFD) >= 0, "its close left our descriptor");
+	check(getcwd(after, sizeof(after)) && strcmp(after, before) == 0, "its chdir left our cwd");
+	close(thread_fd);
+}
+
+static void *unsharing_thread(void *arg)
+{
+	int fd = *(int *)arg;
+
+	if (unshare(CLONE_FILES | CLONE_FS) < 0)
+		return (void *)1;
+	if (close(fd) < 0 || chdir(JAIL "/inner") < 0)
+		return (void *)2;
+	return NULL;
+}
+
+// unshare in one thread of several: only that thread's table and view.
+static void t_unshare_in_a_thread(void)
+{
+	char before[PATH_MAX], after[PATH_MAX];
+	pthread_t th;
+	void *rv = (void *)9;
+	int fd = open("/", O_RDONLY);
+
+	if (!make_jail() || fd < 0 || !getcwd(before, sizeof(before)))
+		return (void)fail("setup");
+	pthread_create(&th, NULL, unsharing_thread, &fd);
+	pthread_join(th, &rv);
+	check(rv == NULL, "the thread unshared, closed and moved");
+	check(fcntl(fd, F_GETFD) >= 0, "its close left our descriptor");
+	check(getcwd(after, sizeof(after)) && strcmp(after, before) == 0, "its chdir left our cwd");
+	close(fd);
+}
+
 static bool on_switchyard(void)
 {
 	struct utsname u;
@@ -400,6 +469,8 @@ static const struct test_case cases[] = {
 	{ "unshare_files", t_unshare_files },
 	{ "unshare_rules", t_unshare_rules },
 	{ "exec_unshares_files", t_exec_unshares_files },
+	{ "thread_without_clone_files_and_fs", t_thread_without_files_and_fs },
+	{ "unshare_in_one_thread_of_several", t_unshare_in_a_thread },
 };
 
 int main(void)
