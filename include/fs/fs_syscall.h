@@ -19,6 +19,12 @@ int at_start(int dirfd, const char *path, struct vnode **start);
 
 // Lookup of a user path relative to dirfd.  'flags' are LOOKUP_*.
 int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out);
+// The same, but a path that ends in a magic link to an object without a
+// vnode (/proc/self/fd/N of a pipe, /dev/stdin on one) gives its open
+// file in *object (referenced) and *out NULL (vfs_lookup_for_open).
+struct file;
+int lookup_user_object_at(int dirfd, uint64_t upath, int flags, struct vnode **out,
+			  struct file **object);
 
 // The descriptor's file with a reference, or NULL; fget() also gives
 // NULL for an O_PATH descriptor, fget_raw() (for the calls Linux lets

@@ -76,6 +76,12 @@ int at_start(int dirfd, const char *path, struct vnode **start)
 
 int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out)
 {
+	return lookup_user_object_at(dirfd, upath, flags, out, NULL);
+}
+
+int lookup_user_object_at(int dirfd, uint64_t upath, int flags, struct vnode **out,
+			  struct file **object)
+{
 	struct vnode *start;
 	char *path;
 	long rc = user_path(upath, &path);
@@ -99,10 +105,11 @@ int lookup_user_at(int dirfd, uint64_t upath, int flags, struct vnode **out)
 		return 0;
 	}
 	rc = at_start(dirfd, path, &start);
-	if (rc == 0) {
+	if (rc == 0 && object)
+		rc = vfs_lookup_for_open(start, path, flags, out, object);
+	else if (rc == 0)
 		rc = vfs_lookup_at(start, path, flags, out);
-		vnode_put(start);
-	}
+	vnode_put(start);
 	kfree(path);
 	return (int)rc;
 }

@@ -169,9 +169,16 @@ static int stat_at(int dirfd, uint64_t upath, int atflags, struct kstat *k)
 		}
 		lflags |= LOOKUP_EMPTY_OK;
 	}
-	rc = lookup_user_at(dirfd, upath, lflags, &vn);
+	struct file *object = NULL;
+
+	rc = lookup_user_object_at(dirfd, upath, lflags, &vn, &object);
 	if (rc < 0)
 		return rc;
+	if (object) {
+		stat_file(object, k);	// a pipe through its /proc link, as Linux
+		file_put(object);
+		return 0;
+	}
 	stat_vnode(vn, k);
 	vnode_put(vn);
 	return 0;

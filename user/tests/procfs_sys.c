@@ -743,16 +743,21 @@ static void t_dev_fd_reopen(void)
 		check(read(fd, buf, sizeof(buf)) == 2 && strcmp(buf, "rw") == 0, "and read back");
 		close(fd);
 	}
-	// The process's stdin as a pipe: /dev/stdin reads it.
+	// The process's stdin as a pipe: /dev/stdin stats as a FIFO (test -p)
+	// and reads it.
 	pid_t pid = fork_child();
 	if (pid == 0) {
+		struct stat st;
+
 		dup2(rd, 0);
+		if (stat("/dev/stdin", &st) != 0 || !S_ISFIFO(st.st_mode))
+			_exit(2);
 		int in = open("/dev/stdin", O_RDONLY);
 		char c[4] = { 0 };
 		_exit(in >= 0 && read(in, c, 3) == 3 && strcmp(c, "abc") == 0 ? 0 : 1);
 	}
 	check(write(p[1], "abc", 3) == 3, "write for /dev/stdin");
-	check_child_ok(pid, "/dev/stdin on a pipe");
+	check_child_ok(pid, "/dev/stdin on a pipe: a FIFO to stat (2), read");
 	close(p[1]);
 	// No writer left: a reader opens at once and reads end of file; a
 	// writer opens at once with no reader left.
