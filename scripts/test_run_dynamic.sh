@@ -31,13 +31,23 @@ check() {
 }
 
 echo "KTAP version 1"
-echo "1..9"
+echo "1..10"
 printf 'pear\napple\nfig\n' >"$tmp/fruit"
 check debian_ls 0 "lib64" -- /bin/ls /
 check debian_true 0 "init exited with status 0" -- /bin/true
 check debian_false 1 "init exited with status 1" -- /bin/false
 check debian_sort 0 "|apple|fig|pear|" -- --file "$tmp/fruit:/fruit" /usr/bin/sort /fruit
 check debian_find 0 "/lib64/ld-linux-x86-64.so.2" -- /usr/bin/find /lib64
+# util-linux's flock(1): a second open file cannot take the lock the first
+# holds (flock(2) between open file descriptions); another file is free.
+# (The runner packs the program as /flock.)
+if [[ -x /usr/bin/flock ]]; then
+	check debian_flock 0 "|held|free|" -- /usr/bin/flock -n /tmp/lk -c \
+		'/flock -n /tmp/lk -c "echo no" || echo held; /flock -n /tmp/other -c "echo free"'
+else
+	n=$((n + 1))
+	echo "ok $n debian_flock # SKIP no /usr/bin/flock on this host"
+fi
 # musl's dynamic linker too (musl-gcc without -static links against
 # libc.so, with /lib/ld-musl-x86_64.so.1 as interpreter).
 printf '#include <stdio.h>\nint main(int c, char **v) { printf("musl %%d %%s\\n", c, v[1]); return 3; }\n' >"$tmp/m.c"

@@ -28,6 +28,7 @@ enum vnode_type {
 
 struct vnode;
 struct tty;
+struct file_lock;
 struct file;
 
 // getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
@@ -118,6 +119,8 @@ struct vnode {
 	uint64_t atime_ns, mtime_ns, ctime_ns;	// realtime
 	void **pages;			// regular files: page i holds bytes [i*4K, (i+1)*4K)
 	uint64_t npages;		// slots in 'pages' (a NULL slot is a hole)
+
+	struct file_lock *locks;	// fcntl and flock locks (kernel/fs/locks.c)
 
 	char *target;			// symlinks: immutable, 'size' bytes + NUL
 	const struct vnode_ops *ops;	// devices and synthetic files, else NULL

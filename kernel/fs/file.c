@@ -3,6 +3,7 @@
 #include <fs/file.h>
 #include <fs/vfs.h>
 #include <fs/pipe.h>
+#include <fs/locks.h>
 #include <fs/poll.h>
 #include <fs/fcntl.h>
 #include <kernel/process.h>
@@ -58,6 +59,7 @@ void file_put(struct file *f)
 {
 	if (!f || __atomic_sub_fetch(&f->refcount, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	locks_remove_file(f);	// OFD and flock locks die with the description
 	if (f->pipe)
 		pipe_release(f);
 	if (f->vn && f->vn->ops && f->vn->ops->close && !(f->flags & O_PATH))
@@ -326,12 +328,22 @@ void fdtable_get(struct fdtable *fdt)
 	__atomic_add_fetch(&fdt->refcount, 1, __ATOMIC_RELAXED);
 }
 
+// A descriptor of fdt for f is gone: as Linux's filp_close, the table's
+// POSIX locks on the file go, then the reference.
+static void close_from_table(struct fdtable *fdt, struct file *f)
+{
+	if (!f)
+		return;
+	locks_remove_posix(f, fdt);
+	file_put(f);
+}
+
 void fdtable_put(struct fdtable *fdt)
 {
 	if (!fdt || __atomic_sub_fetch(&fdt->refcount, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	for (int i = 0; i < fdt->size; i++)
-		file_put(fdt->files[i]);
+		close_from_table(fdt, fdt->files[i]);
 	kfree(fdt->files);
 	kfree(fdt->cloexec);
 	kfree(fdt);
@@ -349,7 +361,7 @@ void fdtable_close_on_exec(struct fdtable *fdt)
 			fdt->cloexec[i] = 0;
 		}
 		spin_unlock_irqrestore(&fdt->lock, flags);
-		file_put(f);
+		close_from_table(fdt, f);
 	}
 }
 
@@ -485,7 +497,7 @@ int fd_close(struct fdtable *fdt, int fd)
 	spin_unlock_irqrestore(&fdt->lock, flags);
 	if (!f)
 		return -EBADF;
-	file_put(f);
+	close_from_table(fdt, f);
 	return 0;
 }
 
@@ -512,7 +524,7 @@ int fd_dup_to(struct fdtable *fdt, int oldfd, int newfd, bool cloexec)
 	}
 	spin_unlock_irqrestore(&fdt->lock, flags);
 	file_put(f);
-	file_put(replaced);
+	close_from_table(fdt, replaced);
 	return rc;
 }
 

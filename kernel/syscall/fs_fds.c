@@ -3,6 +3,7 @@
 #include <fs/fs_syscall.h>
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
+#include <fs/locks.h>
 #include <kernel/syscall.h>
 #include <kernel/cred.h>
 #include <kernel/uaccess.h>
@@ -47,22 +48,6 @@ SYSCALL_DEFINE(SYS_dup3, dup3)
 	return fd_dup_to(current_fdtable(), oldfd, newfd, flags & O_CLOEXEC);
 }
 
-#define F_UNLCK		2
-#define FLOCK_SIZE	32	// struct flock of x86-64
-
-// Record locks (POSIX and open-file-description) and leases: there are
-// none, and granting them without keeping them would let two processes
-// hold conflicting locks.  They fail as on a Linux built without
-// CONFIG_FILE_LOCKING: the lock is read first (-EFAULT), then queries
-// give -EINVAL and requests -EACCES.
-static long fcntl_lock(int cmd, uint64_t arg)
-{
-	uint8_t flock[FLOCK_SIZE];
-
-	if (copy_from_user(flock, arg, sizeof(flock)) < 0)
-		return -EFAULT;
-	return cmd == F_GETLK || cmd == F_OFD_GETLK ? -EINVAL : -EACCES;
-}
 
 // F_SETFL.  O_DIRECT on a pipe asks for packet mode, which pipes here do
 // not have; O_ASYNC stays only where Linux keeps it (and as no owner can
@@ -112,7 +97,7 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 	case F_OFD_GETLK:
 	case F_OFD_SETLK:
 	case F_OFD_SETLKW:
-		return fcntl_lock(cmd, arg);
+		return locks_fcntl(f, fdt, cmd, arg);
 	case F_GETLEASE:
 		return F_UNLCK;		// never a lease
 	case F_GETOWN:
@@ -129,6 +114,18 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 		// F_GETOWN_EX, F_NOTIFY, seals and write hints.
 		return -EINVAL;
 	}
+}
+
+SYSCALL_DEFINE(SYS_flock, flock)
+{
+	struct file *f = fget((int)args->a[0]);	// not an O_PATH descriptor
+	long rc;
+
+	if (!f)
+		return -EBADF;
+	rc = locks_flock(f, (int)args->a[1]);
+	file_put(f);
+	return rc;
 }
 
 SYSCALL_DEFINE(SYS_fcntl, fcntl)
