@@ -3,11 +3,19 @@
 #ifndef FS_DEV_H
 #define FS_DEV_H
 
+#include <stdint.h>
+
+struct vnode_ops;
+
 // Creates /dev/{null,zero,full,random,urandom,console,tty}, the links
 // /dev/{fd,stdin,stdout,stderr} and the directory /dev/shm.
 int devices_init(void);
 // Creates /dev/ptmx and /dev/pts (kernel/fs/pty.c).
 int pty_init(void);
+// The character devices by number, for nodes mknod makes: the driver of
+// 'rdev' ((major << 8) | minor), or NULL (opening the node: ENXIO).
+void dev_register(uint64_t rdev, const struct vnode_ops *ops);
+const struct vnode_ops *dev_ops(uint64_t rdev);
 // Creates /proc/self/exe and /proc/switchyard/cpustat.
 int procfs_init(void);
 // /proc/switchyard/facilities and thread_facilities; fac_stats_reset

@@ -86,8 +86,10 @@
 #define DT_FIFO		1
 #define DT_CHR		2
 #define DT_DIR		4
+#define DT_BLK		6
 #define DT_REG		8
 #define DT_LNK		10
+#define DT_SOCK		12
 
 #define NAME_MAX	255
 #define PIPE_BUF	4096

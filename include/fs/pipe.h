@@ -31,6 +31,13 @@ uint64_t pipe_round_size(uint64_t size);
 // Linux's fifo_open for a pipe (not a FIFO), it never waits for the
 // other end and never fails.
 void pipe_open_end(struct file *f, struct pipe *p);
+// Opening a FIFO (a VNODE_FIFO vnode; f is the new file with open's
+// flags): its pipe is made on the first open and goes with the last
+// close.  As Linux's fifo_open: O_RDWR never waits; a lone reader waits
+// for a writer unless O_NONBLOCK, a lone writer for a reader, and with
+// O_NONBLOCK and no reader is -ENXIO; -ERESTARTSYS when interrupted.
+struct vnode;
+int fifo_open(struct file *f, struct vnode *vn);
 // The file on one end is going away.
 void pipe_release(struct file *f);
 

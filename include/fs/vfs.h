@@ -66,6 +66,10 @@ int vfs_lookup_parent(struct vnode *start, const char *path, struct vnode **dir,
 // a reference.
 int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
 	       const char *target, struct vnode **out);
+// mknod: a node of any type; a device node gets 'rdev' and the driver of
+// that number (fs/dev.h), if this kernel has one.
+int vfs_create_node(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
+		    uint64_t rdev, struct vnode **out);
 // Like vfs_create for a regular file, but an existing name is opened
 // instead (O_CREAT without O_EXCL); *created says which happened.
 int vfs_create_or_open(struct vnode *dir, const char *name, uint32_t perm, bool excl,

@@ -24,6 +24,9 @@ enum vnode_type {
 	VNODE_REG,
 	VNODE_SYMLINK,
 	VNODE_CHR,
+	VNODE_FIFO,		// a named pipe (mknod, mkfifo): priv is its struct pipe while open
+	VNODE_BLK,		// a block device node: no block devices exist (open: ENXIO)
+	VNODE_SOCK,		// a socket node (open: ENXIO, as Linux)
 };
 
 struct vnode;

@@ -429,6 +429,31 @@ static const struct vnode_ops devtty_ops = {
 
 // ---- /dev ----
 
+#define MAX_DEVICES 16
+
+struct device {
+	uint64_t rdev;
+	const struct vnode_ops *ops;
+};
+
+static struct device devices[MAX_DEVICES];
+static int ndevices;
+
+// Boot time only, before any process can mknod.
+void dev_register(uint64_t rdev, const struct vnode_ops *ops)
+{
+	if (ndevices < MAX_DEVICES && !dev_ops(rdev))
+		devices[ndevices++] = (struct device){ rdev, ops };
+}
+
+const struct vnode_ops *dev_ops(uint64_t rdev)
+{
+	for (int i = 0; i < ndevices; i++)
+		if (devices[i].rdev == rdev)
+			return devices[i].ops;
+	return NULL;
+}
+
 static int add_device(const char *name, const struct vnode_ops *ops, uint32_t major,
 		      uint32_t minor, uint32_t perm)
 {
@@ -439,6 +464,7 @@ static int add_device(const char *name, const struct vnode_ops *ops, uint32_t ma
 		return -ENOMEM;
 	vn->ops = ops;
 	vn->rdev = (major << 8) | minor;
+	dev_register(vn->rdev, ops);
 	rc = vfs_add_node("/dev", name, vn);
 	vnode_put(vn);		// the directory entry keeps it
 	return rc == -EEXIST ? 0 : rc;

@@ -4,6 +4,7 @@
 
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
+#include <fs/dev.h>
 #include <kernel/process.h>
 #include <kernel/cred.h>
 #include <kernel/uaccess.h>
@@ -304,8 +305,20 @@ static bool special_name(const char *name)
 
 // vfs_create for 'cred': it needs write and search on the directory and
 // owns the new file.
+// A device node's number and driver are set before the node appears.
+static int create_as_node(const struct cred *cred, struct vnode *dir, const char *name,
+			  enum vnode_type type, uint32_t perm, const char *target, uint64_t rdev,
+			  struct vnode **out);
+
 static int create_as(const struct cred *cred, struct vnode *dir, const char *name,
 		     enum vnode_type type, uint32_t perm, const char *target, struct vnode **out)
+{
+	return create_as_node(cred, dir, name, type, perm, target, 0, out);
+}
+
+static int create_as_node(const struct cred *cred, struct vnode *dir, const char *name,
+			  enum vnode_type type, uint32_t perm, const char *target, uint64_t rdev,
+			  struct vnode **out)
 {
 	size_t len = strlen(name);
 	struct vnode *vn;
@@ -329,6 +342,10 @@ static int create_as(const struct cred *cred, struct vnode *dir, const char *nam
 		}
 		memcpy(vn->target, target, tlen + 1);
 		vn->size = tlen;
+	}
+	if (type == VNODE_CHR || type == VNODE_BLK) {
+		vn->rdev = rdev;
+		vn->ops = type == VNODE_CHR ? dev_ops(rdev) : NULL;
 	}
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	if (dir->type != VNODE_DIR)
@@ -358,6 +375,12 @@ int vfs_create(struct vnode *dir, const char *name, enum vnode_type type, uint32
 	int rc = create_as(cred, dir, name, type, perm, target, out);
 
 	return rc;
+}
+
+int vfs_create_node(struct vnode *dir, const char *name, enum vnode_type type, uint32_t perm,
+		    uint64_t rdev, struct vnode **out)
+{
+	return create_as_node(current_cred(), dir, name, type, perm, NULL, rdev, out);
 }
 
 int vfs_create_or_open(struct vnode *dir, const char *name, uint32_t perm, bool excl,

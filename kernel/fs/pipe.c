@@ -8,6 +8,7 @@
 #include <fs/file.h>
 #include <fs/fcntl.h>
 #include <fs/poll.h>
+#include <fs/vnode.h>
 #include <kernel/process.h>
 #include <kernel/wait.h>
 #include <lib/string.h>
@@ -32,6 +33,11 @@ struct pipe {
 	int readers, writers;		// open ends
 	struct wait_queue read_wq;	// readers waiting for data
 	struct wait_queue write_wq;	// writers waiting for space
+	// A FIFO's pipe: its vnode (whose priv it is while any end is open),
+	// and how many readers and writers ever opened it, for an opener
+	// waiting for the other side (Linux's r_counter, w_counter).
+	struct vnode *fifo;
+	unsigned r_counter, w_counter;
 };
 
 // /proc/sys/fs/pipe-max-size: the largest capacity F_SETPIPE_SZ grants,
@@ -389,9 +395,94 @@ void pipe_open_end(struct file *f, struct pipe *p)
 	spin_unlock_irqrestore(&p->lock, flags);
 }
 
+// ---- FIFOs ----
+
+// vn's pipe, made on the first open, returned with its lock held and
+// interrupts off (*flags gives them back); NULL without memory.  vn->lock
+// guards priv, and is taken before the pipe's lock.
+static struct pipe *fifo_pipe_locked(struct vnode *vn, uint64_t *flags)
+{
+	struct pipe *made = NULL, *p;
+
+	for (;;) {
+		*flags = spin_lock_irqsave(&vn->lock);
+		if (vn->priv || made)
+			break;
+		spin_unlock_irqrestore(&vn->lock, *flags);
+		made = pipe_alloc();
+		if (!made)
+			return NULL;
+	}
+	if (!vn->priv) {
+		made->fifo = vn;
+		vn->priv = made;
+		made = NULL;
+	}
+	p = vn->priv;
+	spin_lock(&p->lock);
+	spin_unlock(&vn->lock);
+	if (made)
+		pipe_free(made);	// another opener made it first
+	return p;
+}
+
+int fifo_open(struct file *f, struct vnode *vn)
+{
+	uint32_t acc = f->flags & O_ACCMODE;
+	bool nonblock = f->flags & O_NONBLOCK;
+	uint64_t flags;
+	struct pipe *p = fifo_pipe_locked(vn, &flags);
+	unsigned seen;
+	int rc = 0;
+
+	if (!p)
+		return -ENOMEM;
+	if (acc == O_WRONLY && nonblock && p->readers == 0) {
+		spin_unlock_irqrestore(&p->lock, flags);
+		f->pipe = p;		// neither end: the release frees a pipe no one opened
+		pipe_release(f);
+		f->pipe = NULL;
+		return -ENXIO;
+	}
+	f->pipe = p;
+	f->pipe_reader = acc != O_WRONLY;
+	f->pipe_writer = acc != O_RDONLY;
+	if (f->pipe_reader) {
+		p->readers++;
+		p->r_counter++;
+		wq_wake_all(&p->write_wq);
+	}
+	if (f->pipe_writer) {
+		p->writers++;
+		p->w_counter++;
+		wq_wake_all(&p->read_wq);
+	}
+	// One end alone waits until the other side has been opened (even if
+	// it closed again since), unless a reader asked not to wait.
+	if (f->pipe_reader && !f->pipe_writer && !nonblock) {
+		seen = p->w_counter;
+		while (rc == 0 && p->writers == 0 && p->w_counter == seen)
+			rc = wq_wait(&p->read_wq, &p->lock, WAIT_FOREVER, true);
+	} else if (f->pipe_writer && !f->pipe_reader) {
+		seen = p->r_counter;
+		while (rc == 0 && p->readers == 0 && p->r_counter == seen)
+			rc = wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	poll_notify();
+	if (rc) {
+		pipe_release(f);	// the caller drops f
+		f->pipe = NULL;
+		return -ERESTARTSYS;
+	}
+	return 0;
+}
+
 void pipe_release(struct file *f)
 {
 	struct pipe *p = f->pipe;
+	struct vnode *fifo = p->fifo;
+	uint64_t vflags = fifo ? spin_lock_irqsave(&fifo->lock) : 0;
 	uint64_t flags = spin_lock_irqsave(&p->lock);
 	bool last;
 
@@ -405,6 +496,12 @@ void pipe_release(struct file *f)
 	}
 	last = p->readers == 0 && p->writers == 0;
 	spin_unlock_irqrestore(&p->lock, flags);
+	// A FIFO's data goes with its last open end, as on Linux.
+	if (fifo) {
+		if (last)
+			fifo->priv = NULL;
+		spin_unlock_irqrestore(&fifo->lock, vflags);
+	}
 	poll_notify();
 	if (last)
 		pipe_free(p);

@@ -23,6 +23,7 @@
 #include <fs/iobuf.h>
 #include <kernel/process.h>
 #include <kernel/tty.h>
+#include <fs/dev.h>
 #include <kernel/uaccess.h>
 #include <kernel/wait.h>
 #include <lib/string.h>
@@ -686,6 +687,7 @@ int pty_init(void)
 		return -ENOMEM;
 	vn->ops = &ptmx_ops;
 	vn->rdev = (5 << 8) | 2;
+	dev_register(vn->rdev, &ptmx_ops);
 	rc = vfs_add_node("/dev", "ptmx", vn);
 	vnode_put(vn);
 	if (rc < 0 && rc != -EEXIST)

@@ -158,6 +158,12 @@ static uint32_t type_bits(enum vnode_type type)
 		return S_IFLNK;
 	case VNODE_CHR:
 		return S_IFCHR;
+	case VNODE_FIFO:
+		return S_IFIFO;
+	case VNODE_BLK:
+		return S_IFBLK;
+	case VNODE_SOCK:
+		return S_IFSOCK;
 	default:
 		return S_IFREG;
 	}
@@ -355,6 +361,12 @@ unsigned vnode_dtype(const struct vnode *vn)
 		return DT_LNK;
 	case VNODE_CHR:
 		return DT_CHR;
+	case VNODE_FIFO:
+		return DT_FIFO;
+	case VNODE_BLK:
+		return DT_BLK;
+	case VNODE_SOCK:
+		return DT_SOCK;
 	default:
 		return DT_REG;
 	}

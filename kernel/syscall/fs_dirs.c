@@ -243,6 +243,67 @@ static long do_mkdir(int dirfd, uint64_t upath, uint32_t mode)
 	return rc;
 }
 
+// mknod and mknodat: FIFOs, regular files, sockets, and device nodes
+// (CAP_MKNOD), checked in Linux's order (the type, the path and the
+// directory's permission, then the capability).  A character node for a device this kernel has is that
+// device; any other opens with ENXIO, as a number no driver serves.
+static long do_mknod(int dirfd, uint64_t upath, uint32_t mode, uint32_t dev)
+{
+	enum vnode_type type;
+	struct parent pp;
+	struct vnode *vn;
+	int rc;
+
+	switch (mode & S_IFMT) {
+	case 0:
+	case S_IFREG:
+		type = VNODE_REG;
+		break;
+	case S_IFIFO:
+		type = VNODE_FIFO;
+		break;
+	case S_IFSOCK:
+		type = VNODE_SOCK;
+		break;
+	case S_IFCHR:
+		type = VNODE_CHR;
+		break;
+	case S_IFBLK:
+		type = VNODE_BLK;
+		break;
+	case S_IFDIR:
+		return -EPERM;
+	default:
+		return -EINVAL;
+	}
+	rc = parent_at(dirfd, upath, &pp);
+	if (rc < 0)
+		return rc;
+	if (pp.trailing_slash || pp.name[0] == 0)
+		rc = pp.name[0] == 0 ? -EEXIST : -ENOENT;
+	else if ((rc = vnode_may(pp.dir, MAY_WRITE | MAY_EXEC)) != 0)
+		;
+	else if ((type == VNODE_CHR || type == VNODE_BLK) && !cred_capable(current_cred(), CAP_MKNOD))
+		rc = -EPERM;
+	else
+		rc = vfs_create_node(pp.dir, pp.name, type, mode & ~current_umask() & 07777,
+				     dev, &vn);	// Linux's encoding, as st_rdev shows it
+	vnode_put(pp.dir);
+	if (rc == 0)
+		vnode_put(vn);
+	return rc;
+}
+
+SYSCALL_DEFINE(SYS_mknod, mknod)
+{
+	return do_mknod(AT_FDCWD, args->a[0], (uint32_t)args->a[1], (uint32_t)args->a[2]);
+}
+
+SYSCALL_DEFINE(SYS_mknodat, mknodat)
+{
+	return do_mknod((int)args->a[0], args->a[1], (uint32_t)args->a[2], (uint32_t)args->a[3]);
+}
+
 SYSCALL_DEFINE(SYS_mkdir, mkdir)
 {
 	return do_mkdir(AT_FDCWD, args->a[0], (uint32_t)args->a[1]);

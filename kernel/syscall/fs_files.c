@@ -304,6 +304,11 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 		rc = -EISDIR;
 	else if (!(flags & O_PATH))
 		rc = open_permission(vn, flags, created);
+	// Nodes without a driver: a device number nothing serves, a block
+	// device, a socket (Linux: ENXIO for each).
+	if (rc == 0 && !(flags & O_PATH) &&
+	    ((vn->type == VNODE_CHR && !vn->ops) || vn->type == VNODE_BLK || vn->type == VNODE_SOCK))
+		rc = -ENXIO;
 	if (rc == 0 && vn->ops && vn->ops->open && !(flags & O_PATH))
 		rc = vn->ops->open(&vn, flags);
 	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && !created &&
@@ -316,6 +321,8 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 		goto out;
 	}
 	f->vn = vn;		// the file's reference now
+	if (vn->type == VNODE_FIFO && !(flags & O_PATH) && (rc = fifo_open(f, vn)) < 0)
+		goto out;
 	rc = fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
 out:
 	file_put(f);
