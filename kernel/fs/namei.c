@@ -481,6 +481,63 @@ static int may_rename(const struct cred *c, struct vnode *odir, struct vnode *sr
 	return rc;
 }
 
+// A directory's ".." moves: its old parent loses a link, the new one
+// gains it.  Tree lock held.
+static void move_dotdot(struct vnode *vn, struct vnode *from, struct vnode *to)
+{
+	if (vn->type == VNODE_DIR && from != to) {
+		from->nlink--;
+		to->nlink++;
+	}
+}
+
+// RENAME_EXCHANGE: both names stay where they are and trade their files,
+// atomically, whatever their types (Linux's rules: both must exist,
+// neither directory may go into itself, each move is checked as a
+// rename would be).
+static int exchange(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname)
+{
+	size_t olen = strlen(oname), nlen = strlen(nname);
+	const struct cred *cred = current_cred();
+	struct dirent_node *od, *nd;
+	struct vnode *a, *b;
+	uint64_t irq;
+	int rc = 0;
+
+	if (special_name(oname) || special_name(nname))
+		return -EBUSY;
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	od = dir_find(odir, oname, olen);
+	nd = dir_find(ndir, nname, nlen);
+	if (!od || !nd)
+		rc = -ENOENT;
+	else if ((rc = may_rename(cred, odir, od->vn, ndir, nd)) ||
+		 (rc = may_rename(cred, ndir, nd->vn, odir, od)))
+		;
+	else if (od->vn == nd->vn)
+		rc = 1;			// one file: nothing to do
+	else if ((od->vn->type == VNODE_DIR && is_within(ndir, od->vn)) ||
+		 (nd->vn->type == VNODE_DIR && is_within(odir, nd->vn)))
+		rc = -EINVAL;		// a directory into itself
+	if (rc) {
+		spin_unlock_irqrestore(&vfs_tree_lock, irq);
+		return rc > 0 ? 0 : rc;
+	}
+	a = od->vn;
+	b = nd->vn;
+	od->vn = b;
+	nd->vn = a;
+	move_dotdot(a, odir, ndir);
+	move_dotdot(b, ndir, odir);
+	if (a->type == VNODE_DIR || a->parent == odir || !a->parent)
+		vnode_set_name(a, ndir, nname, nlen);
+	if (b->type == VNODE_DIR || b->parent == ndir || !b->parent)
+		vnode_set_name(b, odir, oname, olen);
+	a->ctime_ns = b->ctime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	return 0;
+}
+
 int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
 	       unsigned flags)
 {
@@ -491,8 +548,10 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	uint64_t irq;
 	int rc = 0;
 
+	if (flags == RENAME_EXCHANGE)
+		return exchange(odir, oname, ndir, nname);
 	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL;		// no exchange or whiteout
+		return -EINVAL;		// no whiteout
 	if (special_name(oname) || special_name(nname))
 		return -EBUSY;
 	if (nlen > NAME_MAX)
@@ -538,10 +597,7 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 	moved->vn = src;
 	dir_detach(odir, od);
 	dir_attach(ndir, moved);
-	if (src->type == VNODE_DIR && odir != ndir) {
-		odir->nlink--;
-		ndir->nlink++;
-	}
+	move_dotdot(src, odir, ndir);
 	if (src->type == VNODE_DIR || src->parent == odir || !src->parent)
 		vnode_set_name(src, ndir, nname, nlen);
 	src->ctime_ns = fs_now_ns();

@@ -312,3 +312,17 @@ KTEST(oom, victim_holds_choice_while_torn_down)
 	KEXPECT(oom_victim_holds(&slow_teardown, now));
 	return true;
 }
+
+// A CPU that read the clock before another chose the victim compares a
+// time earlier than the choice: the victim is fresh, not ancient.  With
+// four threads of a hog faulting at once on four CPUs, the wrap-around
+// let a second victim be chosen at once: the test program itself.
+KTEST(oom, victim_chosen_after_the_clock_read_holds)
+{
+	struct mm *fake = (struct mm *)0x1000;	// never dereferenced
+	uint64_t now = 100ULL * 1000000000ULL;
+	struct oom_victim later = { fake, now + 5000, false };
+
+	KEXPECT(oom_victim_holds(&later, now));
+	return true;
+}

@@ -98,14 +98,16 @@ bool oom_victim_holds(const struct oom_victim *v, uint64_t now)
 {
 	if (!v->mm)
 		return false;
-	return v->tearing_down || now - v->since < OOM_VICTIM_GRACE_NS;
+	// 'now' may come from before the choice (read by a CPU that then
+	// waited for the lock): a fresh victim, not one 2^64 ns old.
+	return v->tearing_down || now < v->since || now - v->since < OOM_VICTIM_GRACE_NS;
 }
 
 // Chooses and kills a victim, unless one is already on its way out.
 static void kill_victim(void)
 {
-	uint64_t now = clock_monotonic_ns();
 	uint64_t flags = spin_lock_irqsave(&oom_lock);
+	uint64_t now = clock_monotonic_ns();	// read under the lock: after any earlier choice
 
 	if (!oom_victim_holds(&victim, now)) {
 		uint64_t tf = spin_lock_irqsave(&proc_tree_lock);

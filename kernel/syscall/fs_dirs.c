@@ -387,7 +387,7 @@ static long do_rename(int olddirfd, uint64_t oldpath, int newdirfd, uint64_t new
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
-	if ((flags & RENAME_EXCHANGE) && (flags & RENAME_NOREPLACE))
+	if ((flags & RENAME_EXCHANGE) && (flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)))
 		return -EINVAL;
 	from = kmalloc(sizeof(*from) * 2);
 	if (!from)

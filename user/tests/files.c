@@ -888,8 +888,56 @@ static void t_dev_console(void)
 	close(fd);
 }
 
+// renameat2(RENAME_EXCHANGE): the names trade their files atomically,
+// whatever the types; a missing name is ENOENT, a directory into itself
+// EINVAL, with NOREPLACE EINVAL.
+static long exchange(const char *a, const char *b)
+{
+	return syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 2L);
+}
+
+static void t_rename_exchange(void)
+{
+	char a[128], b[128], d[128], inner[160], buf[8] = { 0 };
+	struct stat st;
+	int fd;
+
+	snprintf(a, sizeof(a), "%s", scratch("xa"));
+	snprintf(b, sizeof(b), "%s", scratch("xb"));
+	snprintf(d, sizeof(d), "%s", scratch("xdir"));
+	fd = open(a, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	check(fd >= 0 && write(fd, "A", 1) == 1, "make a");
+	close(fd);
+	fd = open(b, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	check(fd >= 0 && write(fd, "B", 1) == 1, "make b");
+	close(fd);
+	check_ok(exchange(a, b), "exchange two files");
+	fd = open(a, O_RDONLY);
+	check(fd >= 0 && read(fd, buf, 1) == 1 && buf[0] == 'B', "a now holds b's file");
+	close(fd);
+	// A file and a non-empty directory.
+	mkdir(d, 0755);
+	snprintf(inner, sizeof(inner), "%s/in", d);
+	close(open(inner, O_CREAT | O_WRONLY, 0600));
+	check_ok(exchange(a, d), "exchange a file and a directory");
+	check(stat(a, &st) == 0 && S_ISDIR(st.st_mode), "a is the directory now");
+	snprintf(inner, sizeof(inner), "%s/in", a);
+	check(access(inner, F_OK) == 0, "with its contents");
+	check(stat(d, &st) == 0 && S_ISREG(st.st_mode), "the old directory name is the file");
+	check_errno(exchange(a, scratch("missing")), ENOENT, "a missing name");
+	check_errno(exchange(a, inner), EINVAL, "a directory into itself");
+	check_errno(syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, d, 3L), EINVAL,
+		    "EXCHANGE with NOREPLACE");
+	check_ok(exchange(a, a), "a name with itself");
+	unlink(inner);
+	rmdir(a);
+	unlink(d);
+	unlink(b);
+}
+
 static const struct test_case cases[] = {
 	{ "open_creat_write_read", t_open_creat_write_read },
+	{ "renameat2_exchange", t_rename_exchange },
 	{ "open_excl_eexist", t_open_excl_eexist },
 	{ "open_trunc", t_open_trunc },
 	{ "open_append", t_open_append },

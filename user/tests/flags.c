@@ -1264,7 +1264,7 @@ static const struct flag_row rows[] = {
 	{ "fallocate_mode_0", r_falloc_ok, 0, LINUX_SAME, false },
 
 	// Names, stat and open.
-	{ "renameat2_RENAME_EXCHANGE_EINVAL", r_rename_exchange, EINVAL, LINUX_OK, false },
+	{ "renameat2_RENAME_EXCHANGE", r_rename_exchange, 0, LINUX_SAME, false },
 	{ "renameat2_unknown_flag_EINVAL", r_rename_unknown, EINVAL, LINUX_SAME, false },
 	{ "renameat2_NOREPLACE_EXCHANGE_EINVAL", r_rename_both, EINVAL, LINUX_SAME, false },
 	{ "renameat2_NOREPLACE_existing_EEXIST", r_noreplace_existing, EEXIST, LINUX_SAME, false },
