@@ -11,6 +11,7 @@
 #include <lib/string.h>
 #include <kernel/proc_internal.h>
 #include <fs/dev.h>
+#include <fs/timerfd.h>
 #include <arch/irq.h>
 
 unsigned timer_hz = 100;
@@ -26,7 +27,7 @@ static int set_hz(const char *value)
 }
 BOOT_OPTION(hz, "timer ticks per second per CPU (10..10000, default 100)", set_hz);
 
-// Safe at any point of boot: jiffies, the interval-timer list and the
+// Safe at any point of boot: jiffies, the interval- and timerfd lists and the
 // console input buffer are static, and the scheduler's part runs only
 // once this CPU has a current thread.  (Interrupts stay off until it has
 // one anyway; this keeps a stray tick harmless whatever the order.)
@@ -40,6 +41,7 @@ void timer_interrupt(struct trap_frame *f)
 	if (c->id == 0) {
 		jiffies++;
 		itimer_tick();
+		timerfd_tick();
 		console_poll_input();
 		loadavg_tick();
 	}

@@ -60,6 +60,10 @@ long file_read_locked(struct file *f, struct iobuf *b, size_t n);
 long file_write_locked(struct file *f, struct iobuf *b, size_t n);
 long file_pread(struct file *f, struct iobuf *b, size_t n, uint64_t off);
 long file_pwrite(struct file *f, struct iobuf *b, size_t n, uint64_t off);
+// Whether pread/pwrite (and preadv, sendfile with an offset) may name a
+// position: not on pipes and anonymous files (ESPIPE, as Linux without
+// FMODE_PREAD).
+bool file_can_pread(const struct file *f);
 // The current readiness: POLLIN/POLLOUT/POLLHUP/POLLERR bits.
 int file_poll(struct file *f);
 

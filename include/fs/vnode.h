@@ -27,6 +27,9 @@ enum vnode_type {
 	VNODE_FIFO,		// a named pipe (mknod, mkfifo): priv is its struct pipe while open
 	VNODE_BLK,		// a block device node: no block devices exist (open: ENXIO)
 	VNODE_SOCK,		// a socket node (open: ENXIO, as Linux)
+	// An anonymous inode (eventfd, signalfd, timerfd: fs/anon.h): no
+	// name, no type bits in its mode, no position, no pread/pwrite.
+	VNODE_ANON,
 };
 
 struct vnode;
@@ -85,6 +88,12 @@ struct vnode_ops {
 	// terminal it is, whose hang-up (vhangup) its open files share.
 	struct tty *(*tty)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
+	// Anonymous inodes: the NAME of their /proc/PID/fd links
+	// ("anon_inode:[NAME]"), and the lines their fdinfo adds after the
+	// common ones (a NUL-terminated string in buf; called with the
+	// descriptor table's spinlock held, so it must not sleep).
+	const char *anon_name;
+	void (*fdinfo)(struct vnode *vn, char *buf, size_t size);
 };
 
 // One name in a directory.  'seq' orders the entries and is the

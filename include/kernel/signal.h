@@ -7,6 +7,7 @@
 #include <uapi/signal.h>
 
 struct process;
+struct thread;
 
 struct trap_frame;
 
@@ -23,6 +24,11 @@ void signal_exec_reset(struct process *p);
 bool signal_has_handler(int sig);
 // The siginfo_t layout the program sees, from what the kernel recorded.
 void siginfo_to_user(struct user_siginfo *si, const struct ksiginfo *info);
+// The next signal of 'these' pending for t (its own first, then its
+// process's; synchronous ones first, then the lowest number, as Linux's
+// dequeue_signal), taken off with its data in *info; 0 if none.  The
+// caller holds t->proc->sighand->lock.  rt_sigtimedwait and signalfd.
+int signal_take_one_of(struct thread *t, uint64_t these, struct ksiginfo *info);
 // RLIMIT_SIGPENDING: the real-time signals queued for a user's processes
 // (/proc/PID/status "SigQ"), and init's limit, Linux's for this much RAM.
 uint64_t sigpending_of_user(uint32_t uid);

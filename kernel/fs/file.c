@@ -136,12 +136,23 @@ void file_pos_unlock(struct file *f)
 		mutex_unlock(&f->pos_lock);
 }
 
+// Devices and anonymous files leave the offset where it is (0).
+static bool keeps_offset(const struct file *f)
+{
+	return (f->vn->ops && f->vn->type == VNODE_CHR) || f->vn->type == VNODE_ANON;
+}
+
+bool file_can_pread(const struct file *f)
+{
+	return !f->pipe && f->vn->type != VNODE_ANON;
+}
+
 // I/O at the position, which the caller holds locked if f has one.
 static long read_at_position(struct file *f, struct iobuf *b, size_t n)
 {
 	long rc = vnode_file_read(f, b, n, f->off);
 
-	if (rc > 0 && !(f->vn->ops && f->vn->type == VNODE_CHR))
+	if (rc > 0 && !keeps_offset(f))
 		f->off += (uint64_t)rc;
 	return rc;
 }
@@ -154,7 +165,7 @@ static long write_at_position(struct file *f, struct iobuf *b, size_t n)
 	if (rc > 0) {
 		if (f->vn->ops)
 			end = off + rc;
-		if (f->vn->type != VNODE_CHR)
+		if (f->vn->type != VNODE_CHR && !keeps_offset(f))
 			f->off = end;
 	}
 	return rc;
@@ -216,7 +227,7 @@ long file_pread(struct file *f, struct iobuf *b, size_t n, uint64_t off)
 {
 	if (!file_readable(f))
 		return -EBADF;
-	if (f->pipe)
+	if (!file_can_pread(f))
 		return -ESPIPE;
 	return vnode_file_read(f, b, n, off);
 }
@@ -227,7 +238,7 @@ long file_pwrite(struct file *f, struct iobuf *b, size_t n, uint64_t off)
 
 	if (!file_writable(f))
 		return -EBADF;
-	if (f->pipe)
+	if (!file_can_pread(f))
 		return -ESPIPE;
 	// Linux quirk kept: O_APPEND makes pwrite append too.
 	return vnode_file_write(f, b, n, off, f->flags & O_APPEND, &end);

@@ -585,6 +585,13 @@ static int fdinfo_lines(struct file *f, bool cloexec, void *arg)
 	tprintf(arg, "pos:\t%lu\nflags:\t0%o\nmnt_id:\t%d\nino:\t%lu\n",
 		__atomic_load_n(&f->off, __ATOMIC_RELAXED), flags | (cloexec ? O_CLOEXEC : 0),
 		1, f->vn ? f->vn->ino : pipe_ino(f));
+	// An anonymous file's own lines (eventfd-count, sigmask, ...).
+	if (f->vn && f->vn->ops && f->vn->ops->fdinfo && !(flags & O_PATH)) {
+		char extra[256];
+
+		f->vn->ops->fdinfo(f->vn, extra, sizeof(extra));
+		tprintf(arg, "%s", extra);
+	}
 	return 0;
 }
 
@@ -812,7 +819,8 @@ struct target_buf {
 };
 
 // A descriptor as Linux names it: the path of a file, "pipe:[N]" for a
-// pipe, the last name with " (deleted)" for an unlinked file.
+// pipe, "anon_inode:[eventfd]" and the like for an anonymous file, the
+// last name with " (deleted)" for an unlinked file.
 static int fd_target_locked(struct file *f, bool cloexec, void *arg)
 {
 	struct target_buf *tb = arg;
@@ -822,6 +830,10 @@ static int fd_target_locked(struct file *f, bool cloexec, void *arg)
 	(void)cloexec;
 	if (!f->vn) {
 		len = ksnprintf(tmp, sizeof(tmp), "pipe:[%lu]", pipe_ino(f));
+		return (int)put_target(tb->buf, tb->size, tmp, (size_t)len);
+	}
+	if (f->vn->type == VNODE_ANON) {
+		len = ksnprintf(tmp, sizeof(tmp), "anon_inode:[%s]", f->vn->ops->anon_name);
 		return (int)put_target(tb->buf, tb->size, tmp, (size_t)len);
 	}
 	len = vnode_path_locked(f->vn, tb->buf, tb->size);

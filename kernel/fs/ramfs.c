@@ -164,6 +164,8 @@ static uint32_t type_bits(enum vnode_type type)
 		return S_IFBLK;
 	case VNODE_SOCK:
 		return S_IFSOCK;
+	case VNODE_ANON:
+		return 0;	// as Linux's anon_inode: no file type at all
 	default:
 		return S_IFREG;
 	}

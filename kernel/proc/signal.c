@@ -17,6 +17,7 @@
 #include <kernel/signal.h>
 #include <kernel/time.h>
 #include <kernel/trap.h>
+#include <fs/poll.h>
 #include <lib/string.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
@@ -348,6 +349,8 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 	if (rc == 0)
 		signal_wake_one(p, sig);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
+	if (rc == 0)
+		poll_notify();		// a signalfd may be ready now
 	return rc;
 }
 
@@ -367,15 +370,19 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		process_kill_others(p, sig);
 		return 0;
 	}
+	bool queued = false;
 	if (!dropped_at_send(p, t, sig)) {
 		rc = make_pending(p, &t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 		if (rc == 0) {
+			queued = true;
 			wake_interruptible(t);
 			if (t != current_thread() && t->on_cpu)
 				arch_send_ipi(t->cpu, IPI_RESCHED);
 		}
 	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
+	if (queued)
+		poll_notify();		// a signalfd may be ready now
 	return rc;
 }
 
@@ -468,6 +475,16 @@ bool signal_has_handler(int sig)
 	return h != SIG_DFL && h != SIG_IGN;
 }
 
+// Which of a non-empty set goes first: the synchronous ones (faults and
+// SIGSYS), then the lowest number, as Linux's next_signal.
+static int next_signal(uint64_t set)
+{
+	uint64_t sync = set & (sigmask_of(SIGSEGV) | sigmask_of(SIGBUS) | sigmask_of(SIGILL) |
+			       sigmask_of(SIGFPE) | sigmask_of(SIGTRAP) | sigmask_of(SIGSYS));
+
+	return __builtin_ctzll(sync ? sync : set) + 1;
+}
+
 // Takes the next deliverable signal off the pending sets.  sighand lock held.
 static int dequeue(struct thread *t, struct ksiginfo *info)
 {
@@ -479,12 +496,7 @@ static int dequeue(struct thread *t, struct ksiginfo *info)
 		ready = p->sig_pending & ~t->sig_blocked;
 	if (!ready)
 		return 0;
-	// Synchronous faults first, then lowest number (Linux's order).
-	int sig = __builtin_ctzll(ready) + 1;
-	uint64_t faults = ready & (sigmask_of(SIGSEGV) | sigmask_of(SIGBUS) | sigmask_of(SIGILL) |
-				   sigmask_of(SIGFPE) | sigmask_of(SIGTRAP));
-	if (faults)
-		sig = __builtin_ctzll(faults) + 1;
+	int sig = next_signal(ready);
 	if (from_thread)
 		take_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 	else
@@ -681,19 +693,17 @@ SYSCALL_DEFINE(SYS_rt_sigsuspend, rt_sigsuspend)
 	return -ERESTARTNOHAND;
 }
 
-// The lowest signal of 'these' pending for t (its own first, then its
-// process's), taken off; 0 if none.  sighand lock held.
-static int take_one_of(struct thread *t, uint64_t these, struct ksiginfo *info)
+int signal_take_one_of(struct thread *t, uint64_t these, struct ksiginfo *info)
 {
 	struct process *p = t->proc;
 	uint64_t mine = t->sig_pending & these, shared = p->sig_pending & these;
 	int sig;
 
 	if (mine) {
-		sig = __builtin_ctzll(mine) + 1;
+		sig = next_signal(mine);
 		take_pending(&t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 	} else if (shared) {
-		sig = __builtin_ctzll(shared) + 1;
+		sig = next_signal(shared);
 		take_pending(&p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
 	} else {
 		sig = 0;
@@ -725,7 +735,7 @@ SYSCALL_DEFINE(SYS_rt_sigtimedwait, rt_sigtimedwait)
 	if (uts)
 		deadline = clock_monotonic_ns() + ns;
 	flags = spin_lock_irqsave(&p->sighand->lock);
-	sig = take_one_of(t, these, &info);
+	sig = signal_take_one_of(t, these, &info);
 	if (!sig && !(uts && ns == 0)) {
 		uint64_t blocked = t->sig_blocked;
 
@@ -734,7 +744,7 @@ SYSCALL_DEFINE(SYS_rt_sigtimedwait, rt_sigtimedwait)
 		rc = wq_wait(0, &p->sighand->lock, deadline, true);
 		t->sig_blocked = blocked;
 		t->sig_real_blocked = 0;
-		sig = take_one_of(t, these, &info);
+		sig = signal_take_one_of(t, these, &info);
 	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	if (!sig)

@@ -57,7 +57,8 @@ static long fcntl_setfl(struct file *f, uint32_t arg)
 	uint32_t want = arg & O_SETFL_MASK;
 	uint64_t flags;
 
-	if (f->pipe && (want & O_DIRECT))
+	// Anonymous files have no direct I/O either (Linux: no direct_IO).
+	if ((f->pipe || f->vn->type == VNODE_ANON) && (want & O_DIRECT))
 		return -EINVAL;
 	// Setting or clearing O_NOATIME: only the owner (or CAP_FOWNER), as
 	// open.  A pipe belongs to whoever holds it here.
@@ -88,7 +89,9 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 	case F_SETFD:
 		return fd_set_cloexec(fdt, fd, arg & FD_CLOEXEC);
 	case F_GETFL:
-		return f->flags | (f->pipe ? 0 : O_LARGEFILE);
+		// Pipes and anonymous files are not opened by open(2), which
+		// alone adds O_LARGEFILE on 64-bit Linux.
+		return f->flags | (f->pipe || f->vn->type == VNODE_ANON ? 0 : O_LARGEFILE);
 	case F_SETFL:
 		return fcntl_setfl(f, (uint32_t)arg);
 	case F_GETLK:

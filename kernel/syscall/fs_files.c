@@ -37,7 +37,7 @@ static long do_rw(int fd, uint64_t ubuf, size_t n, bool writing, bool positioned
 	f = fget(fd);
 	if (!f)
 		return -EBADF;
-	if (positioned && f->pipe)
+	if (positioned && !file_can_pread(f))
 		rc = -ESPIPE;
 	else if (writing ? !file_writable(f) : !file_readable(f))
 		rc = -EBADF;
@@ -123,7 +123,7 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 	f = fget(fd);
 	if (!f)
 		return -EBADF;
-	if (positioned && f->pipe) {
+	if (positioned && !file_can_pread(f)) {
 		file_put(f);
 		return -ESPIPE;
 	}
@@ -368,9 +368,9 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 		file_put(f);
 		return -ESPIPE;
 	}
-	if (f->vn->type == VNODE_CHR) {
+	if (f->vn->type == VNODE_CHR || f->vn->type == VNODE_ANON) {
 		file_put(f);
-		return 0;		// devices have no position
+		return 0;		// devices and anonymous files have no position
 	}
 	flags = spin_lock_irqsave(&f->vn->lock);
 	int64_t size = (int64_t)f->vn->size;
@@ -513,7 +513,7 @@ SYSCALL_DEFINE(SYS_sendfile, sendfile)
 		rc = -EINVAL;
 		goto out;
 	}
-	if (uoff && in->pipe) {
+	if (uoff && !file_can_pread(in)) {
 		rc = -ESPIPE;
 		goto out;
 	}

@@ -13,6 +13,7 @@
 
 #define FS_DEV		1		// st_dev of the ramfs
 #define PIPE_DEV	2		// st_dev of pipes
+#define ANON_DEV	3		// st_dev of anonymous files (eventfd, ...)
 #define BLKSIZE		4096
 
 // struct stat of Linux x86-64.
@@ -98,6 +99,10 @@ static void stat_vnode(struct vnode *vn, struct kstat *k)
 	spin_unlock_irqrestore(&vn->lock, flags);
 	if (vn->type == VNODE_DIR)
 		k->size = BLKSIZE;
+	if (vn->type == VNODE_ANON) {	// Linux's one anon inode: one link
+		k->dev = ANON_DEV;
+		k->nlink = 1;
+	}
 	if (vn->type == VNODE_SYMLINK && vn->ops && vn->ops->target) {
 		char buf[EXE_PATH_MAX];
 		long n = vnode_readlink(vn, buf, sizeof(buf));

@@ -293,6 +293,33 @@ static void t_ppoll_select(void)
 	}
 }
 
+// eventfd, signalfd, timerfd: the counter's buffer both ways, the mask,
+// the new and old timer values.
+static void t_event_fds(void)
+{
+	int efd = (int)syscall(SYS_eventfd2, 0, 0), tfd = (int)syscall(SYS_timerfd_create, 1, 0);
+	uint64_t one = 1;
+	long its[4] = { 0, 0, 100, 0 };
+
+	for (int i = 0; i < BAD_FOR_WRITES; i++) {
+		if (write(efd, &one, 8) != 8)
+			fail("eventfd write: errno=%d", errno);
+		check_efault(syscall(SYS_read, efd, bad[i].addr, 8), i, "read(eventfd)");
+		check_efault(syscall(SYS_timerfd_gettime, tfd, bad[i].addr), i, "timerfd_gettime");
+		if (i >= FIRST_NON_NULL)
+			check_efault(syscall(SYS_timerfd_settime, tfd, 0, its, bad[i].addr), i,
+				     "timerfd_settime(old)");
+	}
+	for (int i = 0; i < BAD_FOR_READS; i++) {
+		check_efault(syscall(SYS_write, efd, bad[i].addr, 8), i, "write(eventfd)");
+		check_efault(syscall(SYS_signalfd4, -1, bad[i].addr, 8, 0), i, "signalfd4");
+		check_efault(syscall(SYS_timerfd_settime, tfd, 0, bad[i].addr, NULL), i,
+			     "timerfd_settime(new)");
+	}
+	close(efd);
+	close(tfd);
+}
+
 // ---- time --------------------------------------------------------------------------------
 
 static void t_clock_gettime(void)
@@ -458,6 +485,7 @@ static const struct test_case cases[] = {
 	{ "getdents64", t_getdents64 },
 	{ "pipe_pipe2", t_pipe },
 	{ "poll", t_poll },
+	{ "eventfd_signalfd_timerfd", t_event_fds },
 	{ "ppoll_select", t_ppoll_select },
 	{ "clock_gettime_getres", t_clock_gettime },
 	{ "gettimeofday", t_gettimeofday },

@@ -1188,6 +1188,49 @@ static long r_nsleep_process(void) { return nsleep(CLOCK_PROCESS_CPUTIME_ID); }
 static long r_nsleep_thread(void) { return nsleep(CLOCK_THREAD_CPUTIME_ID); }
 static long r_nsleep_boottime(void) { return nsleep(CLOCK_BOOTTIME); }
 
+// eventfd, signalfd, timerfd: a new descriptor is closed again (0).
+static long closed(long fd)
+{
+	if (fd >= 0)
+		close((int)fd);
+	return fd < 0 ? fd : 0;
+}
+
+static long r_eventfd2_flag(void) { return closed(syscall(SYS_eventfd2, 0L, 2L)); }
+static long r_eventfd2_ok(void) { return closed(syscall(SYS_eventfd2, 0L, 0x80801L)); }
+static uint64_t usr1_mask = 1ULL << (SIGUSR1 - 1);
+static long r_signalfd4_flag(void) { return closed(syscall(SYS_signalfd4, -1L, &usr1_mask, 8L, 1L)); }
+static long r_signalfd4_size(void) { return closed(syscall(SYS_signalfd4, -1L, &usr1_mask, 4L, 0L)); }
+static long r_signalfd_size(void) { return closed(syscall(SYS_signalfd, -1L, &usr1_mask, 16L)); }
+static long r_signalfd4_ok(void)
+{
+	return closed(syscall(SYS_signalfd4, -1L, &usr1_mask, 8L, (long)(O_CLOEXEC | O_NONBLOCK)));
+}
+static long r_signalfd_not_signalfd(void)
+{
+	long efd = syscall(SYS_eventfd2, 0L, 0L), rc = syscall(SYS_signalfd, efd, &usr1_mask, 8L);
+
+	closed(efd);
+	return rc;
+}
+static long r_timerfd_clock(clockid_t id) { return closed(syscall(SYS_timerfd_create, (long)id, 0L)); }
+static long r_timerfd_raw(void) { return r_timerfd_clock(CLOCK_MONOTONIC_RAW); }
+static long r_timerfd_cpu(void) { return r_timerfd_clock(CLOCK_PROCESS_CPUTIME_ID); }
+static long r_timerfd_boottime(void) { return r_timerfd_clock(CLOCK_BOOTTIME); }
+static long r_timerfd_alarm(void) { return r_timerfd_clock(9); }	// CLOCK_BOOTTIME_ALARM
+static long r_timerfd_flag(void) { return closed(syscall(SYS_timerfd_create, 1L, 1L)); }
+static long timerfd_set(long flags)
+{
+	long fd = syscall(SYS_timerfd_create, 0L, 0L), rc;
+	long its[4] = { 0, 0, 4000000000L, 0 };		// interval 0, at 2096
+
+	rc = syscall(SYS_timerfd_settime, fd, flags, its, NULL);
+	closed(fd);
+	return rc;
+}
+static long r_timerfd_settime_flag(void) { return timerfd_set(4L); }
+static long r_timerfd_cancel_on_set(void) { return timerfd_set(3L); }	// ABSTIME | CANCEL_ON_SET
+
 static long r_arch_prctl_unknown(void) { return syscall(SYS_arch_prctl, (long)X_ARCH_UNKNOWN, 0L); }
 
 // rseq: the flags argument knows only RSEQ_FLAG_UNREGISTER (1).  A
@@ -1457,6 +1500,20 @@ static const struct flag_row rows[] = {
 	{ "clock_nanosleep_THREAD_CPUTIME_EOPNOTSUPP", r_nsleep_thread, EOPNOTSUPP, LINUX_SAME, false },
 	{ "clock_nanosleep_BOOTTIME", r_nsleep_boottime, 0, LINUX_SAME, false },
 	{ "arch_prctl_unknown_code_EINVAL", r_arch_prctl_unknown, EINVAL, LINUX_SAME, false },
+	{ "eventfd2_unknown_flag_EINVAL", r_eventfd2_flag, EINVAL, LINUX_SAME, false },
+	{ "eventfd2_SEMAPHORE_NONBLOCK_CLOEXEC", r_eventfd2_ok, 0, LINUX_SAME, false },
+	{ "signalfd4_unknown_flag_EINVAL", r_signalfd4_flag, EINVAL, LINUX_SAME, false },
+	{ "signalfd4_sizemask_4_EINVAL", r_signalfd4_size, EINVAL, LINUX_SAME, false },
+	{ "signalfd_sizemask_16_EINVAL", r_signalfd_size, EINVAL, LINUX_SAME, false },
+	{ "signalfd4_CLOEXEC_NONBLOCK", r_signalfd4_ok, 0, LINUX_SAME, false },
+	{ "signalfd_on_an_eventfd_EINVAL", r_signalfd_not_signalfd, EINVAL, LINUX_SAME, false },
+	{ "timerfd_create_MONOTONIC_RAW_EINVAL", r_timerfd_raw, EINVAL, LINUX_SAME, false },
+	{ "timerfd_create_PROCESS_CPUTIME_EINVAL", r_timerfd_cpu, EINVAL, LINUX_SAME, false },
+	{ "timerfd_create_BOOTTIME", r_timerfd_boottime, 0, LINUX_SAME, false },
+	{ "timerfd_create_BOOTTIME_ALARM", r_timerfd_alarm, 0, LINUX_SAME, true },
+	{ "timerfd_create_unknown_flag_EINVAL", r_timerfd_flag, EINVAL, LINUX_SAME, false },
+	{ "timerfd_settime_unknown_flag_EINVAL", r_timerfd_settime_flag, EINVAL, LINUX_SAME, false },
+	{ "timerfd_settime_ABSTIME_CANCEL_ON_SET", r_timerfd_cancel_on_set, 0, LINUX_SAME, false },
 };
 
 #define NROWS (int)(sizeof(rows) / sizeof(rows[0]))

@@ -1,0 +1,430 @@
+// timerfd_create, timerfd_settime, timerfd_gettime: a timer whose
+// expirations are read from a descriptor, as Linux's.
+//
+// The model is Linux's hrtimer one: an armed ("running") timer fires once
+// when its clock passes the expiry, counting one tick; a periodic timer is
+// moved past the present (hrtimer_forward: every period that went by
+// counts) only when the ticks are read or the time is asked for, and then
+// runs again.  Firing happens on CPU 0's tick (the running timers sit on a
+// list it checks, as the interval timers do) and whenever the timer is
+// looked at, so a read, poll or gettime never sees a stale state; a
+// sleeper wakes within a tick of the expiry.
+//
+// CLOCK_REALTIME is the monotonic clock plus a constant here (nothing can
+// set the clock), so TFD_TIMER_CANCEL_ON_SET is exact: it is kept (and
+// shown in fdinfo) and never cancels.  The _ALARM clocks behave as their
+// plain ones (nothing suspends), behind CAP_WAKE_ALARM as on Linux.
+
+#include <fs/anon.h>
+#include <fs/fcntl.h>
+#include <fs/fs_syscall.h>
+#include <fs/poll.h>
+#include <fs/timerfd.h>
+#include <kernel/cred.h>
+#include <kernel/syscall.h>
+#include <kernel/time.h>
+#include <kernel/uaccess.h>
+#include <kernel/wait.h>
+#include <lib/printf.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+#define CLOCK_REALTIME		0
+#define CLOCK_MONOTONIC		1
+#define CLOCK_BOOTTIME		7
+#define CLOCK_REALTIME_ALARM	8
+#define CLOCK_BOOTTIME_ALARM	9
+
+#define TFD_TIMER_ABSTIME	(1 << 0)
+#define TFD_TIMER_CANCEL_ON_SET	(1 << 1)
+#define TFD_SETTIME_FLAGS	(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)
+#define TFD_NONBLOCK		O_NONBLOCK
+#define TFD_CLOEXEC		O_CLOEXEC
+#define TFD_IOC_SET_TICKS	0x40085400U	// _IOW('T', 0, u64)
+
+#define NSEC		((int64_t)1000000000)
+#define KTIME_MAX	INT64_MAX
+#define KTIME_SEC_MAX	(KTIME_MAX / NSEC)
+
+struct timespec64 {
+	int64_t sec, nsec;
+};
+
+struct itimerspec64 {
+	struct timespec64 interval, value;
+};
+
+struct timerfd {
+	int clockid;
+	// Under timerfd_lock:
+	int64_t exp;		// expiry, in the clock's ns (0: never set)
+	int64_t interval;	// 0: one-shot
+	bool running;		// armed, not fired yet: on the 'running' list
+	bool expired;		// fired since the last read (a period to forward)
+	uint64_t ticks;		// expirations not read yet
+	int settime_flags;
+	bool mono_base;		// CLOCK_REALTIME set relative: counts on MONOTONIC
+	struct wait_queue wq;	// readers
+	struct timerfd *next;	// on 'running'
+};
+
+// One lock for every timerfd: the tick walks them all, and they are few.
+static struct spinlock timerfd_lock = SPINLOCK_INIT("timerfd");
+static struct timerfd *running;
+
+static bool is_alarm(const struct timerfd *t)
+{
+	return t->clockid == CLOCK_REALTIME_ALARM || t->clockid == CLOCK_BOOTTIME_ALARM;
+}
+
+// The clock the expiry is kept in: the timer's, except that a relative
+// CLOCK_REALTIME setting runs on the monotonic clock, as Linux's
+// hrtimer_init makes it (seen where a saturated expiry is reported).
+static int64_t clock_now(const struct timerfd *t)
+{
+	if (!t->mono_base && (t->clockid == CLOCK_REALTIME || t->clockid == CLOCK_REALTIME_ALARM))
+		return (int64_t)clock_realtime_ns();
+	return (int64_t)clock_monotonic_ns();	// boot time: nothing suspends
+}
+
+// Linux's ktime_add_safe: saturates at KTIME_SEC_MAX seconds.
+static int64_t add_safe(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r) || r < 0)
+		return KTIME_SEC_MAX * NSEC;
+	return r;
+}
+
+static void start_locked(struct timerfd *t)
+{
+	if (t->running)
+		return;
+	t->running = true;
+	t->next = running;
+	running = t;
+}
+
+static void stop_locked(struct timerfd *t)
+{
+	for (struct timerfd **pp = &running; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	t->running = false;
+}
+
+// The hrtimer callback: one tick, readers woken.  True if it fired.
+static bool fire_locked(struct timerfd *t)
+{
+	if (!t->running || t->exp > clock_now(t))
+		return false;
+	stop_locked(t);
+	t->expired = true;
+	t->ticks++;
+	wq_wake_all(&t->wq);
+	return true;
+}
+
+// hrtimer_forward to now: moves the expiry past the present by whole
+// periods and returns how many expiries that covers (0 if not yet due).
+static uint64_t forward_locked(struct timerfd *t)
+{
+	int64_t now = clock_now(t);
+	uint64_t n = 1;
+
+	if (now < t->exp)
+		return 0;
+	if (now - t->exp >= t->interval) {
+		n = (uint64_t)((now - t->exp) / t->interval);
+		t->exp = add_safe(t->exp, (int64_t)n * t->interval);
+		if (t->exp > now)
+			return n;
+		n++;
+	}
+	t->exp = add_safe(t->exp, t->interval);
+	return n;
+}
+
+// A periodic timer that fired runs again from its next period; the
+// periods it skipped count as ticks (read and gettime do this).
+static void rearm_locked(struct timerfd *t)
+{
+	if (t->expired && t->interval) {
+		t->ticks += forward_locked(t) - 1;
+		start_locked(t);
+	}
+	t->expired = false;
+}
+
+static int64_t remaining_locked(struct timerfd *t)
+{
+	int64_t left = t->exp - clock_now(t);
+
+	return left > 0 ? left : 0;
+}
+
+void timerfd_tick(void)
+{
+	bool any = false;
+
+	if (!__atomic_load_n(&running, __ATOMIC_RELAXED))
+		return;
+	uint64_t flags = spin_lock_irqsave(&timerfd_lock);
+	for (struct timerfd *t = running, *next; t; t = next) {
+		next = t->next;
+		any |= fire_locked(t);
+	}
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+	if (any)
+		poll_notify();
+}
+
+static long timerfd_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			 size_t n)
+{
+	struct timerfd *t = vn->priv;
+	uint64_t ticks = 0, flags;
+	long rc = 0;
+
+	(void)off;
+	if (n < sizeof(ticks))
+		return -EINVAL;
+	flags = spin_lock_irqsave(&timerfd_lock);
+	fire_locked(t);
+	// The tick (or a poller) fires the timer and wakes us.
+	while (!t->ticks && rc == 0) {
+		if (f->flags & O_NONBLOCK)
+			rc = -EAGAIN;
+		else if (wq_wait(&t->wq, &timerfd_lock, WAIT_FOREVER, true))
+			rc = -ERESTARTSYS;
+		fire_locked(t);
+	}
+	if (t->ticks) {
+		rearm_locked(t);
+		ticks = t->ticks;
+		t->ticks = 0;
+	}
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+	if (!ticks)
+		return rc;
+	return iobuf_put(b, 0, &ticks, sizeof(ticks)) < 0 ? -EFAULT : (long)sizeof(ticks);
+}
+
+static int timerfd_poll(struct vnode *vn)
+{
+	struct timerfd *t = vn->priv;
+	uint64_t flags = spin_lock_irqsave(&timerfd_lock);
+	int mask;
+
+	fire_locked(t);
+	mask = t->ticks ? POLLIN : 0;
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+	return mask;
+}
+
+// TFD_IOC_SET_TICKS (CONFIG_CHECKPOINT_RESTORE, which Debian's 6.1 has):
+// the count of unread expirations becomes the argument.
+static long timerfd_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg)
+{
+	struct timerfd *t = vn->priv;
+	uint64_t ticks, flags;
+
+	(void)f;
+	if (cmd != TFD_IOC_SET_TICKS)
+		return -ENOTTY;
+	if (copy_from_user(&ticks, arg, sizeof(ticks)) < 0)
+		return -EFAULT;
+	if (!ticks)
+		return -EINVAL;
+	flags = spin_lock_irqsave(&timerfd_lock);
+	t->ticks = ticks;
+	wq_wake_all(&t->wq);
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+	poll_notify();
+	return 0;
+}
+
+static void timerfd_fdinfo(struct vnode *vn, char *buf, size_t size)
+{
+	struct timerfd *t = vn->priv;
+	uint64_t flags = spin_lock_irqsave(&timerfd_lock);
+	int64_t left, interval = t->interval;
+
+	fire_locked(t);
+	left = remaining_locked(t);
+	ksnprintf(buf, size,
+		  "clockid: %d\nticks: %lu\nsettime flags: 0%o\nit_value: (%ld, %ld)\n"
+		  "it_interval: (%ld, %ld)\n",
+		  t->clockid, t->ticks, (unsigned)t->settime_flags, left / NSEC, left % NSEC,
+		  interval / NSEC, interval % NSEC);
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+}
+
+static void timerfd_release(struct vnode *vn)
+{
+	struct timerfd *t = vn->priv;
+	uint64_t flags = spin_lock_irqsave(&timerfd_lock);
+
+	if (t->running)
+		stop_locked(t);
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+	kfree(t);
+}
+
+static const struct vnode_ops timerfd_ops = {
+	.read = timerfd_read,
+	.poll = timerfd_poll,
+	.ioctl = timerfd_ioctl,
+	.open = anon_open,
+	.release = timerfd_release,
+	.fdinfo = timerfd_fdinfo,
+	.anon_name = "timerfd",
+};
+
+SYSCALL_DEFINE(SYS_timerfd_create, timerfd_create)
+{
+	int clockid = (int)args->a[0], flags = (int)args->a[1];
+	struct timerfd *t;
+	struct file *f;
+
+	if ((flags & ~(TFD_NONBLOCK | TFD_CLOEXEC)) ||
+	    (clockid != CLOCK_REALTIME && clockid != CLOCK_MONOTONIC && clockid != CLOCK_BOOTTIME &&
+	     clockid != CLOCK_REALTIME_ALARM && clockid != CLOCK_BOOTTIME_ALARM))
+		return -EINVAL;
+	if ((clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM) &&
+	    !cred_capable(current_cred(), CAP_WAKE_ALARM))
+		return -EPERM;
+	t = kzalloc(sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->clockid = clockid;
+	f = anon_file_new(&timerfd_ops, t, (uint32_t)flags);
+	if (!f) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	return anon_install(f, (uint32_t)flags);
+}
+
+// The timer behind fd: -EBADF, or -EINVAL for another kind of file; the
+// caller drops *fp.
+static int timerfd_get(int fd, struct file **fp, struct timerfd **tp)
+{
+	struct file *f = fget(fd);
+
+	if (!f)
+		return -EBADF;
+	*tp = anon_priv(f, &timerfd_ops);
+	if (!*tp) {
+		file_put(f);
+		return -EINVAL;
+	}
+	*fp = f;
+	return 0;
+}
+
+static bool ts_valid(const struct timespec64 *ts)
+{
+	return ts->sec >= 0 && ts->nsec >= 0 && ts->nsec < NSEC;
+}
+
+// Linux's timespec64_to_ktime: saturated at KTIME_MAX.
+static int64_t ts_ns(const struct timespec64 *ts)
+{
+	if (ts->sec >= KTIME_SEC_MAX)
+		return KTIME_MAX;
+	return ts->sec * NSEC + ts->nsec;
+}
+
+static struct timespec64 ns_ts(int64_t ns)
+{
+	return (struct timespec64){ ns / NSEC, ns % NSEC };
+}
+
+// The current setting, after the time is asked for (a fired periodic
+// timer moves on, as gettime does on Linux).
+static struct itimerspec64 current_value_locked(struct timerfd *t)
+{
+	fire_locked(t);
+	if (t->expired && t->interval)
+		rearm_locked(t);
+	return (struct itimerspec64){ ns_ts(t->interval), ns_ts(remaining_locked(t)) };
+}
+
+// Linux's timerfd_setup: the new setting, ticks forgotten.
+static void setup_locked(struct timerfd *t, int flags, const struct itimerspec64 *v)
+{
+	int64_t value = ts_ns(&v->value);
+
+	if (t->running)
+		stop_locked(t);
+	t->expired = false;
+	t->ticks = 0;
+	t->interval = ts_ns(&v->interval);
+	t->mono_base = t->clockid == CLOCK_REALTIME && !(flags & TFD_TIMER_ABSTIME);
+	t->exp = value;
+	if (value) {
+		if (!(flags & TFD_TIMER_ABSTIME))
+			t->exp = add_safe(clock_now(t), value);
+		start_locked(t);
+		fire_locked(t);		// an expiry already past fires at once
+	}
+	t->settime_flags = flags & TFD_SETTIME_FLAGS;
+	wq_wake_all(&t->wq);
+}
+
+SYSCALL_DEFINE(SYS_timerfd_settime, timerfd_settime)
+{
+	int fd = (int)args->a[0], flags = (int)args->a[1];
+	struct itimerspec64 nv, ov;
+	struct timerfd *t;
+	struct file *f;
+	uint64_t irq;
+	int rc;
+
+	if (copy_from_user(&nv, args->a[2], sizeof(nv)) < 0)
+		return -EFAULT;
+	if ((flags & ~TFD_SETTIME_FLAGS) || !ts_valid(&nv.value) || !ts_valid(&nv.interval))
+		return -EINVAL;
+	rc = timerfd_get(fd, &f, &t);
+	if (rc)
+		return rc;
+	if (is_alarm(t) && !cred_capable(current_cred(), CAP_WAKE_ALARM)) {
+		file_put(f);
+		return -EPERM;
+	}
+	irq = spin_lock_irqsave(&timerfd_lock);
+	fire_locked(t);
+	if (t->expired && t->interval)
+		forward_locked(t);	// the old value is the next period's
+	ov = (struct itimerspec64){ ns_ts(t->interval), ns_ts(remaining_locked(t)) };
+	setup_locked(t, flags, &nv);
+	spin_unlock_irqrestore(&timerfd_lock, irq);
+	file_put(f);
+	poll_notify();
+	// Set already, as on Linux, when the old value cannot be written.
+	if (args->a[3] && copy_to_user(args->a[3], &ov, sizeof(ov)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_timerfd_gettime, timerfd_gettime)
+{
+	struct itimerspec64 cur;
+	struct timerfd *t;
+	struct file *f;
+	uint64_t irq;
+	int rc = timerfd_get((int)args->a[0], &f, &t);
+
+	if (rc)
+		return rc;
+	irq = spin_lock_irqsave(&timerfd_lock);
+	cur = current_value_locked(t);
+	spin_unlock_irqrestore(&timerfd_lock, irq);
+	file_put(f);
+	return copy_to_user(args->a[1], &cur, sizeof(cur)) < 0 ? -EFAULT : 0;
+}
