@@ -91,7 +91,8 @@ struct vnode_ops {
 	// Anonymous inodes: the NAME of their /proc/PID/fd links
 	// ("anon_inode:[NAME]"), and the lines their fdinfo adds after the
 	// common ones (a NUL-terminated string in buf; called with the
-	// descriptor table's spinlock held, so it must not sleep).
+	// descriptor table's spinlock and proc_tree_lock held, so it must not
+	// sleep nor take them).
 	const char *anon_name;
 	void (*fdinfo)(struct vnode *vn, char *buf, size_t size);
 };

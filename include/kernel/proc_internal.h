@@ -50,9 +50,10 @@ __attribute__((noreturn)) void thread_exit_user(int wait_status, bool group);
 
 long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
 	      struct trap_frame *f);
-// The same with the new thread's ID chosen (clone3's set_tid; 0: any).
+// The same with the new thread's ID chosen (clone3's set_tid; 0: any)
+// and, with CLONE_PIDFD, where the pidfd's number goes.
 long do_clone_tid(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
-		  int want_tid, struct trap_frame *f);
+		  int want_tid, uint64_t upidfd, struct trap_frame *f);
 void process_discard(struct process *p);	// undo new_process before it ran
 // vfork: the parent sleeps on a vfork_done of its own (on its stack),
 // which the child (thread->vfork_done) marks when it execs or exits.

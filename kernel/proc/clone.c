@@ -9,6 +9,7 @@
 #include <kernel/uaccess.h>
 #include <kernel/vm.h>
 #include <kernel/panic.h>
+#include <kernel/pidfd.h>
 #include <mm/kmalloc.h>
 #include <fs/file.h>
 #include <fs/vfs.h>
@@ -98,9 +99,12 @@ static int check_flags(uint64_t flags)
 		return -EINVAL;
 	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
 		return -EINVAL;
-	// Namespaces and pidfds are not supported.
+	// Namespaces are not supported.
 	if (flags & (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
-		     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD))
+		     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET))
+		return -EINVAL;
+	// A pidfd names a process, not a thread (Linux 6.1).
+	if ((flags & CLONE_PIDFD) && (flags & (CLONE_THREAD | CLONE_DETACHED)))
 		return -EINVAL;
 	// Sharing goes only as far as the structures do: a new process has
 	// its own signal handlers (it may share the view of the tree and the
@@ -228,14 +232,34 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	return arch_user_thread_copy(child, parent);
 }
 
+// clone(2): CLONE_PIDFD writes the pidfd where CLONE_PARENT_SETTID would
+// write the ID, so the two cannot go together.
 long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
 	      struct trap_frame *f)
 {
-	return do_clone_tid(flags, newsp, ptid, ctid, tls, 0, f);
+	if ((flags & CLONE_PIDFD) && (flags & CLONE_PARENT_SETTID))
+		return -EINVAL;
+	return do_clone_tid(flags, newsp, ptid, ctid, tls, 0, (flags & CLONE_PIDFD) ? ptid : 0, f);
+}
+
+// CLONE_PIDFD: the parent gets a pidfd for the child, its number at
+// 'upidfd', before the child runs; a pointer that cannot be written
+// undoes the clone (EFAULT), as Linux.
+static int give_pidfd(struct process *p, uint64_t upidfd)
+{
+	int fd = pidfd_create(p->pid, p->start_ns, 0);
+
+	if (fd < 0)
+		return fd;
+	if (put_user_u32(upidfd, (uint32_t)fd) < 0) {
+		fd_close(current_fdtable(), fd);
+		return -EFAULT;
+	}
+	return 0;
 }
 
 long do_clone_tid(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, uint64_t tls,
-		  int want_tid, struct trap_frame *f)
+		  int want_tid, uint64_t upidfd, struct trap_frame *f)
 {
 	struct thread *me = current_thread();
 	struct process *parent = me->proc;
@@ -261,14 +285,18 @@ long do_clone_tid(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, 
 			process_discard(p);
 		return terr;
 	}
-	if (copy_thread_state(t, me, f, flags, newsp, tls) < 0 ||
-	    ((flags & CLONE_THREAD) && thread_tables(t, me, flags) < 0)) {
+	int rc = copy_thread_state(t, me, f, flags, newsp, tls) < 0 ? -ENOMEM : 0;
+	if (rc == 0 && (flags & CLONE_THREAD) && thread_tables(t, me, flags) < 0)
+		rc = -ENOMEM;
+	if (rc == 0 && (flags & CLONE_PIDFD))
+		rc = give_pidfd(p, upidfd);
+	if (rc) {
 		thread_tables_release(t);
 		tid_free(t->tid);
 		thread_free(t);
 		if (p != parent)
 			process_discard(p);
-		return -ENOMEM;
+		return rc;
 	}
 	if (flags & CLONE_CHILD_CLEARTID)
 		t->clear_child_tid = ctid;
@@ -416,7 +444,7 @@ SYSCALL_DEFINE(SYS_clone3, clone3)
 		return r;
 	uint64_t sp = ca.stack ? ca.stack + ca.stack_size : 0;
 	return do_clone_tid(ca.flags | ca.exit_signal, sp, ca.parent_tid, ca.child_tid, ca.tls,
-			    want, args->frame);
+			    want, ca.pidfd, args->frame);
 }
 
 // ---- unshare ----

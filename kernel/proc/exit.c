@@ -16,6 +16,8 @@
 #include <kernel/panic.h>
 #include <mm/kmalloc.h>
 #include <fs/file.h>
+#include <fs/poll.h>
+#include <kernel/pidfd.h>
 #include <fs/vfs.h>
 #include <uapi/errno.h>
 #include <uapi/sched.h>
@@ -162,6 +164,7 @@ static void process_finish(struct process *p)
 	if (!parent) {
 		p->zombie = true;
 		spin_unlock_irqrestore(&proc_tree_lock, flags);
+		poll_notify();		// pidfds of p are readable now
 		return;
 	}
 	// The exit signal goes even to a parent that reaps automatically
@@ -184,6 +187,7 @@ static void process_finish(struct process *p)
 	// or (autoreaped) to find it has no children left and fail with ECHILD.
 	wq_wake_all(&parent->child_wait);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	poll_notify();		// pidfds of p are readable now
 }
 
 // Ends the current thread; the process ends with it if it was the last.
@@ -384,6 +388,7 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	uint64_t uinfo = args->a[2];
 	int options = (int)args->a[3];
 	struct wait_result r = { 0 };	// a stop or continue report leaves usage zero
+	bool nonblocking_pidfd = false;
 
 	if (!(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
 	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL)))
@@ -392,9 +397,23 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	case P_ALL: break;
 	case P_PID: if (id <= 0) return -EINVAL; break;
 	case P_PGID: if (id < 0) return -EINVAL; break;
+	case P_PIDFD:
+		// The child the pidfd names, waited for as P_PID.
+		if (id < 0)
+			return -EINVAL;
+		int rc = pidfd_wait_target(id, &id, &nonblocking_pidfd);
+		if (rc < 0)
+			return rc;
+		idtype = P_PID;
+		break;
 	default: return -EINVAL;
 	}
-	int ret = do_wait((struct wait_who){ idtype, id }, options, &r);
+	// As Linux: a non-blocking pidfd makes the wait WNOHANG, and nothing
+	// to report is then EAGAIN unless the caller asked for WNOHANG.
+	int ret = do_wait((struct wait_who){ idtype, id }, options | (nonblocking_pidfd ? WNOHANG : 0),
+			  &r);
+	if (ret == 0 && nonblocking_pidfd && !(options & WNOHANG))
+		ret = -EAGAIN;
 	if (ret < 0)
 		return ret;
 	// The fifth argument, a struct rusage, as Linux: only for a child found.

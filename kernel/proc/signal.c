@@ -17,6 +17,8 @@
 #include <kernel/signal.h>
 #include <kernel/time.h>
 #include <kernel/trap.h>
+#include <kernel/pidfd.h>
+#include <fs/fs_syscall.h>
 #include <fs/poll.h>
 #include <lib/string.h>
 #include <mm/frame.h>
@@ -951,6 +953,58 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	return r;
+}
+
+// pidfd_send_signal(2): kill() of the process a pidfd names, or with the
+// caller's siginfo under rt_sigqueueinfo's rules (only to itself may a
+// caller claim to be the kernel or kill()).
+SYSCALL_DEFINE(SYS_pidfd_send_signal, pidfd_send_signal)
+{
+	int sig = (int)args->a[1];
+	uint64_t uinfo = args->a[2];
+	struct process *me = current_process(), *p;
+	struct ksiginfo info = { .signo = sig, .code = SI_USER, .pid = me->pid,
+				 .uid = (int)current_cred()->uid };
+	struct file *f;
+	uint64_t irq;
+	int rc;
+
+	if (args->a[3])
+		return -EINVAL;
+	f = fget((int)args->a[0]);
+	if (!f)
+		return -EBADF;
+	if (!file_is_pidfd(f)) {
+		file_put(f);
+		return -EBADF;
+	}
+	if (uinfo) {
+		struct user_siginfo si;
+
+		if (copy_from_user(&si, uinfo, sizeof(si)) < 0) {
+			file_put(f);
+			return -EFAULT;
+		}
+		if (si.si_signo != sig) {
+			file_put(f);
+			return -EINVAL;
+		}
+		info.code = si.si_code;
+		info.value = *(uint64_t *)(si.u.raw + 8);
+	}
+	irq = spin_lock_irqsave(&proc_tree_lock);
+	p = pidfd_process_locked(f);
+	if (uinfo && p != me && (info.code >= 0 || info.code == SI_TKILL))
+		rc = -EPERM;		// Linux checks this before the process
+	else if (!p)
+		rc = -ESRCH;
+	else if (sig < 0 || sig > NSIG)
+		rc = -EINVAL;
+	else
+		rc = kill_one(p, sig, &info);
+	spin_unlock_irqrestore(&proc_tree_lock, irq);
+	file_put(f);
+	return rc;
 }
 
 SYSCALL_DEFINE(SYS_rt_sigqueueinfo, rt_sigqueueinfo)

@@ -82,6 +82,7 @@ static const int enosys_expected[] = {
 	276, 277, 278,			// tee sync_file_range vmsplice
 	279,				// move_pages
 	281,				// epoll_pwait
+	288,				// accept4
 	285,				// fallocate
 	291,				// epoll_create1
 	294,				// inotify_init1
@@ -103,12 +104,9 @@ static const int enosys_expected[] = {
 	327, 328,			// preadv2 pwritev2
 	329, 330, 331,			// pkey_mprotect pkey_alloc pkey_free
 	333,				// io_pgetevents
-	424,				// pidfd_send_signal
 	425, 426, 427,			// io_uring_setup io_uring_enter io_uring_register
 	428, 429, 430, 431, 432, 433,	// open_tree move_mount fsopen fsconfig fsmount fspick
-	434,				// pidfd_open
 	437,				// openat2
-	438,				// pidfd_getfd
 	440,				// process_madvise
 	441,				// epoll_pwait2
 	442,				// mount_setattr
