@@ -60,6 +60,9 @@ long file_read_locked(struct file *f, struct iobuf *b, size_t n);
 long file_write_locked(struct file *f, struct iobuf *b, size_t n);
 long file_pread(struct file *f, struct iobuf *b, size_t n, uint64_t off);
 long file_pwrite(struct file *f, struct iobuf *b, size_t n, uint64_t off);
+// pwritev2's RWF_APPEND: the bytes go to the end of the file, whatever the
+// offset (the position is the caller's to move).
+long file_write_append(struct file *f, struct iobuf *b, size_t n);
 // Whether pread/pwrite (and preadv, sendfile with an offset) may name a
 // position: not on pipes and anonymous files (ESPIPE, as Linux without
 // FMODE_PREAD).

@@ -244,6 +244,17 @@ long file_pwrite(struct file *f, struct iobuf *b, size_t n, uint64_t off)
 	return vnode_file_write(f, b, n, off, f->flags & O_APPEND, &end);
 }
 
+long file_write_append(struct file *f, struct iobuf *b, size_t n)
+{
+	uint64_t end;
+
+	if (!file_writable(f))
+		return -EBADF;
+	if (f->pipe)
+		return pipe_write(f, b, n);	// a pipe's end is where writes go anyway
+	return vnode_file_write(f, b, n, f->off, true, &end);
+}
+
 int file_poll(struct file *f)
 {
 	if (f->pipe)

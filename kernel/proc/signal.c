@@ -896,6 +896,15 @@ SYSCALL_DEFINE(SYS_tkill, tkill)
 	return kill_thread(0, (int)args->a[0], (int)args->a[1]);
 }
 
+// restart_syscall(2): the kernel restarts interrupted calls by re-issuing
+// them (-ERESTART*), never through a restart block, so a program calling
+// it finds none: -EINTR, as Linux's do_no_restart_syscall.
+SYSCALL_DEFINE(SYS_restart_syscall, restart_syscall)
+{
+	(void)args;
+	return -EINTR;
+}
+
 SYSCALL_DEFINE(SYS_rt_sigreturn, rt_sigreturn)
 {
 	return arch_signal_frame_return(args->frame);

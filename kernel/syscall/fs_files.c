@@ -111,8 +111,19 @@ static long get_iovecs(uint64_t uiov, int64_t count, struct user_iovec **out)
 	return 0;
 }
 
-static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool positioned,
-		      int64_t off)
+// preadv2/pwritev2's flags: RWF_HIPRI (polling for O_DIRECT: nothing to
+// poll), RWF_DSYNC and RWF_SYNC (nothing to flush) are exact no-ops here;
+// RWF_APPEND appends; RWF_NOWAIT is refused as Linux refuses it for a
+// file without FMODE_NOWAIT.
+#define RWF_HIPRI	0x01
+#define RWF_DSYNC	0x02
+#define RWF_SYNC	0x04
+#define RWF_NOWAIT	0x08
+#define RWF_APPEND	0x10
+#define RWF_KNOWN	(RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_APPEND)
+
+static long do_vector_flags(int fd, uint64_t uiov, int64_t count, bool write, bool positioned,
+			    int64_t off, int rwf)
 {
 	struct user_iovec *iov;
 	struct file *f;
@@ -136,6 +147,17 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 		file_put(f);
 		return rc;
 	}
+	// As Linux, the flags are looked at only when there is something to
+	// move.
+	uint64_t total = 0;
+	for (int64_t i = 0; i < count; i++)
+		total += iov[i].len;
+	if (total && (rwf & (~RWF_KNOWN | RWF_NOWAIT))) {
+		kfree(iov);
+		file_put(f);
+		return -EOPNOTSUPP;
+	}
+	bool append = write && (rwf & RWF_APPEND);
 	// One position update for the whole vector, as Linux: the segments
 	// come from (or go to) consecutive bytes even with other users of the
 	// description.
@@ -147,7 +169,9 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 
 		if (n == 0)
 			continue;
-		if (positioned)
+		if (append)
+			rc = file_write_append(f, &b, n);
+		else if (positioned)
 			rc = write ? file_pwrite(f, &b, n, off + done) : file_pread(f, &b, n, off + done);
 		else
 			rc = write ? file_write_locked(f, &b, n) : file_read_locked(f, &b, n);
@@ -158,11 +182,20 @@ static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool pos
 			break;		// short transfer: stop here, as Linux does
 		rc = 0;
 	}
+	// Appended at the position: it follows the bytes to the new end.
+	if (append && !positioned && done > 0 && f->vn && f->vn->type == VNODE_REG)
+		f->off = __atomic_load_n(&f->vn->size, __ATOMIC_RELAXED);
 	if (!positioned)
 		file_pos_unlock(f);
 	kfree(iov);
 	file_put(f);
 	return done ? done : rc;
+}
+
+static long do_vector(int fd, uint64_t uiov, int64_t count, bool write, bool positioned,
+		      int64_t off)
+{
+	return do_vector_flags(fd, uiov, count, write, positioned, off, 0);
 }
 
 SYSCALL_DEFINE(SYS_readv, readv)
@@ -185,6 +218,24 @@ SYSCALL_DEFINE(SYS_pwritev, pwritev)
 {
 	return do_vector((int)args->a[0], args->a[1], (int64_t)args->a[2], true, true,
 			 (int64_t)args->a[3]);
+}
+
+// preadv2 and pwritev2: an offset of -1 is the file position (readv and
+// writev with flags); on x86-64 the offset is the fourth argument whole.
+SYSCALL_DEFINE(SYS_preadv2, preadv2)
+{
+	int64_t off = (int64_t)args->a[3];
+
+	return do_vector_flags((int)args->a[0], args->a[1], (int64_t)args->a[2], false, off != -1,
+			       off, (int)args->a[5]);
+}
+
+SYSCALL_DEFINE(SYS_pwritev2, pwritev2)
+{
+	int64_t off = (int64_t)args->a[3];
+
+	return do_vector_flags((int)args->a[0], args->a[1], (int64_t)args->a[2], true, off != -1,
+			       off, (int)args->a[5]);
 }
 
 // ---- open and close ----
@@ -555,7 +606,139 @@ out:
 	return done && rc != -EFAULT ? (long)done : rc;
 }
 
+// ---- copy_file_range ----
+
+// The checks of Linux 6.1's generic_copy_file_checks, in its order.
+static long copy_range_checks(struct file *in, struct file *out, uint64_t pos_in, uint64_t pos_out,
+			      uint64_t len)
+{
+	if (!file_readable(in) || !file_writable(out) || (out->flags & O_APPEND))
+		return -EBADF;
+	if ((in->vn && in->vn->type == VNODE_DIR) || (out->vn && out->vn->type == VNODE_DIR))
+		return -EISDIR;
+	if (!in->vn || !out->vn || in->vn->type != VNODE_REG || out->vn->type != VNODE_REG)
+		return -EINVAL;
+	if ((int64_t)pos_in < 0 || (int64_t)pos_out < 0 || pos_in + len < pos_in ||
+	    pos_out + len < pos_out)
+		return -EINVAL;
+	// The same file, overlapping ranges.
+	if (in->vn == out->vn && pos_in < pos_out + len && pos_out < pos_in + len)
+		return -EINVAL;
+	return 0;
+}
+
+// copy_file_range(2): bytes from one regular file to another, through
+// the kernel, at the given offsets (updated) or the file positions.
+SYSCALL_DEFINE(SYS_copy_file_range, copy_file_range)
+{
+	uint64_t uoff_in = args->a[1], uoff_out = args->a[3], len = args->a[4];
+	struct file *in = NULL, *out = NULL;
+	uint64_t pos_in, pos_out, done = 0;
+	char *buf = NULL;
+	long rc;
+
+	if (args->a[5])
+		return -EINVAL;			// no flags exist
+	in = fget((int)args->a[0]);
+	out = fget((int)args->a[2]);
+	rc = in && out ? 0 : -EBADF;
+	if (rc == 0 && uoff_in && get_user_u64(&pos_in, uoff_in) < 0)
+		rc = -EFAULT;
+	if (rc == 0 && uoff_out && get_user_u64(&pos_out, uoff_out) < 0)
+		rc = -EFAULT;
+	if (rc == 0) {
+		if (!uoff_in)
+			pos_in = in->off;
+		if (!uoff_out)
+			pos_out = out->off;
+		if (len > MAX_RW_COUNT)
+			len = MAX_RW_COUNT;
+		rc = copy_range_checks(in, out, pos_in, pos_out, len);
+	}
+	if (rc == 0 && len && !(buf = kmalloc(PAGE_CHUNK)))
+		rc = -ENOMEM;
+	while (rc == 0 && done < len) {
+		size_t want = len - done < PAGE_CHUNK ? len - done : PAGE_CHUNK;
+		struct iobuf kb = iobuf_kernel(buf);
+		long got = file_pread(in, &kb, want, pos_in + done), put;
+
+		if (got <= 0) {
+			rc = got;
+			break;
+		}
+		kb = iobuf_kernel(buf);
+		put = file_pwrite(out, &kb, (size_t)got, pos_out + done);
+		if (put < 0) {
+			rc = put;
+			break;
+		}
+		done += (uint64_t)put;
+		if (put < got || (size_t)got < want)
+			break;
+	}
+	// The offsets given, or the file positions, move past what was copied.
+	if (done) {
+		rc = 0;
+		if (!uoff_in)
+			in->off = pos_in + done;
+		else if (put_user_u64(uoff_in, pos_in + done) < 0)
+			rc = -EFAULT;
+		if (!uoff_out)
+			out->off = pos_out + done;
+		else if (put_user_u64(uoff_out, pos_out + done) < 0)
+			rc = -EFAULT;
+	}
+	kfree(buf);
+	if (in)
+		file_put(in);
+	if (out)
+		file_put(out);
+	return done && rc == 0 ? (long)done : rc;
+}
+
 // ---- nothing to flush: everything lives in memory ----
+
+// readahead(2): every page of a file is in memory already.  Linux's
+// errnos: a bad descriptor or one not open for reading EBADF, a file
+// that is not regular (no page cache) EINVAL.
+SYSCALL_DEFINE(SYS_readahead, readahead)
+{
+	struct file *f = fget((int)args->a[0]);
+	long rc = 0;
+
+	if (!f || !file_readable(f))
+		rc = -EBADF;
+	else if (!f->vn || f->vn->type != VNODE_REG)
+		rc = -EINVAL;
+	if (f)
+		file_put(f);
+	return rc;
+}
+
+#define SYNC_FILE_RANGE_WAIT_BEFORE	1
+#define SYNC_FILE_RANGE_WRITE		2
+#define SYNC_FILE_RANGE_WAIT_AFTER	4
+
+// sync_file_range(2): nothing to write back; the arguments are checked as
+// Linux checks them (ksys_sync_file_range).
+SYSCALL_DEFINE(SYS_sync_file_range, sync_file_range)
+{
+	int64_t off = (int64_t)args->a[1], nbytes = (int64_t)args->a[2];
+	unsigned flags = (unsigned)args->a[3];
+	struct file *f;
+
+	if (flags & ~(unsigned)(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				SYNC_FILE_RANGE_WAIT_AFTER))
+		return -EINVAL;
+	if (off < 0 || nbytes < 0 || off + nbytes < off)
+		return -EINVAL;
+	f = fget((int)args->a[0]);
+	if (!f)
+		return -EBADF;
+	long rc = f->vn && (f->vn->type == VNODE_REG || f->vn->type == VNODE_DIR) ? 0 : -ESPIPE;
+	file_put(f);
+	return rc;
+}
 
 static long fd_must_exist(int fd)
 {

@@ -15,6 +15,7 @@
 #include <lib/string.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
+#include <uapi/time.h>
 #include <kernel/signal.h>
 #include <kernel/thread.h>
 #include <uapi/personality.h>
@@ -23,16 +24,6 @@ struct user_pollfd {
 	int32_t fd;
 	int16_t events;
 	int16_t revents;
-};
-
-struct user_timespec {
-	int64_t tv_sec;
-	int64_t tv_nsec;
-};
-
-struct user_timeval {
-	int64_t tv_sec;
-	int64_t tv_usec;
 };
 
 #define NS_PER_SEC 1000000000ULL

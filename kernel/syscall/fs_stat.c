@@ -10,6 +10,7 @@
 #include <kernel/process.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
+#include <uapi/time.h>
 
 #define FS_DEV		1		// st_dev of the ramfs
 #define PIPE_DEV	2		// st_dev of pipes
@@ -584,11 +585,6 @@ SYSCALL_DEFINE(SYS_fchown, fchown)
 #define UTIME_NOW	((1L << 30) - 1)
 #define UTIME_OMIT	((1L << 30) - 2)
 
-struct user_timespec {
-	int64_t tv_sec;
-	int64_t tv_nsec;
-};
-
 // One timestamp of utimensat: false if it is to be left alone.
 static bool pick_time(const struct user_timespec *ts, uint64_t now, uint64_t *out)
 {
@@ -614,26 +610,16 @@ static int may_set_times(struct vnode *vn, bool to_now)
 	return rc;
 }
 
-SYSCALL_DEFINE(SYS_utimensat, utimensat)
+// Linux's do_utimes: the access and modification times of what dirfd
+// and upath name (no path: the descriptor itself) become ts[0] and ts[1]
+// (UTIME_NOW, UTIME_OMIT), or now when utimes is false.
+static long set_times(int dirfd, uint64_t upath, const struct user_timespec *ts, bool utimes,
+		      int atflags)
 {
-	int dirfd = (int)args->a[0];
-	uint64_t upath = args->a[1], utimes = args->a[2];
-	int atflags = (int)args->a[3];
-	struct user_timespec ts[2];
 	struct vnode *vn;
 	uint64_t now = fs_now_ns(), t, flags;
 	int rc;
 
-	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
-	if (utimes) {
-		if (copy_from_user(ts, utimes, sizeof(ts)) < 0)
-			return -EFAULT;
-		for (int i = 0; i < 2; i++)
-			if (ts[i].tv_nsec != UTIME_NOW && ts[i].tv_nsec != UTIME_OMIT &&
-			    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000 || ts[i].tv_sec < 0))
-				return -EINVAL;
-	}
 	// Both omitted: nothing to do, not even the lookup (as Linux).
 	if (utimes && ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
 		return 0;
@@ -674,6 +660,67 @@ SYSCALL_DEFINE(SYS_utimensat, utimensat)
 	spin_unlock_irqrestore(&vn->lock, flags);
 	vnode_put(vn);
 	return 0;
+}
+
+SYSCALL_DEFINE(SYS_utimensat, utimensat)
+{
+	int atflags = (int)args->a[3];
+	struct user_timespec ts[2];
+
+	if (atflags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (args->a[2]) {
+		if (copy_from_user(ts, args->a[2], sizeof(ts)) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++)
+			if (ts[i].tv_nsec != UTIME_NOW && ts[i].tv_nsec != UTIME_OMIT &&
+			    (ts[i].tv_nsec < 0 || ts[i].tv_nsec >= 1000000000 || ts[i].tv_sec < 0))
+				return -EINVAL;
+	}
+	return set_times((int)args->a[0], args->a[1], ts, args->a[2] != 0, atflags);
+}
+
+// utimes and futimesat: microseconds, no UTIME_NOW or UTIME_OMIT.
+static long set_times_timeval(int dirfd, uint64_t upath, uint64_t utv)
+{
+	struct user_timeval tv[2];
+	struct user_timespec ts[2];
+
+	if (utv) {
+		if (copy_from_user(tv, utv, sizeof(tv)) < 0)
+			return -EFAULT;
+		for (int i = 0; i < 2; i++) {
+			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+				return -EINVAL;
+			ts[i] = (struct user_timespec){ tv[i].tv_sec, tv[i].tv_usec * 1000 };
+		}
+	}
+	return set_times(dirfd, upath, ts, utv != 0, 0);
+}
+
+SYSCALL_DEFINE(SYS_utimes, utimes)
+{
+	return set_times_timeval(AT_FDCWD, args->a[0], args->a[1]);
+}
+
+SYSCALL_DEFINE(SYS_futimesat, futimesat)
+{
+	return set_times_timeval((int)args->a[0], args->a[1], args->a[2]);
+}
+
+// utime: whole seconds, struct utimbuf { actime, modtime }.
+SYSCALL_DEFINE(SYS_utime, utime)
+{
+	int64_t buf[2];
+	struct user_timespec ts[2];
+
+	if (args->a[1]) {
+		if (copy_from_user(buf, args->a[1], sizeof(buf)) < 0)
+			return -EFAULT;
+		ts[0] = (struct user_timespec){ buf[0], 0 };
+		ts[1] = (struct user_timespec){ buf[1], 0 };
+	}
+	return set_times(AT_FDCWD, args->a[0], ts, args->a[1] != 0, 0);
 }
 
 SYSCALL_DEFINE(SYS_umask, umask)

@@ -196,6 +196,17 @@ SYSCALL_DEFINE(SYS_msync, msync)
 SYSCALL_DEFINE(SYS_mlock, mlock) { (void)args; return 0; }
 SYSCALL_DEFINE(SYS_munlock, munlock) { (void)args; return 0; }
 
+#define MLOCK_ONFAULT	1
+
+// mlock2: mlock with MLOCK_ONFAULT (lock pages as they are touched:
+// nothing to lock either way without swap).
+SYSCALL_DEFINE(SYS_mlock2, mlock2)
+{
+	if (args->a[2] & ~(uint64_t)MLOCK_ONFAULT)
+		return -EINVAL;
+	return 0;
+}
+
 SYSCALL_DEFINE(SYS_mlockall, mlockall)
 {
 	int flags = (int)args->a[0];
