@@ -35,6 +35,8 @@
 #define EDOM		33
 #define ERANGE		34
 #define EDEADLK		35
+#define ENOMSG		42
+#define EIDRM		43
 #define ENAMETOOLONG	36
 #define ENOLCK		37
 #define ENOSYS		38

@@ -48,7 +48,9 @@
 // when the children are done, so the programs after it see the system's.
 // So it does with the modes and owners of /dev/null and /dev/zero, which
 // the children hold open (fchmod and fchown reach them; an unprivileged
-// program after the fuzzer could no longer write to /dev/null).
+// program after the fuzzer could no longer write to /dev/null), and it
+// removes the System V message queues the children made (they outlive
+// their makers, as on Linux).
 // A forked or cloned child of a fuzzing thread exits at once, inside the
 // asm statement of the call (user/lib/rawsys.h), touching no memory.
 //
@@ -57,6 +59,7 @@
 // checked there, the kernel it fuzzes is Switchyard.
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <sys/msg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -978,6 +981,52 @@ static const char *errno_name(int e)
 	return NULL;
 }
 
+// The System V message queues made while the children ran: those whose
+// identifiers were not there before (found by slot, MSG_STAT).
+#define MAX_QUEUES_BEFORE 256
+static int queues_before[MAX_QUEUES_BEFORE], nqueues_before;
+
+static int queue_at(int slot)
+{
+	struct msqid_ds ds;
+
+	return msgctl(slot, MSG_STAT, &ds);
+}
+
+static int top_queue_slot(void)
+{
+	struct msginfo mi;
+
+	return msgctl(0, MSG_INFO, (struct msqid_ds *)&mi);
+}
+
+static void note_message_queues(void)
+{
+	int top = top_queue_slot();
+
+	for (int slot = 0; slot <= top && nqueues_before < MAX_QUEUES_BEFORE; slot++) {
+		int id = queue_at(slot);
+
+		if (id >= 0)
+			queues_before[nqueues_before++] = id;
+	}
+}
+
+static void remove_message_queues(void)
+{
+	int top = top_queue_slot();
+
+	for (int slot = 0; slot <= top; slot++) {
+		int id = queue_at(slot);
+		bool old = false;
+
+		for (int i = 0; i < nqueues_before; i++)
+			old |= queues_before[i] == id;
+		if (id >= 0 && !old)
+			msgctl(id, IPC_RMID, NULL);
+	}
+}
+
 static void print_statistics(double seconds)
 {
 	char line[1024];
@@ -1152,6 +1201,8 @@ int main(int argc, char **argv)
 		if (stat(devices[i], &dev_st[i]) < 0)
 			dev_st[i].st_mode = 0;
 
+	if (!safe_mode)
+		note_message_queues();
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	run_children(work, console);
 	double seconds = since(&start);
@@ -1165,6 +1216,8 @@ int main(int argc, char **argv)
 		chown(devices[i], dev_st[i].st_uid, dev_st[i].st_gid);
 		chmod(devices[i], dev_st[i].st_mode & 07777);
 	}
+	if (!safe_mode)
+		remove_message_queues();
 	close(console);
 	print_statistics(seconds);
 	ktap_result(ended == (only_child >= 0 ? 1 : children) && !unkillable,

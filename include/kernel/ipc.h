@@ -1,0 +1,54 @@
+// System V IPC objects (kernel/ipc/): what message queues (and, later,
+// semaphores and shared memory) share with each other, as Linux's
+// ipc/util.c: keys, identifiers, the permission structure and its check.
+#ifndef KERNEL_IPC_H
+#define KERNEL_IPC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define IPC_PRIVATE	0
+#define IPC_CREAT	01000
+#define IPC_EXCL	02000
+#define IPC_NOWAIT	04000
+
+#define IPC_RMID	0
+#define IPC_SET		1
+#define IPC_STAT	2
+#define IPC_INFO	3
+#define IPC_64		0x0100	// glibc's flag for the 64-bit structures: the only ones here
+
+#define IPCMNI_SHIFT	15	// identifier = sequence << 15 | slot, as Linux
+#define IPCMNI		(1 << IPCMNI_SHIFT)
+
+// An object's owner, creator and mode (Linux's kern_ipc_perm).
+struct ipc_perm_k {
+	int32_t key;
+	uint32_t uid, gid, cuid, cgid;
+	uint32_t mode;			// the low 9 bits
+	uint16_t seq;
+	int id;
+};
+
+// struct ipc64_perm of the x86-64 ABI (40 bytes).
+struct user_ipc64_perm {
+	int32_t key;
+	uint32_t uid, gid, cuid, cgid;
+	uint32_t mode;
+	uint16_t seq, pad2;
+	uint64_t unused1, unused2;
+};
+
+// ipcperms: may the caller do what 'flag' asks (0444 read, 0222 write,
+// or msgget's low 9 bits) with the object?  Owner, then group, then
+// others, unless CAP_IPC_OWNER.  0 or -EACCES.
+int ipc_permitted(const struct ipc_perm_k *p, int flag);
+// Is the caller the object's owner or creator, or has CAP_SYS_ADMIN
+// (IPC_SET and IPC_RMID)?
+bool ipc_owner_or_admin(const struct ipc_perm_k *p);
+// A new object's permission structure: the caller's effective IDs as
+// owner and creator, the mode from the get call's flags.
+void ipc_perm_init(struct ipc_perm_k *p, int32_t key, int flags);
+void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u);
+
+#endif

@@ -1,0 +1,53 @@
+// What the System V IPC objects share (kernel/ipc.h), as Linux's
+// ipc/util.c.
+
+#include <kernel/ipc.h>
+#include <kernel/cred.h>
+#include <lib/string.h>
+#include <uapi/errno.h>
+
+#define CAP_IPC_OWNER	15
+
+int ipc_permitted(const struct ipc_perm_k *p, int flag)
+{
+	const struct cred *c = current_cred();
+	int requested = (flag >> 6) | (flag >> 3) | flag;
+	int granted = (int)p->mode;
+
+	if (c->euid == p->cuid || c->euid == p->uid)
+		granted >>= 6;
+	else if (cred_in_group(c, p->cgid) || cred_in_group(c, p->gid))
+		granted >>= 3;
+	if ((requested & ~granted & 0007) && !cred_capable(c, CAP_IPC_OWNER))
+		return -EACCES;
+	return 0;
+}
+
+bool ipc_owner_or_admin(const struct ipc_perm_k *p)
+{
+	const struct cred *c = current_cred();
+
+	return c->euid == p->cuid || c->euid == p->uid || cred_capable(c, CAP_SYS_ADMIN);
+}
+
+void ipc_perm_init(struct ipc_perm_k *p, int32_t key, int flags)
+{
+	const struct cred *c = current_cred();
+
+	p->key = key;
+	p->uid = p->cuid = c->euid;
+	p->gid = p->cgid = c->egid;
+	p->mode = (uint32_t)flags & 0777;
+}
+
+void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->key = p->key;
+	u->uid = p->uid;
+	u->gid = p->gid;
+	u->cuid = p->cuid;
+	u->cgid = p->cgid;
+	u->mode = p->mode;
+	u->seq = p->seq;
+}

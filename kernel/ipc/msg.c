@@ -1,0 +1,486 @@
+// System V message queues: msgget, msgsnd, msgrcv, msgctl, with Linux's
+// limits (msgmax 8192, msgmnb 16384, msgmni 32000), identifiers, checks in
+// its order, and blocking rules.  One lock guards every queue: senders
+// and receivers copy the text to and from user memory outside it.
+
+#include <kernel/ipc.h>
+#include <kernel/cred.h>
+#include <kernel/process.h>
+#include <kernel/spinlock.h>
+#include <kernel/syscall.h>
+#include <kernel/time.h>
+#include <kernel/uaccess.h>
+#include <kernel/wait.h>
+#include <lib/string.h>
+#include <mm/kmalloc.h>
+#include <uapi/errno.h>
+
+#define MSGMAX		8192		// the largest message
+#define MSGMNB		16384		// a new queue's capacity in bytes
+#define MSGMNI		32000		// queues at most
+
+#define MSG_NOERROR	010000
+#define MSG_EXCEPT	020000
+#define MSG_COPY	040000
+
+#define MSG_STAT	11
+#define MSG_INFO	12
+#define MSG_STAT_ANY	13
+
+struct msg {
+	struct msg *next;
+	int64_t type;
+	size_t size;
+	char text[];
+};
+
+struct msg_queue {
+	struct ipc_perm_k perm;
+	int slot;
+	struct msg *head;
+	uint64_t qnum, cbytes, qbytes;
+	int64_t stime, rtime, ctime;	// seconds of the wall clock
+	int lspid, lrpid;
+	bool removed;
+	struct wait_queue wq;		// senders waiting for room, receivers for a message
+	int sleepers;			// on wq: a removed queue is freed by the last
+	struct msg_queue *next;
+};
+
+static struct spinlock msg_lock = SPINLOCK_INIT("msg queues");
+static struct msg_queue *queues;
+static int nqueues;
+static uint16_t next_seq;
+
+static int64_t now_seconds(void)
+{
+	return (int64_t)(clock_realtime_ns() / 1000000000ULL);
+}
+
+// ---- the table ----
+
+static struct msg_queue *by_id_locked(int id)
+{
+	for (struct msg_queue *q = queues; q; q = q->next)
+		if (q->perm.id == id)
+			return q;
+	return NULL;
+}
+
+static struct msg_queue *by_key_locked(int32_t key)
+{
+	for (struct msg_queue *q = queues; q; q = q->next)
+		if (q->perm.key == key)
+			return q;
+	return NULL;
+}
+
+static struct msg_queue *by_slot_locked(int slot)
+{
+	for (struct msg_queue *q = queues; q; q = q->next)
+		if (q->slot == slot)
+			return q;
+	return NULL;
+}
+
+static int free_slot_locked(void)
+{
+	for (int slot = 0; slot < MSGMNI; slot++)
+		if (!by_slot_locked(slot))
+			return slot;
+	return -1;
+}
+
+static void unlink_locked(struct msg_queue *q)
+{
+	for (struct msg_queue **pp = &queues; *pp; pp = &(*pp)->next) {
+		if (*pp == q) {
+			*pp = q->next;
+			nqueues--;
+			return;
+		}
+	}
+}
+
+// Sleeps on q's queue (msg_lock held, dropped meanwhile); a queue removed
+// meanwhile is freed by its last sleeper, whose *freed is then set.
+// 0 or -ERESTARTNOHAND.
+static int sleep_on_queue(struct msg_queue *q, bool *freed)
+{
+	int rc;
+
+	q->sleepers++;
+	rc = wq_wait(&q->wq, &msg_lock, WAIT_FOREVER, true);
+	q->sleepers--;
+	*freed = q->removed && q->sleepers == 0;
+	if (*freed)
+		kfree(q);	// kfree takes no lock of ours
+	return rc ? -ERESTARTNOHAND : 0;
+}
+
+// ---- msgget ----
+
+SYSCALL_DEFINE(SYS_msgget, msgget)
+{
+	int32_t key = (int32_t)args->a[0];
+	int flags = (int)args->a[1];
+	struct msg_queue *made = kzalloc(sizeof(*made)), *q;
+	uint64_t irq;
+	long rc;
+
+	if (!made)
+		return -ENOMEM;
+	irq = spin_lock_irqsave(&msg_lock);
+	q = key == IPC_PRIVATE ? NULL : by_key_locked(key);
+	if (q) {
+		if ((flags & IPC_CREAT) && (flags & IPC_EXCL))
+			rc = -EEXIST;
+		else
+			rc = ipc_permitted(&q->perm, flags) ? -EACCES : q->perm.id;
+	} else if (key != IPC_PRIVATE && !(flags & IPC_CREAT)) {
+		rc = -ENOENT;
+	} else if (nqueues >= MSGMNI || (made->slot = free_slot_locked()) < 0) {
+		rc = -ENOSPC;
+	} else {
+		ipc_perm_init(&made->perm, key, flags);
+		made->perm.seq = next_seq++ & (0x7fffffff >> IPCMNI_SHIFT);
+		made->perm.id = (made->perm.seq << IPCMNI_SHIFT) | made->slot;
+		made->qbytes = MSGMNB;
+		made->ctime = now_seconds();
+		made->next = queues;
+		queues = made;
+		nqueues++;
+		rc = made->perm.id;
+		made = NULL;
+	}
+	spin_unlock_irqrestore(&msg_lock, irq);
+	kfree(made);
+	return rc;
+}
+
+// ---- msgsnd ----
+
+SYSCALL_DEFINE(SYS_msgsnd, msgsnd)
+{
+	int id = (int)args->a[0];
+	uint64_t umsg = args->a[1];
+	int64_t size = (int64_t)args->a[2];
+	int flags = (int)args->a[3];
+	struct msg_queue *q;
+	struct msg *m;
+	int64_t type;
+	uint64_t irq;
+	long rc = 0;
+
+	if (copy_from_user(&type, umsg, sizeof(type)) < 0)
+		return -EFAULT;
+	if (size > MSGMAX || size < 0 || id < 0)
+		return -EINVAL;
+	if (type < 1)
+		return -EINVAL;
+	m = kmalloc(sizeof(*m) + (size_t)size);
+	if (!m)
+		return -ENOMEM;
+	m->type = type;
+	m->size = (size_t)size;
+	m->next = NULL;
+	if (copy_from_user(m->text, umsg + sizeof(type), (size_t)size) < 0) {
+		kfree(m);
+		return -EFAULT;
+	}
+	irq = spin_lock_irqsave(&msg_lock);
+	q = by_id_locked(id);
+	if (!q)
+		rc = -EINVAL;
+	else if (ipc_permitted(&q->perm, 0222))
+		rc = -EACCES;
+	while (rc == 0) {
+		bool freed = false;
+
+		if (q->removed) {
+			rc = -EIDRM;
+			break;
+		}
+		if (q->cbytes + m->size <= q->qbytes && q->qnum + 1 <= q->qbytes)
+			break;
+		if (flags & IPC_NOWAIT) {
+			rc = -EAGAIN;
+			break;
+		}
+		rc = sleep_on_queue(q, &freed);
+		if (freed) {
+			rc = -EIDRM;
+			break;
+		}
+	}
+	if (rc == 0) {
+		struct msg **tail = &q->head;
+
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = m;
+		m = NULL;
+		q->qnum++;
+		q->cbytes += (uint64_t)size;
+		q->lspid = current_process()->pid;
+		q->stime = now_seconds();
+		wq_wake_all(&q->wq);
+	}
+	spin_unlock_irqrestore(&msg_lock, irq);
+	kfree(m);
+	return rc;
+}
+
+// ---- msgrcv ----
+
+enum search { SEARCH_ANY, SEARCH_EQUAL, SEARCH_NOTEQUAL, SEARCH_LESSEQUAL, SEARCH_NUMBER };
+
+// The message msgrcv takes (Linux's find_msg); *link is where it hangs.
+static struct msg **find_msg_locked(struct msg_queue *q, int64_t type, enum search how)
+{
+	struct msg **best = NULL;
+	int64_t n = 0;
+
+	for (struct msg **pm = &q->head; *pm; pm = &(*pm)->next, n++) {
+		struct msg *m = *pm;
+
+		switch (how) {
+		case SEARCH_ANY:
+			return pm;
+		case SEARCH_EQUAL:
+			if (m->type == type)
+				return pm;
+			break;
+		case SEARCH_NOTEQUAL:
+			if (m->type != type)
+				return pm;
+			break;
+		case SEARCH_LESSEQUAL:
+			// The lowest type not above 'type', the first of its kind.
+			if (m->type <= type && (!best || m->type < (*best)->type))
+				best = pm;
+			break;
+		case SEARCH_NUMBER:
+			if (n == type)
+				return pm;
+			break;
+		}
+	}
+	return best;
+}
+
+SYSCALL_DEFINE(SYS_msgrcv, msgrcv)
+{
+	int id = (int)args->a[0];
+	uint64_t umsg = args->a[1];
+	int64_t bufsz = (int64_t)args->a[2], type = (int64_t)args->a[3];
+	int flags = (int)args->a[4];
+	enum search how = SEARCH_ANY;
+	struct msg_queue *q;
+	struct msg *m = NULL, *copy = NULL;
+	uint64_t irq;
+	long rc = 0;
+
+	if (id < 0 || bufsz < 0)
+		return -EINVAL;
+	if (flags & MSG_COPY) {
+		// A copy of the message at index 'type', left in the queue.
+		if ((flags & MSG_EXCEPT) || !(flags & IPC_NOWAIT))
+			return -EINVAL;
+		how = SEARCH_NUMBER;
+		copy = kmalloc(sizeof(*copy) + (size_t)(bufsz < MSGMAX ? bufsz : MSGMAX));
+		if (!copy)
+			return -ENOMEM;
+	} else if (type < 0) {
+		how = SEARCH_LESSEQUAL;
+		type = type == INT64_MIN ? INT64_MAX : -type;
+	} else if (type > 0) {
+		how = (flags & MSG_EXCEPT) ? SEARCH_NOTEQUAL : SEARCH_EQUAL;
+	}
+	irq = spin_lock_irqsave(&msg_lock);
+	q = by_id_locked(id);
+	if (!q)
+		rc = -EINVAL;
+	else if (ipc_permitted(&q->perm, 0444))
+		rc = -EACCES;
+	while (rc == 0) {
+		struct msg **pm;
+
+		if (q->removed) {
+			rc = -EIDRM;
+			break;
+		}
+		pm = find_msg_locked(q, type, how);
+		if (pm) {
+			if ((int64_t)(*pm)->size > bufsz && !(flags & MSG_NOERROR)) {
+				rc = -E2BIG;
+				break;
+			}
+			if (copy) {
+				size_t n = (*pm)->size < (size_t)bufsz ? (*pm)->size : (size_t)bufsz;
+
+				copy->type = (*pm)->type;
+				copy->size = n;
+				memcpy(copy->text, (*pm)->text, n);
+				m = copy;
+				copy = NULL;
+				break;
+			}
+			m = *pm;
+			*pm = m->next;
+			q->qnum--;
+			q->cbytes -= m->size;
+			q->lrpid = current_process()->pid;
+			q->rtime = now_seconds();
+			wq_wake_all(&q->wq);	// room for senders
+			break;
+		}
+		if (flags & IPC_NOWAIT) {
+			rc = -ENOMSG;
+			break;
+		}
+		bool freed = false;
+		rc = sleep_on_queue(q, &freed);
+		if (freed) {
+			rc = -EIDRM;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&msg_lock, irq);
+	kfree(copy);
+	if (rc)
+		return rc;
+	// Out of the lock: the message is ours now (lost if the copy fails,
+	// as on Linux).
+	size_t n = m->size < (size_t)bufsz ? m->size : (size_t)bufsz;
+	if (copy_to_user(umsg, &m->type, sizeof(m->type)) < 0 ||
+	    copy_to_user(umsg + sizeof(m->type), m->text, n) < 0)
+		rc = -EFAULT;
+	kfree(m);
+	return rc ? rc : (long)n;
+}
+
+// ---- msgctl ----
+
+// struct msqid64_ds of the x86-64 ABI (112 bytes).
+struct user_msqid64_ds {
+	struct user_ipc64_perm perm;
+	int64_t stime, rtime, ctime;
+	uint64_t cbytes, qnum, qbytes;
+	int32_t lspid, lrpid;
+	uint64_t unused4, unused5;
+};
+
+// struct msginfo.
+struct user_msginfo {
+	int32_t msgpool, msgmap, msgmax, msgmnb, msgmni, msgssz, msgtql;
+	uint16_t msgseg;
+};
+
+static void stat_locked(const struct msg_queue *q, struct user_msqid64_ds *ds)
+{
+	memset(ds, 0, sizeof(*ds));
+	ipc_perm_to_user(&q->perm, &ds->perm);
+	ds->stime = q->stime;
+	ds->rtime = q->rtime;
+	ds->ctime = q->ctime;
+	ds->cbytes = q->cbytes;
+	ds->qnum = q->qnum;
+	ds->qbytes = q->qbytes;
+	ds->lspid = q->lspid;
+	ds->lrpid = q->lrpid;
+}
+
+// IPC_INFO (the limits) and MSG_INFO (what is in use): the highest slot
+// in use, as Linux answers.
+static long msg_info(int cmd, uint64_t ubuf)
+{
+	struct user_msginfo mi = { .msgmax = MSGMAX, .msgmnb = MSGMNB, .msgmni = MSGMNI,
+				   .msgssz = 16, .msgseg = 0xffff };
+	uint64_t irq = spin_lock_irqsave(&msg_lock);
+	int top = 0;
+
+	mi.msgpool = MSGMNI * MSGMNB / 1024;
+	mi.msgmap = mi.msgtql = MSGMNB;
+	if (cmd == MSG_INFO) {
+		mi.msgpool = nqueues;
+		mi.msgmap = mi.msgtql = 0;
+	}
+	for (struct msg_queue *q = queues; q; q = q->next) {
+		if (q->slot > top)
+			top = q->slot;
+		if (cmd == MSG_INFO) {
+			mi.msgmap += (int32_t)q->qnum;
+			mi.msgtql += (int32_t)q->cbytes;
+		}
+	}
+	spin_unlock_irqrestore(&msg_lock, irq);
+	return copy_to_user(ubuf, &mi, sizeof(mi)) < 0 ? -EFAULT : top;
+}
+
+static void remove_locked(struct msg_queue *q)
+{
+	unlink_locked(q);
+	q->removed = true;
+	while (q->head) {
+		struct msg *m = q->head;
+
+		q->head = m->next;
+		kfree(m);
+	}
+	wq_wake_all(&q->wq);		// waiters see EIDRM
+}
+
+SYSCALL_DEFINE(SYS_msgctl, msgctl)
+{
+	int id = (int)args->a[0], cmd = (int)args->a[1] & ~IPC_64;
+	uint64_t ubuf = args->a[2];
+	struct user_msqid64_ds ds;
+	struct msg_queue *q, *dead = NULL;
+	uint64_t irq;
+	long rc = 0;
+
+	if (id < 0 || cmd < 0)
+		return -EINVAL;
+	if (cmd == IPC_INFO || cmd == MSG_INFO)
+		return msg_info(cmd, ubuf);
+	if (cmd == IPC_SET && copy_from_user(&ds, ubuf, sizeof(ds)) < 0)
+		return -EFAULT;
+	irq = spin_lock_irqsave(&msg_lock);
+	q = cmd == MSG_STAT || cmd == MSG_STAT_ANY ? by_slot_locked(id) : by_id_locked(id);
+	if (!q) {
+		rc = -EINVAL;
+	} else if (cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY) {
+		if (cmd != MSG_STAT_ANY && ipc_permitted(&q->perm, 0444))
+			rc = -EACCES;
+		else
+			stat_locked(q, &ds);
+		rc = rc ? rc : cmd == IPC_STAT ? 0 : q->perm.id;
+	} else if (cmd == IPC_SET || cmd == IPC_RMID) {
+		if (!ipc_owner_or_admin(&q->perm))
+			rc = -EPERM;
+		else if (cmd == IPC_RMID) {
+			remove_locked(q);
+			// Sleepers on it wake and see EIDRM; the last frees it.
+			if (q->sleepers == 0)
+				dead = q;
+		} else if (ds.qbytes > MSGMNB && !cred_capable(current_cred(), CAP_SYS_RESOURCE)) {
+			rc = -EPERM;
+		} else {
+			q->perm.uid = ds.perm.uid;
+			q->perm.gid = ds.perm.gid;
+			q->perm.mode = ds.perm.mode & 0777;
+			q->qbytes = ds.qbytes;
+			q->ctime = now_seconds();
+			wq_wake_all(&q->wq);	// maybe room now
+		}
+	} else {
+		rc = -EINVAL;
+	}
+	spin_unlock_irqrestore(&msg_lock, irq);
+	kfree(dead);
+	if (rc >= 0 && (cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY) &&
+	    copy_to_user(ubuf, &ds, sizeof(ds)) < 0)
+		return -EFAULT;
+	return rc;
+}
