@@ -51,4 +51,12 @@ bool ipc_owner_or_admin(const struct ipc_perm_k *p);
 void ipc_perm_init(struct ipc_perm_k *p, int32_t key, int flags);
 void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u);
 
+// Semaphore adjustments (SEM_UNDO, kernel/ipc/sem.c): a new process gets
+// none, or shares its creator's list (CLONE_SYSVSEM; 0 or -ENOMEM); a
+// process that ends lets go of its list, and the last user's
+// adjustments are applied.
+struct process;
+int sem_undo_fork(struct process *child, bool share);
+void sem_exit(struct process *p);
+
 #endif

@@ -89,6 +89,7 @@ struct process {
 	bool child_subreaper;		// PR_SET_CHILD_SUBREAPER
 	bool not_dumpable;		// PR_SET_DUMPABLE 0
 	bool thp_disable;		// PR_SET_THP_DISABLE
+	struct sem_undo_list *sem_undo;	// SEM_UNDO adjustments (kernel/ipc/sem.c), shared by CLONE_SYSVSEM
 };
 
 static inline struct process *current_process(void)

@@ -10,6 +10,7 @@
 #include <kernel/vm.h>
 #include <kernel/panic.h>
 #include <kernel/pidfd.h>
+#include <kernel/ipc.h>
 #include <mm/kmalloc.h>
 #include <fs/file.h>
 #include <fs/vfs.h>
@@ -199,6 +200,10 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	p->fdt = share_or_copy_files(current_fdtable(), flags & CLONE_FILES);
 	p->sighand = sighand_copy(parent->sighand, flags & CLONE_CLEAR_SIGHAND);
 	p->fs = share_or_copy_view(current_fs_view(), flags & CLONE_FS);
+	if (sem_undo_fork(p, flags & CLONE_SYSVSEM) < 0) {
+		process_discard(p);
+		return 0;
+	}
 	if (!p->mm || !p->fdt || !p->fs || !p->sighand) {
 		process_discard(p);
 		return 0;

@@ -18,6 +18,7 @@
 #include <fs/file.h>
 #include <fs/poll.h>
 #include <kernel/pidfd.h>
+#include <kernel/ipc.h>
 #include <fs/vfs.h>
 #include <uapi/errno.h>
 #include <uapi/sched.h>
@@ -111,6 +112,7 @@ void process_discard(struct process *p)
 	if (p->fdt)
 		fdtable_put(p->fdt);
 	fs_view_put(p->fs);
+	sem_exit(p);
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	process_free_locked(p);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
@@ -142,6 +144,7 @@ static void process_finish(struct process *p)
 	spin_unlock_irqrestore(&p->lock, pl);
 	fdtable_put(fdt);
 	fs_view_drop(p);
+	sem_exit(p);		// SEM_UNDO: the adjustments are applied
 	// The signal handlers stay until the zombie is reaped: the parent may
 	// look at them (autoreap) and late signals may still name p.
 

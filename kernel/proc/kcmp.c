@@ -49,8 +49,8 @@ static long order(const void *a, const void *b, int type)
 
 // The object of 'type' that thread 'id' of p holds: the thread's own
 // table or view if it has one, else its process's (NULL for what there
-// is none of: no I/O context or System V semaphore undo list exists here,
-// as for a Linux process that never made one).  'ref': take a reference
+// is none of: no I/O context exists here, and a process that never used
+// SEM_UNDO has no undo list, as on Linux).  'ref': take a reference
 // to the table (KCMP_FILE).  proc_tree_lock held.
 static const void *resource_of(struct process *p, int id, int type, bool ref)
 {
@@ -68,6 +68,8 @@ static const void *resource_of(struct process *p, int id, int type, bool ref)
 		r = t && t->own_fs ? (const void *)t->own_fs : p->fs;
 	else if (type == KCMP_SIGHAND)
 		r = p->sighand;
+	else if (type == KCMP_SYSVSEM)
+		r = p->sem_undo;
 	if (ref && r)
 		fdtable_get((struct fdtable *)r);
 	spin_unlock(&p->lock);

@@ -49,8 +49,8 @@
 // So it does with the modes and owners of /dev/null and /dev/zero, which
 // the children hold open (fchmod and fchown reach them; an unprivileged
 // program after the fuzzer could no longer write to /dev/null), and it
-// removes the System V message queues the children made (they outlive
-// their makers, as on Linux).
+// removes the System V message queues and semaphore sets the children
+// made (they outlive their makers, as on Linux).
 // A forked or cloned child of a fuzzing thread exits at once, inside the
 // asm statement of the call (user/lib/rawsys.h), touching no memory.
 //
@@ -60,6 +60,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <sys/msg.h>
+#include <sys/sem.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -981,49 +982,62 @@ static const char *errno_name(int e)
 	return NULL;
 }
 
-// The System V message queues made while the children ran: those whose
-// identifiers were not there before (found by slot, MSG_STAT).
-#define MAX_QUEUES_BEFORE 256
-static int queues_before[MAX_QUEUES_BEFORE], nqueues_before;
+// The System V message queues and semaphore sets made while the children
+// ran: those whose identifiers were not there before (found by slot,
+// MSG_STAT and SEM_STAT).
+#define MAX_IPC_BEFORE 256
+enum ipc_kind { IPC_MSG, IPC_SEM, IPC_KINDS };
+static int ipc_before[IPC_KINDS][MAX_IPC_BEFORE], nipc_before[IPC_KINDS];
 
-static int queue_at(int slot)
+static int ipc_at(enum ipc_kind k, int slot)
 {
-	struct msqid_ds ds;
+	struct msqid_ds mds;
+	struct semid_ds sds;
 
-	return msgctl(slot, MSG_STAT, &ds);
+	return k == IPC_MSG ? msgctl(slot, MSG_STAT, &mds) : semctl(slot, 0, SEM_STAT, &sds);
 }
 
-static int top_queue_slot(void)
+static int ipc_top_slot(enum ipc_kind k)
 {
 	struct msginfo mi;
+	struct seminfo si;
 
-	return msgctl(0, MSG_INFO, (struct msqid_ds *)&mi);
+	return k == IPC_MSG ? msgctl(0, MSG_INFO, (struct msqid_ds *)&mi)
+			    : semctl(0, 0, SEM_INFO, &si);
 }
 
-static void note_message_queues(void)
+static void note_ipc_objects(void)
 {
-	int top = top_queue_slot();
+	for (int k = 0; k < IPC_KINDS; k++) {
+		int top = ipc_top_slot(k);
 
-	for (int slot = 0; slot <= top && nqueues_before < MAX_QUEUES_BEFORE; slot++) {
-		int id = queue_at(slot);
+		for (int slot = 0; slot <= top && nipc_before[k] < MAX_IPC_BEFORE; slot++) {
+			int id = ipc_at(k, slot);
 
-		if (id >= 0)
-			queues_before[nqueues_before++] = id;
+			if (id >= 0)
+				ipc_before[k][nipc_before[k]++] = id;
+		}
 	}
 }
 
-static void remove_message_queues(void)
+static void remove_ipc_objects(void)
 {
-	int top = top_queue_slot();
+	for (int k = 0; k < IPC_KINDS; k++) {
+		int top = ipc_top_slot(k);
 
-	for (int slot = 0; slot <= top; slot++) {
-		int id = queue_at(slot);
-		bool old = false;
+		for (int slot = 0; slot <= top; slot++) {
+			int id = ipc_at(k, slot);
+			bool old = false;
 
-		for (int i = 0; i < nqueues_before; i++)
-			old |= queues_before[i] == id;
-		if (id >= 0 && !old)
-			msgctl(id, IPC_RMID, NULL);
+			for (int i = 0; i < nipc_before[k]; i++)
+				old |= ipc_before[k][i] == id;
+			if (id < 0 || old)
+				continue;
+			if (k == IPC_MSG)
+				msgctl(id, IPC_RMID, NULL);
+			else
+				semctl(id, 0, IPC_RMID);
+		}
 	}
 }
 
@@ -1202,7 +1216,7 @@ int main(int argc, char **argv)
 			dev_st[i].st_mode = 0;
 
 	if (!safe_mode)
-		note_message_queues();
+		note_ipc_objects();
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	run_children(work, console);
 	double seconds = since(&start);
@@ -1217,7 +1231,7 @@ int main(int argc, char **argv)
 		chmod(devices[i], dev_st[i].st_mode & 07777);
 	}
 	if (!safe_mode)
-		remove_message_queues();
+		remove_ipc_objects();
 	close(console);
 	print_statistics(seconds);
 	ktap_result(ended == (only_child >= 0 ? 1 : children) && !unkillable,
