@@ -40,4 +40,7 @@ uint32_t current_umask(void);
 // keep O_ASYNC (F_SETFL, FIOASYNC).
 bool file_has_fasync(const struct file *f);
 
+// fcntl F_ADD_SEALS and F_GET_SEALS of a memfd (kernel/syscall/fs_memfd.c).
+long memfd_fcntl_seals(struct file *f, int cmd, uint64_t arg);
+
 #endif

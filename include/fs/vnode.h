@@ -134,6 +134,9 @@ struct vnode {
 	uint64_t npages;		// slots in 'pages' (a NULL slot is a hole)
 
 	struct file_lock *locks;	// fcntl and flock locks (kernel/fs/locks.c)
+	// memfd files (kernel/syscall/fs_memfd.c): F_SEAL_* bits, under 'lock'.
+	bool memfd;
+	uint32_t seals;
 
 	char *target;			// symlinks: immutable, 'size' bytes + NUL
 	const struct vnode_ops *ops;	// devices and synthetic files, else NULL
@@ -147,6 +150,13 @@ uint64_t fs_now_ns(void);
 
 // A new vnode with refcount 1 and nlink 0 (not yet in any directory).
 struct vnode *vnode_alloc(enum vnode_type type, uint32_t perm);
+
+// The memfd seals (fcntl F_ADD_SEALS) as the data paths obey them.
+#define F_SEAL_SEAL		0x0001	// no more seals
+#define F_SEAL_SHRINK		0x0002
+#define F_SEAL_GROW		0x0004
+#define F_SEAL_WRITE		0x0008
+#define F_SEAL_FUTURE_WRITE	0x0010	// writes through new mappings too
 
 // Directory entries; the caller holds vfs_tree_lock.
 struct dirent_node *dir_find(struct vnode *dir, const char *name, size_t len);

@@ -609,11 +609,16 @@ long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b
 		return -EISDIR;
 	if (vn->type != VNODE_REG)
 		return -EINVAL;
-	if (append) {
-		flags = spin_lock_irqsave(&vn->lock);
+	flags = spin_lock_irqsave(&vn->lock);
+	if (append)
 		off = vn->size;
-		spin_unlock_irqrestore(&vn->lock, flags);
-	}
+	// A sealed memfd: no writes at all, or none past its end (shmem's
+	// write_begin: EPERM).
+	bool sealed = (vn->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) ||
+		      ((vn->seals & F_SEAL_GROW) && n && off + n > vn->size);
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (sealed)
+		return -EPERM;
 	if (off >= VNODE_MAX_FILE_SIZE)
 		return n ? -EFBIG : 0;
 	if (n > VNODE_MAX_FILE_SIZE - off)
@@ -669,6 +674,11 @@ int vnode_truncate(struct vnode *vn, uint64_t size)
 	if (vn->ops)
 		return 0;	// synthetic files have no data to cut
 	flags = spin_lock_irqsave(&vn->lock);
+	if ((size < vn->size && (vn->seals & F_SEAL_SHRINK)) ||
+	    (size > vn->size && (vn->seals & F_SEAL_GROW))) {
+		spin_unlock_irqrestore(&vn->lock, flags);
+		return -EPERM;
+	}
 	// Whatever lies past the smaller of the two sizes must read as zero
 	// once the file is that long: drop whole pages, clear the partial
 	// one.  (Even when growing: a failed write may have left bytes
@@ -735,6 +745,10 @@ int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len)
 	// All the space or none: a fallocate that fails for want of space
 	// changes nothing.
 	flags = spin_lock_irqsave(&vn->lock);
+	if ((vn->seals & F_SEAL_GROW) && off + len > vn->size) {
+		spin_unlock_irqrestore(&vn->lock, flags);
+		return -EPERM;
+	}
 	reserved = count_holes(vn, first, last);
 	bool room = space_take(reserved);
 	spin_unlock_irqrestore(&vn->lock, flags);

@@ -108,13 +108,16 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 	case F_SETOWN:
 		// SIGIO is not delivered: only "no owner" can be honoured.
 		return (int)arg == 0 ? 0 : -EINVAL;
+	case F_ADD_SEALS:
+	case F_GET_SEALS:
+		return memfd_fcntl_seals(f, cmd, arg);
 	case F_GETPIPE_SZ:
 		return f->pipe ? (long)pipe_size(f) : -EBADF;
 	case F_SETPIPE_SZ:
 		return f->pipe ? pipe_set_size(f, arg) : -EBADF;
 	default:
 		// Among others F_SETLEASE, F_SETSIG/F_GETSIG, F_SETOWN_EX/
-		// F_GETOWN_EX, F_NOTIFY, seals and write hints.
+		// F_GETOWN_EX, F_NOTIFY and write hints.
 		return -EINVAL;
 	}
 }

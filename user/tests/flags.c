@@ -1414,7 +1414,7 @@ static const struct flag_row rows[] = {
 	{ "prctl_PR_SET_DUMPABLE_2_EINVAL", r_prctl_dumpable, EINVAL, LINUX_SAME, false },
 	{ "prctl_PR_SET_TSC_3_EINVAL", r_prctl_tsc, EINVAL, LINUX_SAME, false },
 	{ "prctl_PR_SET_NO_NEW_PRIVS_0_EINVAL", r_prctl_nnp, EINVAL, LINUX_SAME, false },
-	{ "memfd_create_MFD_ALLOW_SEALING_EINVAL", r_memfd_sealing, EINVAL, LINUX_OK, false },
+	{ "memfd_create_MFD_ALLOW_SEALING", r_memfd_sealing, 0, LINUX_SAME, false },
 	{ "memfd_create_MFD_HUGETLB_EINVAL", r_memfd_hugetlb, EINVAL, LINUX_ANY, false },
 	{ "execveat_unknown_flag_EINVAL", r_execveat_flags, EINVAL, LINUX_SAME, false },
 	{ "prctl_PR_SET_NAME_PR_GET_NAME", r_prctl_name, 0, LINUX_SAME, false },
