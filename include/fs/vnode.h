@@ -193,6 +193,8 @@ int vnode_truncate(struct vnode *vn, uint64_t size);
 // the caller drops with frame_unref (file mappings).  A hole inside the
 // file gets a fresh zeroed page; past the end gives -ENXIO.
 int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa);
+// Does file page 'index' hold data (not a hole)?  (mincore)
+bool vnode_page_resident(struct vnode *vn, uint64_t index);
 
 // fallocate mode 0: pages for [off, off+len) (zeroed where there were
 // holes), the size grown to cover them.  -ENOSPC, changing nothing, when

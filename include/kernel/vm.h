@@ -87,6 +87,9 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 int vm_unmap(struct mm *mm, uint64_t addr, size_t len);
 int vm_protect(struct mm *mm, uint64_t addr, size_t len, int prot, bool growsdown);
 int vm_advise(struct mm *mm, uint64_t addr, size_t len, int advice);
+// mincore: 1 in vec[i] for each page of the range in memory (faulted in,
+// or a file's page); -ENOMEM when the range holds unmapped pages.
+int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec);
 long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, int flags,
 	      uint64_t new_addr);
 // Writes into an address space that need not be the current one (exec's

@@ -696,6 +696,15 @@ int vnode_truncate(struct vnode *vn, uint64_t size)
 	return 0;
 }
 
+bool vnode_page_resident(struct vnode *vn, uint64_t index)
+{
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+	bool in = index < vn->npages && vn->pages[index];
+
+	spin_unlock_irqrestore(&vn->lock, flags);
+	return in;
+}
+
 int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa)
 {
 	uint64_t flags;

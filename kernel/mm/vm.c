@@ -833,6 +833,32 @@ static int advise_one(struct mm *mm, struct vma **vp, uint64_t start, uint64_t e
 // [start, end) is page aligned, not empty, and does not wrap; advice is
 // one the caller accepts.  As Linux, every mapped part is advised and a
 // hole anywhere gives ENOMEM at the end.
+int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec)
+{
+	uint64_t addr = start;
+	int err = 0;
+
+	spin_lock(&mm->lock);
+	for (size_t i = 0; i < npages; i++, addr += PAGE_SIZE) {
+		struct vma *v = vma_find(mm, addr);
+		uint64_t *e;
+
+		if (!v) {
+			err = -ENOMEM;		// a hole in the range, as Linux
+			break;
+		}
+		e = pte_walk(mm->root_pa, addr, false, false);
+		vec[i] = e && pte_has_frame(*e);
+		// A file page not faulted in yet is still in memory: every file
+		// is (Linux reports the page cache).
+		if (!vec[i] && v->file && addr < v->file_end)
+			vec[i] = vnode_page_resident(v->file,
+						     (v->file_off + (addr - v->node.start)) / PAGE_SIZE);
+	}
+	spin_unlock(&mm->lock);
+	return err;
+}
+
 int vm_advise(struct mm *mm, uint64_t start, size_t len, int advice)
 {
 	uint64_t end = start + len, cur = start;

@@ -5,6 +5,8 @@
 #include <kernel/syscall.h>
 #include <kernel/process.h>
 #include <kernel/vm.h>
+#include <kernel/uaccess.h>
+#include <mm/phys.h>
 #include <fs/file.h>
 #include <fs/vnode.h>
 #include <fs/vfs.h>
@@ -173,6 +175,34 @@ SYSCALL_DEFINE(SYS_madvise, madvise)
 	if (len == 0)
 		return 0;
 	return vm_advise(current_process()->mm, start, len, advice);
+}
+
+// mincore(2): which pages of a range are in memory, a byte each, written
+// a chunk at a time.
+SYSCALL_DEFINE(SYS_mincore, mincore)
+{
+	uint64_t start = args->a[0], len = args->a[1], uvec = args->a[2];
+	uint8_t chunk[256];
+	uint64_t npages, done = 0;
+
+	if (start & PAGE_OFFSET_MASK)
+		return -EINVAL;
+	if (len > UINT64_MAX - PAGE_SIZE)
+		return -ENOMEM;
+	npages = (len + PAGE_SIZE - 1) / PAGE_SIZE;
+	if (!user_range_ok(start, npages * PAGE_SIZE))
+		return -ENOMEM;
+	while (done < npages) {
+		size_t n = npages - done < sizeof(chunk) ? npages - done : sizeof(chunk);
+		int rc = vm_mincore(current_process()->mm, start + done * PAGE_SIZE, n, chunk);
+
+		if (rc < 0)
+			return rc;
+		if (copy_to_user(uvec + done, chunk, n) < 0)
+			return -EFAULT;
+		done += n;
+	}
+	return 0;
 }
 
 // There are no shared file mappings (mmap refuses them), so there is

@@ -181,12 +181,28 @@ static void t_mlock2_restart(void)
 	check_errno(syscall(SYS_restart_syscall), EINTR, "restart_syscall with nothing to restart");
 }
 
+static void t_mincore(void)
+{
+	char *p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char vec[3] = { 9, 9, 9 };
+
+	p[4096] = 1;		// only the middle page is touched
+	check_ok(mincore(p, 3 * 4096, vec), "mincore");
+	check(vec[0] == 0 && vec[1] == 1 && vec[2] == 0, "the touched page only");
+	check_errno(mincore(p + 1, 4096, vec), EINVAL, "an unaligned start");
+	munmap(p + 4096, 4096);
+	check_errno(mincore(p, 3 * 4096, vec), ENOMEM, "a hole in the range");
+	check_errno(mincore(p, 4096, (unsigned char *)8), EFAULT, "a bad vector");
+	munmap(p, 3 * 4096);
+}
+
 static const struct test_case cases[] = {
 	{ "preadv2_pwritev2", t_preadv2_pwritev2 },
 	{ "copy_file_range", t_copy_file_range },
 	{ "utime_utimes_futimesat", t_utime_family },
 	{ "readahead_sync_file_range", t_readahead_sync_file_range },
 	{ "mlock2_restart_syscall", t_mlock2_restart },
+	{ "mincore", t_mincore },
 };
 
 int main(void)

@@ -31,7 +31,6 @@
 // NUMA policy, and what Linux itself lacks (marked); docs/syscalls.md
 // says why each is left out.
 static const int enosys_expected[] = {
-	27,				// mincore
 	29,				// shmget
 	30,				// shmat
 	31,				// shmctl
