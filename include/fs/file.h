@@ -29,6 +29,9 @@ struct file {
 	// A terminal's file after vhangup: reads see end of file, writes and
 	// ioctls EIO, poll every event, for good (Linux's hung_up_tty_fops).
 	bool hung_up;
+	// The epoll items watching this file (fs/eventpoll.h), under the
+	// epoll topology lock; its last put removes them.
+	struct epitem *ep_items;
 };
 
 // A new file on 'vn' (taking over the caller's vnode reference) or on one
@@ -69,6 +72,10 @@ long file_write_append(struct file *f, struct iobuf *b, size_t n);
 bool file_can_pread(const struct file *f);
 // The current readiness: POLLIN/POLLOUT/POLLHUP/POLLERR bits.
 int file_poll(struct file *f);
+// The count of the wake-ups of the object behind f that reach a waiter
+// asking for 'events' (fs/poll.h); 0 for files whose readiness never
+// changes.
+uint64_t file_poll_events(struct file *f, uint32_t events);
 
 // ---- descriptor tables ----
 

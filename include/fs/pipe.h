@@ -17,6 +17,7 @@ int pipe_create(struct file **rd, struct file **wr, uint32_t flags);
 long pipe_read(struct file *f, struct iobuf *b, size_t n);
 long pipe_write(struct file *f, struct iobuf *b, size_t n);
 int pipe_poll(struct file *f);
+uint64_t pipe_poll_events(struct file *f, uint32_t events);	// fs/poll.h
 size_t pipe_bytes_ready(struct file *f);	// FIONREAD
 size_t pipe_size(struct file *f);		// F_GETPIPE_SZ
 long pipe_set_size(struct file *f, uint64_t want);	// F_SETPIPE_SZ

@@ -30,6 +30,44 @@ void poll_notify(void);
 
 uint64_t poll_seq(void);
 
+// Edge-triggered epoll must see every event on an object, not only its
+// readiness now: a second write to a readable pipe wakes an EPOLLET
+// waiter again, as on Linux, where each wake-up of the object's queue
+// reaches the epoll items whose events meet the wake-up's key.  So each
+// pollable object counts its wake-ups by key, its notifiers call
+// poll_event (before poll_notify) where Linux's object wakes its queue,
+// and vnode_ops.poll_events / file_poll_events report the count an item
+// interested in some events follows.
+struct poll_events {
+	uint64_t in;	// key POLLIN: data arrived
+	uint64_t out;	// key POLLOUT: room was made
+	uint64_t all;	// no key (hang-ups, changes of state): every item
+};
+
+// A wake-up with 'key': POLLIN, POLLOUT, or 0 for everyone.
+static inline void poll_event(struct poll_events *ev, int key)
+{
+	if (!key)
+		__atomic_add_fetch(&ev->all, 1, __ATOMIC_SEQ_CST);
+	if (key & POLLIN)
+		__atomic_add_fetch(&ev->in, 1, __ATOMIC_SEQ_CST);
+	if (key & POLLOUT)
+		__atomic_add_fetch(&ev->out, 1, __ATOMIC_SEQ_CST);
+}
+
+// The count of the wake-ups that reach an item asking for 'events' (a sum
+// of counts that only grow: it changes exactly when one of them does).
+static inline uint64_t poll_events_for(struct poll_events *ev, uint32_t events)
+{
+	uint64_t n = __atomic_load_n(&ev->all, __ATOMIC_SEQ_CST);
+
+	if (events & (POLLIN | POLLRDNORM))
+		n += __atomic_load_n(&ev->in, __ATOMIC_SEQ_CST);
+	if (events & (POLLOUT | POLLWRNORM))
+		n += __atomic_load_n(&ev->out, __ATOMIC_SEQ_CST);
+	return n;
+}
+
 // Sleeps until the sequence number differs from 'seq' (0), the absolute
 // monotonic 'deadline' passes (-ETIMEDOUT; WAIT_FOREVER for none) or a
 // signal arrives (-EINTR).

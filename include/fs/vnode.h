@@ -49,6 +49,8 @@ struct vnode_ops {
 	long (*read)(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n);
 	long (*write)(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n);
 	int (*poll)(struct vnode *vn);				// POLLIN/POLLOUT/...
+	// fs/poll.h's count of the wake-ups an item asking for 'events' sees.
+	uint64_t (*poll_events)(struct vnode *vn, uint32_t events);
 	long (*ioctl)(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg);
 	// A symlink whose target is computed at lookup (/proc/self/exe);
 	// returns the length or a negative errno.  Called with vfs_tree_lock

@@ -8,6 +8,7 @@
 #include <kernel/spinlock.h>
 #include <kernel/wait.h>
 #include <kernel/thread.h>
+#include <fs/poll.h>
 #include <uapi/signal.h>
 #include <arch/process_arch.h>
 
@@ -25,6 +26,7 @@ struct sighand {
 	int refcount;
 	struct spinlock lock;
 	struct k_sigaction action[NSIG + 1];	// indexed by signal number
+	struct poll_events poll_events;	// signals sent: signalfds' wake-ups (fs/poll.h)
 };
 
 struct rlimit_pair {

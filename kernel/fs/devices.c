@@ -112,6 +112,7 @@ static struct {
 	struct kernel_termios termios;
 	struct kernel_winsize winsize;
 	struct tty tty;			// session and foreground group (kernel/proc/session.c)
+	struct poll_events events;	// fs/poll.h: all without a key, as pty.c's
 } con = {
 	.lock = SPINLOCK_INIT("console input"),
 	.termios = {
@@ -191,6 +192,7 @@ static void console_input(const char *s, size_t len)
 		console_write(echo, n);
 	if (sig)
 		tty_signal_fg(&con.tty, sig, 1);
+	poll_event(&con.events, 0);
 	poll_notify();
 }
 
@@ -330,6 +332,7 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 		if (!canonical())
 			con.ready = con.count;
 		spin_unlock_irqrestore(&con.lock, flags);
+		poll_event(&con.events, 0);
 		poll_notify();
 		return 0;
 	}
@@ -380,6 +383,12 @@ static long console_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 	}
 }
 
+static uint64_t console_poll_events(struct vnode *vn, uint32_t events)
+{
+	(void)vn;
+	return poll_events_for(&con.events, events);
+}
+
 static struct tty *console_tty(struct vnode *vn)
 {
 	(void)vn;
@@ -390,6 +399,7 @@ static const struct vnode_ops console_ops = {
 	.read = console_read,
 	.write = console_write_op,
 	.poll = console_poll,
+	.poll_events = console_poll_events,
 	.ioctl = console_ioctl,
 	.tty = console_tty,
 	.stream = true,
@@ -421,6 +431,7 @@ static const struct vnode_ops devtty_ops = {
 	.read = console_read,
 	.write = console_write_op,
 	.poll = console_poll,
+	.poll_events = console_poll_events,
 	.ioctl = console_ioctl,
 	.open = devtty_open,
 	.tty = console_tty,	// opened while the console was the terminal

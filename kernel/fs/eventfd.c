@@ -23,6 +23,7 @@ struct eventfd {
 	struct wait_queue wq;		// readers waiting for a count, writers for room
 	int id;				// fdinfo's eventfd-id
 	struct eventfd *id_next;	// the list of live ids, in order
+	struct poll_events events;	// fs/poll.h
 };
 
 // eventfd-id is the lowest number no live eventfd has, as Linux's IDA
@@ -57,10 +58,12 @@ static void id_give_back(struct eventfd *e)
 	spin_unlock_irqrestore(&ids_lock, flags);
 }
 
-// The counter changed: wake both kinds of sleeper and every poller.
-static void changed_locked(struct eventfd *e)
+// The counter changed: wake both kinds of sleeper and every poller; 'key'
+// is Linux's (POLLIN after a write, POLLOUT after a read).
+static void changed_locked(struct eventfd *e, int key)
 {
 	wq_wake_all(&e->wq);
+	poll_event(&e->events, key);
 	poll_notify();
 }
 
@@ -84,7 +87,7 @@ static long eventfd_read(struct vnode *vn, struct file *f, uint64_t off, struct 
 	if (rc == 0) {
 		v = e->semaphore ? 1 : e->count;
 		e->count -= v;
-		changed_locked(e);
+		changed_locked(e, POLLOUT);
 	}
 	spin_unlock_irqrestore(&e->lock, flags);
 	if (rc)
@@ -116,10 +119,17 @@ static long eventfd_write(struct vnode *vn, struct file *f, uint64_t off, struct
 	}
 	if (rc == 0) {
 		e->count += v;
-		changed_locked(e);
+		changed_locked(e, POLLIN);
 	}
 	spin_unlock_irqrestore(&e->lock, flags);
 	return rc ? rc : (long)sizeof(v);
+}
+
+static uint64_t eventfd_poll_events(struct vnode *vn, uint32_t events)
+{
+	struct eventfd *e = vn->priv;
+
+	return poll_events_for(&e->events, events);
 }
 
 // Linux's bits exactly: POLLIN, POLLOUT and POLLERR without their
@@ -159,6 +169,7 @@ static const struct vnode_ops eventfd_ops = {
 	.read = eventfd_read,
 	.write = eventfd_write,
 	.poll = eventfd_poll,
+	.poll_events = eventfd_poll_events,
 	.open = anon_open,
 	.release = eventfd_release,
 	.fdinfo = eventfd_fdinfo,

@@ -1,6 +1,7 @@
 // Open file descriptions and descriptor tables.
 
 #include <fs/file.h>
+#include <fs/eventpoll.h>
 #include <fs/vfs.h>
 #include <fs/pipe.h>
 #include <fs/locks.h>
@@ -60,6 +61,10 @@ void file_put(struct file *f)
 	if (!f || __atomic_sub_fetch(&f->refcount, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	locks_remove_file(f);	// OFD and flock locks die with the description
+	// No new item can appear once the last reference is gone (ctl holds
+	// one), so an empty list needs no lock.
+	if (__atomic_load_n(&f->ep_items, __ATOMIC_ACQUIRE))
+		eventpoll_release(f);
 	if (f->pipe)
 		pipe_release(f);
 	if (f->vn && f->vn->ops && f->vn->ops->close && !(f->flags & O_PATH))
@@ -265,6 +270,15 @@ int file_poll(struct file *f)
 		return f->vn->ops->poll(f->vn);
 	// Files and directories never block.
 	return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+}
+
+uint64_t file_poll_events(struct file *f, uint32_t events)
+{
+	if (f->pipe)
+		return pipe_poll_events(f, events);
+	if (f->vn && f->vn->ops && f->vn->ops->poll_events && !f->hung_up)
+		return f->vn->ops->poll_events(f->vn, events);
+	return 0;
 }
 
 // ---- descriptor tables ----

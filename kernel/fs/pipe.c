@@ -38,6 +38,10 @@ struct pipe {
 	// waiting for the other side (Linux's r_counter, w_counter).
 	struct vnode *fifo;
 	unsigned r_counter, w_counter;
+	// fs/poll.h: Linux's wake-ups with their keys (as 6.1's pipe_read,
+	// pipe_write: data in always, room only when it was full or a writer
+	// had to wait; an end closing or the ring resized: everyone).
+	struct poll_events events;
 };
 
 // /proc/sys/fs/pipe-max-size: the largest capacity F_SETPIPE_SZ grants,
@@ -191,6 +195,7 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 	struct pipe *p = f->pipe;
 	struct bounce bb;
 	size_t done = 0;
+	bool slept = false;
 	long rc = 0;
 
 	if (n == 0)
@@ -198,6 +203,7 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 	bounce_init(&bb, n);
 	while (done < n) {
 		uint64_t flags = spin_lock_irqsave(&p->lock);
+		bool was_full;
 		size_t got;
 
 		// Wait for data only if nothing has been read yet: a read
@@ -214,13 +220,19 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 				rc = -ERESTARTSYS;
 				break;
 			}
+			slept = true;
 		}
 		if (rc || p->count == 0) {
 			spin_unlock_irqrestore(&p->lock, flags);
 			break;
 		}
+		was_full = p->count == p->size;
 		got = ring_take(p, bb.buf, n - done < bb.size ? n - done : bb.size);
 		wq_wake_all(&p->write_wq);
+		if (was_full)
+			poll_event(&p->events, POLLOUT);
+		if (slept && p->count)
+			poll_event(&p->events, POLLIN);	// the next reader's turn
 		spin_unlock_irqrestore(&p->lock, flags);
 		poll_notify();
 		if (iobuf_put(b, done, bb.buf, got) < 0) {
@@ -239,6 +251,7 @@ long pipe_write(struct file *f, struct iobuf *b, size_t n)
 	bool atomic = n <= PIPE_BUF;
 	struct bounce bb;
 	size_t done = 0;
+	bool slept = false;
 	long rc = 0;
 
 	if (n == 0)
@@ -273,6 +286,9 @@ long pipe_write(struct file *f, struct iobuf *b, size_t n)
 				ring_put(p, bb.buf + put, m);
 				put += m;
 				wq_wake_all(&p->read_wq);
+				poll_event(&p->events, POLLIN);
+				if (slept && p->count < p->size)
+					poll_event(&p->events, POLLOUT);	// the next writer's turn
 				poll_notify();
 				continue;
 			}
@@ -285,6 +301,7 @@ long pipe_write(struct file *f, struct iobuf *b, size_t n)
 				rc = -ERESTARTSYS;
 				break;
 			}
+			slept = true;
 		}
 		spin_unlock_irqrestore(&p->lock, flags);
 		done += put;
@@ -317,6 +334,11 @@ int pipe_poll(struct file *f)
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	return mask;
+}
+
+uint64_t pipe_poll_events(struct file *f, uint32_t events)
+{
+	return poll_events_for(&f->pipe->events, events);
 }
 
 size_t pipe_size(struct file *f)
@@ -371,6 +393,7 @@ long pipe_set_size(struct file *f, uint64_t want)
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	page_free(unused, unused_order);
+	poll_event(&p->events, 0);
 	poll_notify();
 	return rc;
 }
@@ -469,6 +492,7 @@ int fifo_open(struct file *f, struct vnode *vn)
 			rc = wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true);
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
+	poll_event(&p->events, 0);
 	poll_notify();
 	if (rc) {
 		pipe_release(f);	// the caller drops f
@@ -502,6 +526,7 @@ void pipe_release(struct file *f)
 			fifo->priv = NULL;
 		spin_unlock_irqrestore(&fifo->lock, vflags);
 	}
+	poll_event(&p->events, 0);
 	poll_notify();
 	if (last)
 		pipe_free(p);

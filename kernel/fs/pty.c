@@ -78,6 +78,9 @@ struct pty {
 	bool locked;			// TIOCSPTLCK: the slave cannot be opened
 	int slave_opens;		// open slave files
 	bool slave_opened;		// ever: then no slave open means hang-up for the master
+	// fs/poll.h: both sides' wake-ups, all without a key (Linux's tty
+	// layer keys some; here every change reaches every item).
+	struct poll_events events;
 	bool master_closed;
 	struct vnode *master_vn, *slave_vn;
 	struct tty tty;
@@ -213,8 +216,10 @@ static long master_read(struct vnode *vn, struct file *f, uint64_t off, struct i
 	}
 	while (rc == 0 && got < n && p->out.count)
 		bounce[got++] = ring_take(&p->out);
-	if (got)
+	if (got) {
 		wq_wake_all(&p->wq);
+		poll_event(&p->events, 0);
+	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (got)
 		poll_notify();
@@ -250,6 +255,7 @@ static long master_write(struct vnode *vn, struct file *f, uint64_t off, struct 
 			tty_signal_fg(&p->tty, sigs[i], 0);
 		done += chunk;
 	}
+	poll_event(&p->events, 0);
 	poll_notify();
 	return done;
 }
@@ -295,10 +301,18 @@ static long master_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64_
 
 static void master_release(struct vnode *vn, struct file *f);
 
+static uint64_t pty_poll_events(struct vnode *vn, uint32_t events)
+{
+	struct pty *p = pty_of(vn);
+
+	return p ? poll_events_for(&p->events, events) : 0;
+}
+
 static const struct vnode_ops master_ops = {
 	.read = master_read,
 	.write = master_write,
 	.poll = master_poll,
+	.poll_events = pty_poll_events,
 	.ioctl = master_ioctl,
 	.close = master_release,
 	.stream = true,
@@ -400,6 +414,7 @@ static long slave_write(struct vnode *vn, struct file *f, uint64_t off, struct i
 		if (i < chunk)
 			break;
 	}
+	poll_event(&p->events, 0);
 	poll_notify();
 	return done ? (long)done : rc;
 }
@@ -450,6 +465,7 @@ static const struct vnode_ops slave_ops = {
 	.read = slave_read,
 	.write = slave_write,
 	.poll = slave_poll,
+	.poll_events = pty_poll_events,
 	.ioctl = slave_ioctl,
 	.open = slave_open,
 	.close = slave_release,
@@ -488,6 +504,7 @@ static long termios_ioctl(struct pty *p, unsigned cmd, uint64_t arg, bool slave)
 		if (!canonical(p))
 			p->ready = p->in.count;	// a partial line becomes readable
 		wq_wake_all(&p->wq);
+		poll_event(&p->events, 0);
 		spin_unlock_irqrestore(&p->lock, flags);
 		poll_notify();
 		return 0;
@@ -587,6 +604,7 @@ static void slave_release(struct vnode *vn, struct file *f)
 		uint64_t fl = spin_lock_irqsave(&p->lock);
 		p->slave_opens--;
 		wq_wake_all(&p->wq);
+		poll_event(&p->events, 0);
 		spin_unlock_irqrestore(&p->lock, fl);
 		maybe_free_locked(p);
 	}
@@ -608,6 +626,7 @@ static void master_release(struct vnode *vn, struct file *f)
 	uint64_t fl = spin_lock_irqsave(&p->lock);
 	p->master_closed = true;
 	wq_wake_all(&p->wq);
+	poll_event(&p->events, 0);
 	spin_unlock_irqrestore(&p->lock, fl);
 	vn->priv = 0;
 	maybe_free_locked(p);

@@ -27,6 +27,7 @@
 
 struct signalfd {
 	uint64_t mask;		// atomic: signalfd() on the descriptor replaces it
+	struct poll_events events;	// fs/poll.h: mask changes (signals: sighand's)
 };
 
 // Linux's struct signalfd_siginfo.
@@ -165,6 +166,16 @@ static int signalfd_poll(struct vnode *vn)
 	return ready ? POLLIN : 0;
 }
 
+// As signalfd_poll, for the reader's process: a signal sent to it is an
+// event of each of its signalfds (Linux wakes sighand's signalfd queue).
+static uint64_t signalfd_poll_events(struct vnode *vn, uint32_t events)
+{
+	struct signalfd *s = vn->priv;
+	struct sighand *sh = current_thread()->proc->sighand;
+
+	return poll_events_for(&s->events, events) + poll_events_for(&sh->poll_events, events);
+}
+
 static void signalfd_fdinfo(struct vnode *vn, char *buf, size_t size)
 {
 	ksnprintf(buf, size, "sigmask:\t%016lx\n", mask_of(vn));
@@ -178,6 +189,7 @@ static void signalfd_release(struct vnode *vn)
 static const struct vnode_ops signalfd_ops = {
 	.read = signalfd_read,
 	.poll = signalfd_poll,
+	.poll_events = signalfd_poll_events,
 	.open = anon_open,
 	.release = signalfd_release,
 	.fdinfo = signalfd_fdinfo,
@@ -212,6 +224,7 @@ static long signalfd_update(int fd, uint64_t mask)
 	s = anon_priv(f, &signalfd_ops);
 	if (s) {
 		__atomic_store_n(&s->mask, mask, __ATOMIC_RELAXED);
+		poll_event(&s->events, 0);
 		poll_notify();
 	}
 	file_put(f);

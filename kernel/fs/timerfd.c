@@ -66,6 +66,7 @@ struct timerfd {
 	bool mono_base;		// CLOCK_REALTIME set relative: counts on MONOTONIC
 	struct wait_queue wq;	// readers
 	struct timerfd *next;	// on 'running'
+	struct poll_events events;	// fs/poll.h: expirations, TFD_IOC_SET_TICKS
 };
 
 // One lock for every timerfd: the tick walks them all, and they are few.
@@ -126,6 +127,7 @@ static bool fire_locked(struct timerfd *t)
 	t->expired = true;
 	t->ticks++;
 	wq_wake_all(&t->wq);
+	poll_event(&t->events, POLLIN);
 	return true;
 }
 
@@ -226,6 +228,20 @@ static int timerfd_poll(struct vnode *vn)
 	return mask;
 }
 
+// A due expiry is fired here as in timerfd_poll, so that the count read
+// before the readiness already includes the expiry that readiness shows.
+static uint64_t timerfd_poll_events(struct vnode *vn, uint32_t interest)
+{
+	struct timerfd *t = vn->priv;
+	uint64_t flags = spin_lock_irqsave(&timerfd_lock);
+	uint64_t events;
+
+	fire_locked(t);
+	events = poll_events_for(&t->events, interest);
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+	return events;
+}
+
 // TFD_IOC_SET_TICKS (CONFIG_CHECKPOINT_RESTORE, which Debian's 6.1 has):
 // the count of unread expirations becomes the argument.
 static long timerfd_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg)
@@ -243,6 +259,7 @@ static long timerfd_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 	flags = spin_lock_irqsave(&timerfd_lock);
 	t->ticks = ticks;
 	wq_wake_all(&t->wq);
+	poll_event(&t->events, POLLIN);
 	spin_unlock_irqrestore(&timerfd_lock, flags);
 	poll_notify();
 	return 0;
@@ -278,6 +295,7 @@ static void timerfd_release(struct vnode *vn)
 static const struct vnode_ops timerfd_ops = {
 	.read = timerfd_read,
 	.poll = timerfd_poll,
+	.poll_events = timerfd_poll_events,
 	.ioctl = timerfd_ioctl,
 	.open = anon_open,
 	.release = timerfd_release,

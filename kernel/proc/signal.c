@@ -348,8 +348,10 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 		return 0;
 	}
 	int rc = make_pending(p, &p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
-	if (rc == 0)
+	if (rc == 0) {
 		signal_wake_one(p, sig);
+		poll_event(&p->sighand->poll_events, 0);
+	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	if (rc == 0)
 		poll_notify();		// a signalfd may be ready now
@@ -377,6 +379,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		rc = make_pending(p, &t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 		if (rc == 0) {
 			queued = true;
+			poll_event(&p->sighand->poll_events, 0);
 			wake_interruptible(t);
 			if (t != current_thread() && t->on_cpu)
 				arch_send_ipi(t->cpu, IPI_RESCHED);

@@ -320,6 +320,33 @@ static void t_event_fds(void)
 	close(tfd);
 }
 
+// epoll: the event epoll_ctl reads, the array epoll_wait writes (with an
+// event ready: nothing is written otherwise), epoll_pwait's mask and
+// epoll_pwait2's timeout.
+static void t_epoll(void)
+{
+	int ep = (int)syscall(SYS_epoll_create1, 0), p[2];
+	struct { uint32_t events; uint64_t data; } __attribute__((packed)) ev = { 1, 0 }, out[1];
+
+	if (pipe(p) < 0 || write(p[1], "x", 1) != 1)
+		fail("pipe: errno=%d", errno);
+	for (int i = 0; i < BAD_FOR_READS; i++)
+		check_efault(syscall(SYS_epoll_ctl, ep, 1, p[0], bad[i].addr), i, "epoll_ctl(event)");
+	if (syscall(SYS_epoll_ctl, ep, 1, p[0], &ev) < 0)
+		fail("epoll_ctl ADD: errno=%d", errno);
+	for (int i = 0; i < BAD_FOR_WRITES; i++)
+		check_efault(syscall(SYS_epoll_wait, ep, bad[i].addr, 1, 0), i, "epoll_wait(events)");
+	for (int i = FIRST_NON_NULL; i < BAD_FOR_READS; i++) {
+		check_efault(syscall(SYS_epoll_pwait, ep, out, 1, 0, bad[i].addr, 8), i,
+			     "epoll_pwait(sigmask)");
+		check_efault(syscall(441, ep, out, 1, bad[i].addr, NULL, 8), i,
+			     "epoll_pwait2(timeout)");
+	}
+	close(p[0]);
+	close(p[1]);
+	close(ep);
+}
+
 // ---- time --------------------------------------------------------------------------------
 
 static void t_clock_gettime(void)
@@ -486,6 +513,7 @@ static const struct test_case cases[] = {
 	{ "pipe_pipe2", t_pipe },
 	{ "poll", t_poll },
 	{ "eventfd_signalfd_timerfd", t_event_fds },
+	{ "epoll", t_epoll },
 	{ "ppoll_select", t_ppoll_select },
 	{ "clock_gettime_getres", t_clock_gettime },
 	{ "gettimeofday", t_gettimeofday },

@@ -1231,6 +1231,57 @@ static long timerfd_set(long flags)
 static long r_timerfd_settime_flag(void) { return timerfd_set(4L); }
 static long r_timerfd_cancel_on_set(void) { return timerfd_set(3L); }	// ABSTIME | CANCEL_ON_SET
 
+// epoll: sets are closed again; ctl rows work on a pipe's read end.
+static long r_epoll_create_0(void) { return closed(syscall(SYS_epoll_create, 0L)); }
+static long r_epoll_create1_flag(void) { return closed(syscall(SYS_epoll_create1, 1L)); }
+static long r_epoll_create1_cloexec(void) { return closed(syscall(SYS_epoll_create1, (long)O_CLOEXEC)); }
+static long epoll_on_pipe(long op, uint32_t events, bool add_first)
+{
+	long ep = syscall(SYS_epoll_create1, 0L), rc;
+	struct { uint32_t events; uint64_t data; } __attribute__((packed)) ev = { 1, 0 };
+	int p[2];
+
+	if (ep < 0 || pipe(p) < 0)
+		return -1;
+	if (add_first)
+		syscall(SYS_epoll_ctl, ep, 1L, (long)p[0], &ev);
+	ev.events = events;
+	rc = syscall(SYS_epoll_ctl, ep, op, (long)p[0], &ev);
+	close(p[0]);
+	close(p[1]);
+	closed(ep);
+	return rc;
+}
+static long r_epoll_ctl_op(void) { return epoll_on_pipe(4L, 1, false); }
+static long r_epoll_excl_mod(void) { return epoll_on_pipe(3L, 1u | 1u << 28, true); }
+static long r_epoll_excl_oneshot(void) { return epoll_on_pipe(1L, 1u | 1u << 28 | 1u << 30, false); }
+static long r_epoll_excl_ok(void) { return epoll_on_pipe(1L, 1u | 1u << 28 | 1u << 31, false); }
+static long r_epoll_wakeup(void) { return epoll_on_pipe(1L, 1u | 1u << 29, false); }
+static long r_epoll_every_event(void) { return epoll_on_pipe(1L, 0x27ffu | 3u << 30, false); }
+static long r_epoll_ctl_file(void)
+{
+	long ep = syscall(SYS_epoll_create1, 0L), rc;
+	struct { uint32_t events; uint64_t data; } __attribute__((packed)) ev = { 1, 0 };
+	int fd = open("/proc/self/exe", O_RDONLY);
+
+	rc = syscall(SYS_epoll_ctl, ep, 1L, (long)fd, &ev);
+	close(fd);
+	closed(ep);
+	return rc;
+}
+static long epoll_wait_args(long nr, long maxevents, long sigsetsize)
+{
+	long ep = syscall(SYS_epoll_create1, 0L), rc;
+	uint64_t mask = 0, events[3];
+
+	rc = syscall(nr, ep, events, maxevents, 0L, &mask, sigsetsize);
+	closed(ep);
+	return rc;
+}
+static long r_epoll_wait_max0(void) { return epoll_wait_args(SYS_epoll_wait, 0L, 8L); }
+static long r_epoll_pwait_size(void) { return epoll_wait_args(SYS_epoll_pwait, 1L, 4L); }
+static long r_epoll_pwait2_size(void) { return epoll_wait_args(441, 1L, 16L); }
+
 static long r_arch_prctl_unknown(void) { return syscall(SYS_arch_prctl, (long)X_ARCH_UNKNOWN, 0L); }
 
 // rseq: the flags argument knows only RSEQ_FLAG_UNREGISTER (1).  A
@@ -1514,6 +1565,19 @@ static const struct flag_row rows[] = {
 	{ "timerfd_create_unknown_flag_EINVAL", r_timerfd_flag, EINVAL, LINUX_SAME, false },
 	{ "timerfd_settime_unknown_flag_EINVAL", r_timerfd_settime_flag, EINVAL, LINUX_SAME, false },
 	{ "timerfd_settime_ABSTIME_CANCEL_ON_SET", r_timerfd_cancel_on_set, 0, LINUX_SAME, false },
+	{ "epoll_create_size_0_EINVAL", r_epoll_create_0, EINVAL, LINUX_SAME, false },
+	{ "epoll_create1_unknown_flag_EINVAL", r_epoll_create1_flag, EINVAL, LINUX_SAME, false },
+	{ "epoll_create1_CLOEXEC", r_epoll_create1_cloexec, 0, LINUX_SAME, false },
+	{ "epoll_ctl_unknown_op_EINVAL", r_epoll_ctl_op, EINVAL, LINUX_SAME, false },
+	{ "epoll_ctl_MOD_EXCLUSIVE_EINVAL", r_epoll_excl_mod, EINVAL, LINUX_SAME, false },
+	{ "epoll_ctl_EXCLUSIVE_ONESHOT_EINVAL", r_epoll_excl_oneshot, EINVAL, LINUX_SAME, false },
+	{ "epoll_ctl_EXCLUSIVE_ET", r_epoll_excl_ok, 0, LINUX_SAME, false },
+	{ "epoll_ctl_WAKEUP", r_epoll_wakeup, 0, LINUX_SAME, false },
+	{ "epoll_ctl_every_event_bit", r_epoll_every_event, 0, LINUX_SAME, false },
+	{ "epoll_ctl_regular_file_EPERM", r_epoll_ctl_file, EPERM, LINUX_SAME, false },
+	{ "epoll_wait_maxevents_0_EINVAL", r_epoll_wait_max0, EINVAL, LINUX_SAME, false },
+	{ "epoll_pwait_sigsetsize_4_EINVAL", r_epoll_pwait_size, EINVAL, LINUX_SAME, false },
+	{ "epoll_pwait2_sigsetsize_16_EINVAL", r_epoll_pwait2_size, EINVAL, LINUX_SAME, false },
 };
 
 #define NROWS (int)(sizeof(rows) / sizeof(rows[0]))

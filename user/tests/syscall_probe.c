@@ -92,7 +92,6 @@ static const int enosys_expected[] = {
 	210,				// io_cancel
 	211,				// get_thread_area (ENOSYS on Linux 6.1 too, with these arguments)
 	212,				// lookup_dcookie (ENOSYS on Linux 6.1 too, with these arguments)
-	213,				// epoll_create
 	214,				// epoll_ctl_old (ENOSYS on Linux 6.1 too, with these arguments)
 	215,				// epoll_wait_old (ENOSYS on Linux 6.1 too, with these arguments)
 	216,				// remap_file_pages
@@ -102,8 +101,6 @@ static const int enosys_expected[] = {
 	225,				// timer_getoverrun
 	226,				// timer_delete
 	227,				// clock_settime
-	232,				// epoll_wait
-	233,				// epoll_ctl
 	236,				// vserver (ENOSYS on Linux 6.1 too, with these arguments)
 	237,				// mbind
 	238,				// set_mempolicy
@@ -128,9 +125,7 @@ static const int enosys_expected[] = {
 	276,				// tee
 	278,				// vmsplice
 	279,				// move_pages
-	281,				// epoll_pwait
 	288,				// accept4
-	291,				// epoll_create1
 	294,				// inotify_init1
 	298,				// perf_event_open
 	299,				// recvmmsg
@@ -165,7 +160,6 @@ static const int enosys_expected[] = {
 	433,				// fspick
 	437,				// openat2
 	440,				// process_madvise
-	441,				// epoll_pwait2
 	442,				// mount_setattr
 	443,				// quotactl_fd
 	444,				// landlock_create_ruleset
