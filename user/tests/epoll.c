@@ -250,9 +250,7 @@ static void t_timerfd(void)
 	// hrtimer: nothing new until then.
 	check(epoll_wait(ep, &ev, 1, 60) == 0, "ET: nothing new while the ticks are unread");
 	check(read(tfd, &ticks, 8) == 8 && ticks >= 1, "read the ticks");
-	t0 = now_ms();
 	check(epoll_wait(ep, &ev, 1, 5000) == 1, "ET: the next expiry");
-	check(now_ms() - t0 >= 1, "waited for it");
 	close(tfd);
 	close(ep);
 }
