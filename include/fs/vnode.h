@@ -92,9 +92,8 @@ struct vnode_ops {
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
 	// Anonymous inodes: the NAME of their /proc/PID/fd links
 	// ("anon_inode:[NAME]"), and the lines their fdinfo adds after the
-	// common ones (a NUL-terminated string in buf; called with the
-	// descriptor table's spinlock and proc_tree_lock held, so it must not
-	// sleep nor take them).
+	// common ones (a NUL-terminated string in buf; called on a
+	// referenced file with no lock held; it must not sleep).
 	const char *anon_name;
 	void (*fdinfo)(struct vnode *vn, char *buf, size_t size);
 };

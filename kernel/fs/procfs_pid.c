@@ -572,6 +572,32 @@ static int with_fd(const struct pnode *pn, int (*fn)(struct file *f, bool cloexe
 	return rc;
 }
 
+static int take_ref(struct file *f, bool cloexec, void *arg)
+{
+	struct file **out = arg;
+
+	file_get(f);
+	out[0] = f;
+	out[1] = cloexec ? f : NULL;
+	return 0;
+}
+
+// with_fd, but fn runs on a reference to the file with no lock held: an
+// anonymous file's fdinfo takes its own locks (an epoll set's lock is
+// held while its scan polls pidfds, which take proc_tree_lock).
+static int with_fd_ref(const struct pnode *pn, int (*fn)(struct file *f, bool cloexec, void *arg),
+		       void *arg)
+{
+	struct file *ref[2] = { NULL, NULL };
+	int rc = with_fd(pn, take_ref, ref);
+
+	if (rc == 0) {
+		rc = fn(ref[0], ref[1] != NULL, arg);
+		file_put(ref[0]);
+	}
+	return rc;
+}
+
 // stat's inode number of a pipe (kernel/syscall/fs_stat.c).
 static uint64_t pipe_ino(const struct file *f)
 {
@@ -603,7 +629,7 @@ static int render(const struct pnode *pn, struct text *t, char *path)
 	int rc;
 
 	if (pn->kind == PN_FDINFO)
-		return with_fd(pn, fdinfo_lines, t);
+		return with_fd_ref(pn, fdinfo_lines, t);
 	rc = snap_take(pn, &s);
 	if (rc)
 		return rc;

@@ -45,12 +45,13 @@ static int pidfd_poll(struct vnode *vn)
 }
 
 // fdinfo: "Pid:" and "NSpid:", -1 once the process is gone, as Linux.
-// /proc calls it with proc_tree_lock held.
 static void pidfd_fdinfo(struct vnode *vn, char *buf, size_t size)
 {
 	const struct pidfd *pf = vn->priv;
+	uint64_t irq = spin_lock_irqsave(&proc_tree_lock);
 	int pid = named_locked(pf) ? pf->pid : -1;
 
+	spin_unlock_irqrestore(&proc_tree_lock, irq);
 	ksnprintf(buf, size, "Pid:\t%d\nNSpid:\t%d\n", pid, pid);
 }
 
