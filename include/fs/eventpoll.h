@@ -47,4 +47,9 @@ struct epoll_event {
 // The last reference to f is gone: its items leave every epoll set.
 void eventpoll_release(struct file *f);
 
+// kcmp's KCMP_EPOLL_TFD: in *out the file of the toff-th item of the set
+// f watching descriptor tfd (an address to compare, not a reference): 0,
+// -EINVAL if f is not an epoll set, -ENOENT if there is no such item.
+long eventpoll_target(struct file *f, int tfd, uint32_t toff, const struct file **out);
+
 #endif

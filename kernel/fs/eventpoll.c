@@ -279,6 +279,25 @@ SYSCALL_DEFINE(SYS_epoll_create1, epoll_create1)
 	return epoll_new(flags);
 }
 
+long eventpoll_target(struct file *f, int tfd, uint32_t toff, const struct file **out)
+{
+	struct eventpoll *ep = epoll_of(f);
+	long rc = -ENOENT;
+
+	if (!ep)
+		return -EINVAL;
+	uint64_t flags = spin_lock_irqsave(&ep->lock);
+	FOR_ITEMS(it, ep) {
+		if (it->fd == tfd && toff-- == 0) {
+			*out = it->file;
+			rc = 0;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return rc;
+}
+
 // ---- epoll_ctl ----
 
 // Linux's file_can_poll: pipes, terminals, devices and anonymous files

@@ -10,7 +10,9 @@
 #include <kernel/random.h>
 #include <kernel/spinlock.h>
 #include <kernel/syscall.h>
+#include <fs/eventpoll.h>
 #include <fs/file.h>
+#include <kernel/uaccess.h>
 #include <uapi/errno.h>
 
 enum kcmp_type {
@@ -83,6 +85,34 @@ static struct fdtable *fdtable_of(struct process *p, int id)
 	return (struct fdtable *)resource_of(p, id, KCMP_FILES, true);
 }
 
+// KCMP_EPOLL_TFD: the file behind descriptor i1 of t1 and the target of
+// an item of an epoll set of t2 (Linux's struct kcmp_epoll_slot), in
+// Linux's order of checks.  No locks held.
+static long compare_epoll_target(struct fdtable *t1, struct fdtable *t2, uint64_t i1,
+				 uint64_t uslot)
+{
+	struct { uint32_t efd, tfd, toff; } slot;
+	const struct file *target = NULL;
+	struct file *f1, *ep;
+	long rc;
+
+	if (copy_from_user(&slot, uslot, sizeof(slot)) < 0)
+		return -EFAULT;
+	f1 = t1 && i1 <= INT32_MAX ? fd_get(t1, (int)i1) : NULL;
+	ep = f1 && t2 && slot.efd <= INT32_MAX ? fd_get(t2, (int)slot.efd) : NULL;
+	if (!ep)
+		rc = -EBADF;
+	else
+		rc = eventpoll_target(ep, (int)slot.tfd, slot.toff, &target);
+	if (rc == 0)
+		rc = order(f1, target, KCMP_FILE);
+	if (ep)
+		file_put(ep);
+	if (f1)
+		file_put(f1);
+	return rc;
+}
+
 // KCMP_FILE: the open files behind descriptor i1 of one table and i2 of
 // the other.  No locks held.
 static long compare_files(struct fdtable *t1, struct fdtable *t2, uint64_t i1, uint64_t i2)
@@ -117,9 +147,7 @@ SYSCALL_DEFINE(SYS_kcmp, kcmp)
 		rc = -EPERM;
 	else if (type < 0 || type >= KCMP_TYPES)
 		rc = -EINVAL;
-	else if (type == KCMP_EPOLL_TFD)
-		rc = -EOPNOTSUPP;	// as Linux built without epoll
-	else if (type == KCMP_FILE) {
+	else if (type == KCMP_FILE || type == KCMP_EPOLL_TFD) {
 		t1 = fdtable_of(p1, pid1);
 		t2 = fdtable_of(p2, pid2);
 	} else {
@@ -129,6 +157,8 @@ SYSCALL_DEFINE(SYS_kcmp, kcmp)
 	spin_unlock_irqrestore(&proc_tree_lock, irq);
 	if (rc == 0 && type == KCMP_FILE)
 		rc = compare_files(t1, t2, idx1, idx2);
+	else if (rc == 0 && type == KCMP_EPOLL_TFD)
+		rc = compare_epoll_target(t1, t2, idx1, idx2);
 	// The last reference to a table closes its files, which may sleep.
 	if (t1)
 		fdtable_put(t1);

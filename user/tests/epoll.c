@@ -585,6 +585,40 @@ static void t_fdinfo(void)
 	close(ep);
 }
 
+// kcmp(KCMP_EPOLL_TFD): is an item's target the file behind a descriptor?
+#define KCMP_FILE 0
+#define KCMP_EPOLL_TFD 7
+static long kcmp_tfd(int fd, int efd, int tfd, int toff)
+{
+	struct { uint32_t efd, tfd, toff; } slot = { (uint32_t)efd, (uint32_t)tfd, (uint32_t)toff };
+	pid_t me = getpid();
+
+	return syscall(SYS_kcmp, me, me, KCMP_EPOLL_TFD, fd, &slot);
+}
+
+static void t_kcmp(void)
+{
+	int p[2], ep = epoll_create1(0), d;
+
+	nonblocking_pipe(p);
+	check_ok(ep_add(ep, p[0], EPOLLIN, 0), "add");
+	d = dup(p[0]);
+	check(kcmp_tfd(p[0], ep, p[0], 0) == 0, "the target is the file");
+	check(kcmp_tfd(d, ep, p[0], 0) == 0, "also behind the dup");
+	check(kcmp_tfd(p[1], ep, p[0], 0) > 0, "not the other end");
+	check_errno(kcmp_tfd(p[0], ep, p[0], 1), ENOENT, "no second item with that fd");
+	check_errno(kcmp_tfd(p[0], ep, p[1], 0), ENOENT, "no item with that fd");
+	check_errno(kcmp_tfd(p[0], p[1], p[0], 0), EINVAL, "efd not an epoll set");
+	check_errno(kcmp_tfd(p[0], 999, p[0], 0), EBADF, "efd not open");
+	check_errno(kcmp_tfd(999, ep, p[0], 0), EBADF, "fd not open");
+	pid_t me = getpid();
+	check_errno(syscall(SYS_kcmp, me, me, KCMP_EPOLL_TFD, p[0], (void *)8), EFAULT, "a bad slot");
+	close(d);
+	close(p[0]);
+	close(p[1]);
+	close(ep);
+}
+
 static void t_ctl_errors(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -690,6 +724,7 @@ static const struct test_case cases[] = {
 	{ "timeouts", t_timeouts },
 	{ "EINTR_and_masks", t_eintr },
 	{ "fdinfo", t_fdinfo },
+	{ "kcmp_EPOLL_TFD", t_kcmp },
 	{ "ctl_errors", t_ctl_errors },
 	{ "wait_errors", t_wait_errors },
 };
