@@ -1,4 +1,4 @@
-// Anonymous-inode files: eventfd, signalfd and timerfd.
+// Anonymous-inode files: eventfd, signalfd, timerfd, pidfd and epoll.
 //
 // As Linux's anon_inode files: one inode number shared by all of them, no
 // name, no file type in st_mode (0600), no position (lseek answers 0,

@@ -604,6 +604,8 @@ static uint64_t pipe_ino(const struct file *f)
 	return ((uint64_t)(uintptr_t)f->pipe >> 6) & 0xffffffffULL;
 }
 
+#define FDINFO_EXTRA 4096
+
 static int fdinfo_lines(struct file *f, bool cloexec, void *arg)
 {
 	uint32_t flags = __atomic_load_n(&f->flags, __ATOMIC_RELAXED);
@@ -611,12 +613,16 @@ static int fdinfo_lines(struct file *f, bool cloexec, void *arg)
 	tprintf(arg, "pos:\t%lu\nflags:\t0%o\nmnt_id:\t%d\nino:\t%lu\n",
 		__atomic_load_n(&f->off, __ATOMIC_RELAXED), flags | (cloexec ? O_CLOEXEC : 0),
 		1, f->vn ? f->vn->ino : pipe_ino(f));
-	// An anonymous file's own lines (eventfd-count, sigmask, ...).
+	// An anonymous file's own lines (eventfd-count, sigmask, an epoll
+	// set's tfd lines: a page holds 47 of those).
 	if (f->vn && f->vn->ops && f->vn->ops->fdinfo && !(flags & O_PATH)) {
-		char extra[256];
+		char *extra = kmalloc(FDINFO_EXTRA);
 
-		f->vn->ops->fdinfo(f->vn, extra, sizeof(extra));
+		if (!extra)
+			return -ENOMEM;
+		f->vn->ops->fdinfo(f->vn, extra, FDINFO_EXTRA);
 		tprintf(arg, "%s", extra);
+		kfree(extra);
 	}
 	return 0;
 }

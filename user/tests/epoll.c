@@ -580,6 +580,22 @@ static void t_fdinfo(void)
 	check(events == (EPOLLIN | EPOLLET | EPOLLERR | EPOLLHUP), "its events, with ERR and HUP");
 	check(data == 0x1234, "its data");
 	close(fd);
+	// A line per item, however many.
+	int efds[30], lines = 0;
+	for (int i = 0; i < 30; i++) {
+		efds[i] = eventfd(0, 0);
+		ep_add(ep, efds[i], EPOLLIN, (uint64_t)i);
+	}
+	static char big[8192];
+	fd = open(path, O_RDONLY);
+	n = read(fd, big, sizeof(big) - 1);
+	big[n > 0 ? n : 0] = 0;
+	for (char *q = big; (q = strstr(q, "tfd:")); q++)
+		lines++;
+	check(lines == 31, "31 tfd lines");
+	close(fd);
+	for (int i = 0; i < 30; i++)
+		close(efds[i]);
 	close(p[0]);
 	close(p[1]);
 	close(ep);
