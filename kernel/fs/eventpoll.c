@@ -34,6 +34,7 @@
 // The loop check already bounds nesting; this only guards the stack.
 #define EP_SCAN_DEPTH		8
 #define EP_MAX_EVENTS		(0x7fffffff / (int)sizeof(struct epoll_event))
+#define EP_SCAN_MAX		256	// reports copied out at a time
 #define EPOLLEXCLUSIVE_OK_BITS	(EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | \
 				 EPOLLET | EPOLLEXCLUSIVE)
 
@@ -49,12 +50,15 @@ struct epitem {
 	uint64_t seen_events;
 	uint32_t seen_mask;
 	bool disabled;			// EPOLLONESHOT reported: silent until MOD
+	uint64_t call;			// the epoll_wait call that last reported it
 };
 
 struct eventpoll {
 	struct spinlock lock;
 	struct epitem head;		// ring sentinel; delivered items move to its tail
 	struct file *file;		// the set's own file (the sets watching it: ep_items)
+	int nitems;			// in the ring (read unlocked to size epoll_wait's array)
+	uint64_t calls;			// epoll_wait calls so far: each reports an item once
 	uint64_t events;		// ctl changes, part of the set's own event count
 };
 
@@ -71,6 +75,12 @@ static void ring_unlink(struct epitem *it)
 {
 	it->prev->next = it->next;
 	it->next->prev = it->prev;
+}
+
+// An item joins or leaves the set (the ring moves as a whole otherwise).
+static void item_count(struct eventpoll *ep, int delta)
+{
+	__atomic_add_fetch(&ep->nitems, delta, __ATOMIC_RELAXED);
 }
 
 static void ring_append(struct eventpoll *ep, struct epitem *it)
@@ -237,6 +247,7 @@ void eventpoll_release(struct file *f)
 
 		f->ep_items = it->file_next;
 		ring_unlink(it);
+		item_count(ep, -1);
 		ep->events++;
 		spin_unlock_irqrestore(&ep->lock, epflags);
 		kfree(it);
@@ -407,6 +418,7 @@ static int ctl_locked(struct eventpoll *ep, int op, struct file *tf, int fd,
 		it->fd = fd;
 		item_set(it, ev);
 		ring_append(ep, it);
+		item_count(ep, 1);
 		it->file_next = tf->ep_items;
 		tf->ep_items = it;
 	} else if (op == EPOLL_CTL_MOD) {
@@ -418,6 +430,7 @@ static int ctl_locked(struct eventpoll *ep, int op, struct file *tf, int fd,
 			pp = &(*pp)->file_next;
 		*pp = it->file_next;
 		ring_unlink(it);
+		item_count(ep, -1);
 		*spare = it;		// freed by the caller
 	}
 	ep->events++;
@@ -493,6 +506,19 @@ SYSCALL_DEFINE(SYS_epoll_ctl, epoll_ctl)
 
 // ---- epoll_wait ----
 
+// The reports go through kernel arrays of this many: no more than the
+// items (or maxevents), at most EP_SCAN_MAX at a time.
+static int scan_size(struct eventpoll *ep, int maxevents)
+{
+	int n = __atomic_load_n(&ep->nitems, __ATOMIC_RELAXED);
+
+	if (n < 1)
+		n = 1;
+	if (n > EP_SCAN_MAX)
+		n = EP_SCAN_MAX;
+	return n < maxevents ? n : maxevents;
+}
+
 // What a delivery changed in an item, to undo it when the events cannot
 // be written out.
 struct delivery {
@@ -502,31 +528,37 @@ struct delivery {
 	bool disabled;
 };
 
-static void deliver(struct epitem *it, uint32_t mask, uint64_t events, struct epoll_event *out,
-		    struct delivery *d)
+static void deliver(struct epitem *it, uint32_t mask, uint64_t events, uint64_t call,
+		    struct epoll_event *out, struct delivery *d)
 {
 	*d = (struct delivery){ it, it->seen_events, it->seen_mask, it->disabled };
 	it->seen_events = events;
 	it->seen_mask = mask;
+	it->call = call;
 	if (it->events & EPOLLONESHOT)
 		it->disabled = true;
 	out->events = mask;
 	out->data = it->data;
 }
 
-// Takes up to 'max' reports; delivered items move to the ring's tail so
-// that a small 'max' still serves every ready item in turn, as Linux's
-// ready list does.
-static int collect(struct eventpoll *ep, struct epoll_event *out, struct delivery *d, int max)
+// Takes up to 'max' reports for epoll_wait call 'call', skipping the
+// items it already reported; delivered items move to the ring's tail so
+// that a small maxevents still serves every ready item in turn, as
+// Linux's ready list does.
+static int collect(struct eventpoll *ep, uint64_t call, struct epoll_event *out,
+		   struct delivery *d, int max)
 {
 	uint64_t flags = spin_lock_irqsave(&ep->lock);
 	int n = 0;
 
 	for (struct epitem *it = ep->head.next, *next; it != &ep->head && n < max; it = next) {
-		uint64_t events;
-		uint32_t m = item_ready(it, 0, &events);
+		uint64_t events = 0;
+		uint32_t m;
 
 		next = it->next;
+		if (it->call == call)
+			continue;
+		m = item_ready(it, 0, &events);
 		if (!m) {
 			if (!it->disabled) {
 				it->seen_events = events;	// nothing to report: news must come
@@ -536,7 +568,7 @@ static int collect(struct eventpoll *ep, struct epoll_event *out, struct deliver
 		}
 		if (!item_news(it, events, m))
 			continue;
-		deliver(it, m, events, &out[n], &d[n]);
+		deliver(it, m, events, call, &out[n], &d[n]);
 		n++;
 	}
 	for (int i = 0; i < n; i++) {
@@ -548,35 +580,78 @@ static int collect(struct eventpoll *ep, struct epoll_event *out, struct deliver
 }
 
 // The events could not be written: the items report them next time.
-// Items removed meanwhile are gone from the ring and skipped.
-static void undo(struct eventpoll *ep, const struct delivery *d, int n)
+// Items removed meanwhile are gone from the ring; one made since at the
+// same address has not been delivered by this call.
+static void undo(struct eventpoll *ep, uint64_t call, const struct delivery *d, int n)
 {
 	uint64_t flags = spin_lock_irqsave(&ep->lock);
 
 	FOR_ITEMS(it, ep) {
 		for (int i = 0; i < n; i++) {
-			if (d[i].it != it)
+			if (d[i].it != it || it->call != call)
 				continue;
 			it->seen_events = d[i].seen_events;
 			it->seen_mask = d[i].seen_mask;
 			it->disabled = d[i].disabled;
+			it->call = 0;
 		}
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+// Writes n collected events at 'uevents': how many went out before a
+// fault (n if none), the rest undone.  One at a time only after the whole
+// copy failed: Linux writes each in turn and stops at the first fault.
+static int put_events(struct eventpoll *ep, uint64_t call, uint64_t uevents,
+		      const struct epoll_event *out, const struct delivery *d, int n)
+{
+	int i = 0;
+
+	if (copy_to_user(uevents, out, (size_t)n * sizeof(*out)) == 0)
+		return n;
+	while (i < n && copy_to_user(uevents + (uint64_t)i * sizeof(*out), &out[i],
+				     sizeof(*out)) == 0)
+		i++;
+	undo(ep, call, d + i, n - i);
+	return i;
+}
+
+// Up to 'max' events to user memory, 'chunk' at a time through the
+// kernel arrays: how many, or -EFAULT if the first could not be written.
+static long send_events(struct eventpoll *ep, uint64_t uevents, int max, int chunk,
+			struct epoll_event *out, struct delivery *d)
+{
+	uint64_t call = __atomic_add_fetch(&ep->calls, 1, __ATOMIC_RELAXED);
+	long total = 0;
+
+	while (total < max) {
+		int want = max - total < chunk ? (int)(max - total) : chunk;
+		int n = collect(ep, call, out, d, want);
+		int put = n ? put_events(ep, call, uevents + (uint64_t)total * sizeof(*out), out, d,
+					 n) : 0;
+
+		total += put;
+		if (put < n)
+			return total ? total : -EFAULT;
+		if (n < want)
+			break;
+	}
+	return total;
+}
+
 static long wait_scan(struct eventpoll *ep, uint64_t uevents, int max, bool nowait,
 		      uint64_t deadline)
 {
-	struct epoll_event *out = kmalloc((size_t)max * sizeof(*out));
-	struct delivery *d = kmalloc((size_t)max * sizeof(*d));
+	int chunk = scan_size(ep, max);
+	struct epoll_event *out = kmalloc((size_t)chunk * sizeof(*out));
+	struct delivery *d = kmalloc((size_t)chunk * sizeof(*d));
 	long n = -ENOMEM;
 
 	while (out && d) {
 		uint64_t seq = poll_seq();
 		int rc;
 
-		n = collect(ep, out, d, max);
+		n = send_events(ep, uevents, max, chunk, out, d);
 		if (n || nowait)
 			break;
 		rc = poll_wait_change(seq, deadline);
@@ -584,10 +659,6 @@ static long wait_scan(struct eventpoll *ep, uint64_t uevents, int max, bool nowa
 			n = rc == -EINTR ? -EINTR : 0;	// never restarted, as on Linux
 			break;
 		}
-	}
-	if (n > 0 && copy_to_user(uevents, out, (size_t)n * sizeof(*out)) < 0) {
-		undo(ep, d, (int)n);
-		n = -EFAULT;
 	}
 	kfree(out);
 	kfree(d);
@@ -612,9 +683,7 @@ static long do_epoll_wait(int epfd, uint64_t uevents, int maxevents, bool nowait
 		file_put(f);
 		return -EINVAL;
 	}
-	// The scan fills a kernel array: no larger than the items could use.
-	rc = wait_scan(epoll_of(f), uevents, maxevents < 1024 ? maxevents : 1024, nowait,
-		       deadline);
+	rc = wait_scan(epoll_of(f), uevents, maxevents, nowait, deadline);
 	file_put(f);
 	return rc;
 }

@@ -466,6 +466,47 @@ static void t_round_robin(void)
 	close(ep);
 }
 
+// 300 ready eventfds: one call takes them all; 100 at a time serves each
+// once in three calls; a buffer with room for 10 before unmapped memory
+// gets 10, and the rest stay ready.
+static void t_many(void)
+{
+	static struct epoll_event evs[400];
+	static int efds[300];
+	static char seen[300];
+	int ep = epoll_create1(0), n, distinct = 0;
+	char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	check(page != MAP_FAILED && munmap(page + 4096, 4096) == 0, "a page before a hole");
+	for (int i = 0; i < 300; i++) {
+		efds[i] = eventfd(1, 0);
+		if (efds[i] < 0 || ep_add(ep, efds[i], EPOLLIN, (uint64_t)i) < 0) {
+			fail("eventfd %d: errno=%d", i, errno);
+			break;
+		}
+	}
+	n = epoll_wait(ep, evs, 400, 0);
+	check(n == 300, "all 300 in one call");
+	memset(seen, 0, sizeof(seen));
+	for (int round = 0; round < 3; round++) {
+		n = epoll_wait(ep, evs, 100, 0);
+		check(n == 100, "100 a call");
+		for (int i = 0; i < n; i++) {
+			uint64_t k = evs[i].data.u64;
+			if (k < 300 && !seen[k]++)
+				distinct++;
+		}
+	}
+	check(distinct == 300, "three calls of 100 served every item");
+	n = epoll_wait(ep, (struct epoll_event *)(page + 4096 - 10 * sizeof(struct epoll_event)), 300, 0);
+	check(n == 10, "a fault after 10 events returns 10");
+	check(epoll_wait(ep, evs, 400, 0) == 300, "every item still ready");
+	for (int i = 0; i < 300; i++)
+		close(efds[i]);
+	munmap(page, 4096);
+	close(ep);
+}
+
 static void t_timeouts(void)
 {
 	struct timespec ts = { 0, 30 * 1000 * 1000 }, zero = { 0, 0 };
@@ -737,6 +778,7 @@ static const struct test_case cases[] = {
 	{ "close_removes_dup_keeps", t_close_removes },
 	{ "fork_shares", t_fork_shares },
 	{ "round_robin", t_round_robin },
+	{ "many_items", t_many },
 	{ "timeouts", t_timeouts },
 	{ "EINTR_and_masks", t_eintr },
 	{ "fdinfo", t_fdinfo },
