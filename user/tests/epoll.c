@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -507,6 +508,77 @@ static void t_many(void)
 	close(ep);
 }
 
+// Threads at once on one set: a waiter, an fdinfo reader, and a thread
+// that adds, writes to and closes pipes and nested sets, with a pidfd in
+// the set (its poll takes the process lock that /proc's fdinfo takes).
+static int race_ep;
+static volatile int race_stop;
+
+static void *race_waiter(void *arg)
+{
+	struct epoll_event evs[8];
+
+	(void)arg;
+	while (!race_stop)
+		epoll_wait(race_ep, evs, 8, 5);
+	return NULL;
+}
+
+static void *race_fdinfo(void *arg)
+{
+	char path[64], buf[4096];
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", race_ep);
+	while (!race_stop) {
+		int fd = open(path, O_RDONLY);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf)) < 0)
+				break;
+			close(fd);
+		}
+	}
+	return NULL;
+}
+
+static void t_threads(void)
+{
+	pthread_t w, r;
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+	race_ep = epoll_create1(0);
+	race_stop = 0;
+	if (pidfd >= 0)
+		ep_add(race_ep, pidfd, EPOLLIN, 99);
+	check(pthread_create(&w, NULL, race_waiter, NULL) == 0, "waiter thread");
+	check(pthread_create(&r, NULL, race_fdinfo, NULL) == 0, "fdinfo thread");
+	for (int i = 0; i < 200 && !fail_why[0]; i++) {
+		int p[2], inner = epoll_create1(0);
+
+		if (pipe(p) < 0 || inner < 0) {
+			fail("pipe/epoll_create1: errno=%d", errno);
+			break;
+		}
+		check_ok(ep_add(inner, p[0], EPOLLIN | (i & 1 ? EPOLLET : 0), 1), "into inner");
+		check_ok(ep_add(race_ep, p[0], EPOLLIN, 2), "into the set");
+		check_ok(ep_add(race_ep, inner, EPOLLIN, 3), "inner into the set");
+		put(p[1], "x");
+		if (i % 3 == 0)
+			check_ok(epoll_ctl(race_ep, EPOLL_CTL_DEL, p[0], NULL), "DEL");
+		close(p[0]);
+		close(p[1]);
+		close(inner);
+	}
+	race_stop = 1;
+	pthread_join(w, NULL);
+	pthread_join(r, NULL);
+	check(ready_now(race_ep, NULL) == 0, "every closed item gone");
+	if (pidfd >= 0)
+		close(pidfd);
+	close(race_ep);
+}
+
 static void t_timeouts(void)
 {
 	struct timespec ts = { 0, 30 * 1000 * 1000 }, zero = { 0, 0 };
@@ -779,6 +851,7 @@ static const struct test_case cases[] = {
 	{ "fork_shares", t_fork_shares },
 	{ "round_robin", t_round_robin },
 	{ "many_items", t_many },
+	{ "threads", t_threads },
 	{ "timeouts", t_timeouts },
 	{ "EINTR_and_masks", t_eintr },
 	{ "fdinfo", t_fdinfo },
