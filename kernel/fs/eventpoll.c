@@ -7,9 +7,11 @@
 // Each set's own lock guards its items' report state and is held while a
 // scan polls their files; a nested set's lock is taken inside its
 // parent's, and the loop check keeps that order acyclic.  Order:
-// epoll_topology, then sets from the outermost.  All are spinlocks because
-// file_put (any context) and fdinfo (under the descriptor table's
-// spinlock) take them; no file's poll sleeps.
+// epoll_topology, then sets from the outermost, then whatever a file's
+// poll takes (a pipe's lock, sighand's, proc_tree_lock for a pidfd): so
+// none of those may be held around file_put or fdinfo (/proc calls it
+// with no lock held).  All are spinlocks: file_put may come from any
+// context, and no file's poll sleeps.
 
 #include <fs/anon.h>
 #include <fs/eventpoll.h>
@@ -77,18 +79,18 @@ static void ring_unlink(struct epitem *it)
 	it->next->prev = it->prev;
 }
 
-// An item joins or leaves the set (the ring moves as a whole otherwise).
-static void item_count(struct eventpoll *ep, int delta)
-{
-	__atomic_add_fetch(&ep->nitems, delta, __ATOMIC_RELAXED);
-}
-
 static void ring_append(struct eventpoll *ep, struct epitem *it)
 {
 	it->prev = ep->head.prev;
 	it->next = &ep->head;
 	ep->head.prev->next = it;
 	ep->head.prev = it;
+}
+
+// An item joins or leaves the set (delivery only moves it in the ring).
+static void item_count(struct eventpoll *ep, int delta)
+{
+	__atomic_add_fetch(&ep->nitems, delta, __ATOMIC_RELAXED);
 }
 
 #define FOR_ITEMS(it, ep) for (struct epitem *it = (ep)->head.next; it != &(ep)->head; it = it->next)
