@@ -150,6 +150,25 @@ static void replace_own(struct vnode *vn, struct file_lock *req, struct file_loc
 	}
 }
 
+// Puts a copy of req (in *newl, taken) where Linux's posix_lock_inode
+// puts it: an owner's locks stay together in order of start, a new
+// owner's go last.  F_GETLK reports the first lock in this order that
+// conflicts, and programs compare its answer with Linux's.  locks_lock held.
+static void insert_lock(struct vnode *vn, const struct file_lock *req, struct file_lock **newl)
+{
+	struct file_lock **pl = &vn->locks;
+
+	while (*pl && ((*pl)->owner != req->owner || (*pl)->kind != req->kind))
+		pl = &(*pl)->next;
+	while (*pl && (*pl)->owner == req->owner && (*pl)->kind == req->kind &&
+	       (*pl)->start < req->start)
+		pl = &(*pl)->next;
+	**newl = *req;
+	(*newl)->next = *pl;
+	*pl = *newl;
+	*newl = NULL;
+}
+
 // Sets (or, F_UNLCK, clears) req on vn, waiting if 'wait'.  *newl is a
 // preallocated lock for it, taken on success.  0, -EAGAIN, -EDEADLK,
 // -ERESTARTSYS.
@@ -182,12 +201,8 @@ static int set_lock(struct vnode *vn, struct file_lock *req, bool wait, struct f
 	}
 	if (rc == 0) {
 		replace_own(vn, req, spare);
-		if (req->type != F_UNLCK) {
-			**newl = *req;
-			(*newl)->next = vn->locks;
-			vn->locks = *newl;
-			*newl = NULL;
-		}
+		if (req->type != F_UNLCK)
+			insert_lock(vn, req, newl);
 		wq_wake_all(&locks_wq);		// what was given up may let others in
 	}
 	spin_unlock_irqrestore(&locks_lock, irq);

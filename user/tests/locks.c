@@ -137,6 +137,33 @@ static void t_split_and_merge(void)
 	close(fd);
 }
 
+static int child_sees_lowest_first(void)
+{
+	int fd = open_file(O_RDWR);
+	struct flock fl;
+
+	if (query(fd, F_GETLK, 0, 0, &fl) < 0 || fl.l_type != F_RDLCK || fl.l_start != 1 ||
+	    fl.l_len != 5)
+		return 1;		// of the two, the one that starts first
+	if (query(fd, F_GETLK, 6, 0, &fl) < 0 || fl.l_type != F_WRLCK || fl.l_start != 10)
+		return 2;
+	return 0;
+}
+
+// Linux keeps an owner's locks in order of start and F_GETLK names the
+// first that conflicts, whatever order they were set in (LTP fcntl11).
+static void t_getlk_names_the_lowest(void)
+{
+	int fd = open_file(O_RDWR);
+
+	check_ok(set(fd, F_SETLK, F_WRLCK, 10, 5), "write-lock 10..14");
+	check_ok(set(fd, F_SETLK, F_RDLCK, 1, 5), "then read-lock 1..5");
+	check(in_other_process(child_sees_lowest_first) == 0,
+	      "F_GETLK of everything: the read lock at 1 (1), from 6: the write lock (2)");
+	set(fd, F_SETLK, F_UNLCK, 0, 0);
+	close(fd);
+}
+
 static int child_can_lock(void)
 {
 	int fd = open_file(O_RDWR);
@@ -356,6 +383,7 @@ static const struct test_case cases[] = {
 	{ "two_processes_contend_EAGAIN_and_getlk", t_two_processes_contend },
 	{ "read_locks_share", t_read_locks_share },
 	{ "ranges_split_and_merge", t_split_and_merge },
+	{ "getlk_names_the_lowest_conflicting_lock", t_getlk_names_the_lowest },
 	{ "closing_any_descriptor_drops_posix_locks", t_close_any_descriptor_drops },
 	{ "exit_drops_posix_locks", t_exit_drops },
 	{ "setlkw_waits_for_the_holder", t_setlkw_waits },
