@@ -548,30 +548,32 @@ SYSCALL_DEFINE(SYS_sendfile, sendfile)
 	char *buf = NULL;
 	long rc = 0;
 
-	if (!out || !in) {
-		rc = -EBADF;
-		goto out;
-	}
-	if (!file_readable(in) || !file_writable(out)) {
-		rc = -EBADF;
-		goto out;
-	}
+	// As Linux's sendfile64: the offset is read before anything else and
+	// written back after everything, and a fault there is the answer.
 	if (uoff && get_user_u64(&off, uoff) < 0) {
 		rc = -EFAULT;
 		goto out;
 	}
+	if (!out || !in) {
+		rc = -EBADF;
+		goto written_back;
+	}
+	if (!file_readable(in) || !file_writable(out)) {
+		rc = -EBADF;
+		goto written_back;
+	}
 	if (uoff && (int64_t)off < 0) {
 		rc = -EINVAL;
-		goto out;
+		goto written_back;
 	}
 	if (uoff && !file_can_pread(in)) {
 		rc = -ESPIPE;
-		goto out;
+		goto written_back;
 	}
 	buf = kmalloc(PAGE_CHUNK);
 	if (!buf) {
 		rc = -ENOMEM;
-		goto out;
+		goto written_back;
 	}
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
@@ -595,15 +597,18 @@ SYSCALL_DEFINE(SYS_sendfile, sendfile)
 		if (put < got || (size_t)got < want)
 			break;
 	}
-	if (uoff && done && put_user_u64(uoff, off + done) < 0)
+written_back:
+	if (uoff && put_user_u64(uoff, off + done) < 0) {
+		done = 0;
 		rc = -EFAULT;
+	}
 out:
 	kfree(buf);
 	if (out)
 		file_put(out);
 	if (in)
 		file_put(in);
-	return done && rc != -EFAULT ? (long)done : rc;
+	return done ? (long)done : rc;
 }
 
 // ---- copy_file_range ----

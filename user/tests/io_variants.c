@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -196,6 +197,25 @@ static void t_mincore(void)
 	munmap(p, 3 * 4096);
 }
 
+// sendfile reads the offset first and writes it back last, and a fault
+// either way is the answer, even when nothing moved (LTP sendfile04).
+static void t_sendfile_offset(void)
+{
+	int in = fresh(path, "abc"), out = fresh(path2, NULL);
+	off_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	off_t off = 1;
+
+	check(sendfile(out, in, &off, 10) == 2 && off == 3, "two bytes from 1, offset 3");
+	check(sendfile(out, in, &off, 10) == 0 && off == 3, "at the end: 0, offset kept");
+	check_errno(sendfile(out, in, ro, 1), EFAULT, "a read-only offset, nothing to send");
+	check_errno(sendfile(out, -1, ro, 1), EFAULT, "a read-only offset beats EBADF");
+	check_errno(sendfile(out, -1, &off, 1), EBADF, "a bad descriptor");
+	check_errno(sendfile(out, in, (off_t *)8, 1), EFAULT, "an unmapped offset");
+	munmap(ro, 4096);
+	close(in);
+	close(out);
+}
+
 static const struct test_case cases[] = {
 	{ "preadv2_pwritev2", t_preadv2_pwritev2 },
 	{ "copy_file_range", t_copy_file_range },
@@ -203,6 +223,7 @@ static const struct test_case cases[] = {
 	{ "readahead_sync_file_range", t_readahead_sync_file_range },
 	{ "mlock2_restart_syscall", t_mlock2_restart },
 	{ "mincore", t_mincore },
+	{ "sendfile_offset_read_first_written_last", t_sendfile_offset },
 };
 
 int main(void)
