@@ -447,7 +447,12 @@ SYSCALL_DEFINE(SYS_msgctl, msgctl)
 	if (cmd == IPC_SET && copy_from_user(&ds, ubuf, sizeof(ds)) < 0)
 		return -EFAULT;
 	irq = spin_lock_irqsave(&msg_lock);
-	q = cmd == MSG_STAT || cmd == MSG_STAT_ANY ? by_slot_locked(id) : by_id_locked(id);
+	// MSG_STAT takes a slot, and as Linux's ipcid_to_idx an identifier's
+	// sequence bits are ignored: an identifier names its own slot.
+	if (cmd == MSG_STAT || cmd == MSG_STAT_ANY)
+		q = by_slot_locked(id & (IPCMNI - 1));
+	else
+		q = by_id_locked(id);
 	if (!q) {
 		rc = -EINVAL;
 	} else if (cmd == IPC_STAT || cmd == MSG_STAT || cmd == MSG_STAT_ANY) {

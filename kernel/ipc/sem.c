@@ -599,7 +599,12 @@ SYSCALL_DEFINE(SYS_semctl, semctl)
 		return -EINVAL;
 	}
 	irq = spin_lock_irqsave(&sem_lock);
-	s = cmd == SEM_STAT || cmd == SEM_STAT_ANY ? by_slot_locked(id) : by_id_locked(id);
+	// SEM_STAT takes a slot, and as Linux's ipcid_to_idx an identifier's
+	// sequence bits are ignored: an identifier names its own slot.
+	if (cmd == SEM_STAT || cmd == SEM_STAT_ANY)
+		s = by_slot_locked(id & (IPCMNI - 1));
+	else
+		s = by_id_locked(id);
 	if (!s) {
 		rc = -EINVAL;
 	} else if (cmd == IPC_RMID || cmd == IPC_SET) {

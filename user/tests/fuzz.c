@@ -50,7 +50,7 @@
 // the children hold open (fchmod and fchown reach them; an unprivileged
 // program after the fuzzer could no longer write to /dev/null), and it
 // removes the System V message queues and semaphore sets the children
-// made (they outlive their makers, as on Linux).
+// and the probe made (they outlive their makers, as on Linux).
 // A forked or cloned child of a fuzzing thread exits at once, inside the
 // asm statement of the call (user/lib/rawsys.h), touching no memory.
 //
@@ -1194,8 +1194,14 @@ int main(int argc, char **argv)
 		ktap_result(0, "memory_returned");
 		return ktap_finish();
 	}
-	if (!safe_mode)
+	// The objects there are now are noted before the probe, whose calls
+	// make some (msgget(-1, -1) creates a queue: IPC_CREAT, mode 0777),
+	// and what it made goes before the memory is counted.
+	if (!safe_mode) {
+		note_ipc_objects();
 		probe_table();
+		remove_ipc_objects();
+	}
 	touch_memory();
 	int console = dup(1);
 	if (switchyard) {
@@ -1215,8 +1221,6 @@ int main(int argc, char **argv)
 		if (stat(devices[i], &dev_st[i]) < 0)
 			dev_st[i].st_mode = 0;
 
-	if (!safe_mode)
-		note_ipc_objects();
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	run_children(work, console);
 	double seconds = since(&start);

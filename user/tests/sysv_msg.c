@@ -16,6 +16,10 @@
 #include <unistd.h>
 
 #include "testcase.h"
+
+#ifndef MSG_STAT_ANY
+#define MSG_STAT_ANY 13
+#endif
 #include "privdrop.h"
 
 struct m64 {
@@ -122,6 +126,10 @@ static void t_full_and_stat(void)
 		if (msgctl(i, MSG_STAT, &ds) == id)
 			found = 1;
 	check(found, "MSG_STAT by slot gives the id");
+	// The slot is the identifier's low 15 bits, so the identifier itself
+	// works as one (Linux's ipcid_to_idx; LTP msgctl06).
+	check(msgctl(id, MSG_STAT, &ds) == id, "MSG_STAT of the identifier itself");
+	check(msgctl(id, MSG_STAT_ANY, &ds) == id, "MSG_STAT_ANY of it");
 	msgctl(id, IPC_RMID, NULL);
 	free(m);
 }

@@ -17,6 +17,10 @@
 #include <unistd.h>
 
 #include "testcase.h"
+
+#ifndef SEM_STAT_ANY
+#define SEM_STAT_ANY 20
+#endif
 #include "privdrop.h"
 
 static int op(int id, int num, int delta, int flags)
@@ -53,6 +57,9 @@ static void t_get_and_values(void)
 	struct semid_ds ds;
 	check(semctl(id, 0, IPC_STAT, &ds) == 0 && ds.sem_nsems == 3 && (ds.sem_perm.mode & 0777) == 0600,
 	      "IPC_STAT");
+	check(semctl(id, 0, SEM_STAT, &ds) == id && ds.sem_nsems == 3,
+	      "SEM_STAT of the identifier (its low bits are its slot)");
+	check(semctl(id, 0, SEM_STAT_ANY, &ds) == id, "SEM_STAT_ANY of it");
 	check_ok(semctl(id, 0, IPC_RMID), "IPC_RMID");
 	check_errno(semctl(id, 0, GETVAL), EINVAL, "gone");
 }
