@@ -3,6 +3,7 @@
 #ifndef FS_PROCFS_H
 #define FS_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <fs/iobuf.h>
@@ -19,6 +20,12 @@ long procfs_read_command(struct iobuf *b, size_t n, char *cmd, size_t size);
 
 // /proc/self, /proc/thread-self and /proc/PID (kernel/fs/procfs_pid.c).
 int procfs_pid_init(void);
+
+struct file;
+struct process;
+// Whether f is an open /proc/PID directory; *p its process or NULL.
+// proc_tree_lock held.
+bool procfs_process_dir_locked(const struct file *f, struct process **p);
 
 // A synthetic node 'name' in the directory 'dir' (which exists), whose
 // behaviour is 'ops' (with 'priv' for them): 0 or a negative errno.

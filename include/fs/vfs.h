@@ -84,6 +84,10 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name);
 int vfs_add_node(const char *dirpath, const char *name, struct vnode *vn);
 // Creates all missing directories of an absolute path, as root.
 int vfs_mkdir_p(const char *path, struct vnode **out);
+// Marks the directory at 'path' and every directory below it as the
+// kernel's: user space gets -refuse_new for a new name there and
+// -refuse_remove for a removal (the kernel still adds nodes).
+int vfs_fix_names(const char *path, int refuse_new, int refuse_remove);
 
 // Readlink: the target of a symlink (computed for /proc/self/exe); the
 // length or -EINVAL for a non-symlink.

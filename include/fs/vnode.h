@@ -121,6 +121,11 @@ struct vnode {
 	struct vnode *parent;		// the directory holding 'name'; NULL once unlinked
 	char *name;			// the name there (for getcwd and /proc/self/exe)
 	bool computed;			// made by a lookup hook: named while referenced
+	// The kernel's synthetic directories (/proc, /sys, vfs_fix_names):
+	// the errno that refuses user space a new name here (create, mkdir,
+	// mknod, symlink, link) and the one that refuses a removal (unlink,
+	// rmdir), as Linux's procfs and sysfs do; 0 in ordinary directories.
+	int16_t refuse_new, refuse_remove;
 	struct vnode *walk_next;	// a walk's list of the computed vnodes it made
 	struct dirent_node *entries;	// directories: in 'seq' order
 	struct dirent_node *entries_tail;

@@ -354,6 +354,8 @@ static int create_as_node(const struct cred *cred, struct vnode *dir, const char
 		rc = -ENOENT;		// the directory has been removed
 	else if (dir_find(dir, name, len))
 		rc = -EEXIST;
+	else if (dir->refuse_new)
+		rc = -dir->refuse_new;
 	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC))) {
 		// The creator's fsuid and fsgid own it (or a setgid
 		// directory's group).
@@ -438,6 +440,8 @@ int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 		rc = -ENOTDIR;
 	else if (!d)
 		rc = -ENOENT;
+	else if (dir->refuse_remove)
+		rc = -dir->refuse_remove;
 	else if ((rc = cred_may_delete(cred, dir, d->vn)))
 		;	// EACCES, or EPERM in a sticky directory
 	else if (want_dir && d->vn->type != VNODE_DIR)
@@ -471,8 +475,16 @@ static bool is_within(struct vnode *a, struct vnode *b)
 static int may_rename(const struct cred *c, struct vnode *odir, struct vnode *src,
 		      struct vnode *ndir, struct dirent_node *nd)
 {
-	int rc = cred_may_delete(c, odir, src);
+	int rc;
 
+	// Names in /proc and /sys stay: within them Linux answers with the
+	// directory's errno, across the boundary with EXDEV (another file
+	// system there).
+	if (odir->refuse_new && ndir->refuse_new)
+		return -odir->refuse_new;
+	if (odir->refuse_new || ndir->refuse_new)
+		return -EXDEV;
+	rc = cred_may_delete(c, odir, src);
 	if (!rc)
 		rc = nd ? cred_may_delete(c, ndir, nd->vn)
 			: vnode_permission(c, ndir, MAY_WRITE | MAY_EXEC);
@@ -625,8 +637,12 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		rc = -ENOTDIR;
 	else if (dir->nlink == 0 || vn->nlink == 0)
 		rc = -ENOENT;
+	else if (vn->parent && vn->parent->refuse_new && vn->parent != dir)
+		rc = -EXDEV;		// a /proc or /sys file: another file system on Linux
 	else if (dir_find(dir, name, len))
 		rc = -EEXIST;
+	else if (dir->refuse_new)
+		rc = -dir->refuse_new;
 	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC)))
 		rc = dir_add(dir, name, len, vn);
 	if (rc == 0)
@@ -680,6 +696,30 @@ int vfs_mkdir_p(const char *path, struct vnode **out)
 		*out = cur;
 	else
 		vnode_put(cur);
+	return 0;
+}
+
+static void fix_names_below(struct vnode *dir, int refuse_new, int refuse_remove)
+{
+	dir->refuse_new = (int16_t)refuse_new;
+	dir->refuse_remove = (int16_t)refuse_remove;
+	for (struct dirent_node *d = dir->entries; d; d = d->next)
+		if (d->vn->type == VNODE_DIR && d->vn != dir)
+			fix_names_below(d->vn, refuse_new, refuse_remove);
+}
+
+int vfs_fix_names(const char *path, int refuse_new, int refuse_remove)
+{
+	struct vnode *dir;
+	uint64_t irq;
+	int rc = vfs_mkdir_p(path, &dir);
+
+	if (rc)
+		return rc;
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	fix_names_below(dir, refuse_new, refuse_remove);
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	vnode_put(dir);
 	return 0;
 }
 

@@ -1023,6 +1023,22 @@ static int first_entry(const struct pnode *pn)
 static long pnode_target(struct vnode *vn, char *buf, size_t size);
 static const struct vnode_ops pnode_dir_ops, pnode_file_ops, pnode_link_ops;
 
+// Whether f is an open /proc/PID directory (not a thread's); then *p is
+// the process it stands for, NULL once that is reaped.  Linux's
+// pidfd_send_signal takes such a descriptor as a pidfd.  proc_tree_lock held.
+bool procfs_process_dir_locked(const struct file *f, struct process **p)
+{
+	const struct pnode *pn;
+
+	if (!f->vn || f->vn->ops != &pnode_dir_ops)
+		return false;
+	pn = f->vn->priv;
+	if (pn->kind != PN_PID_DIR)
+		return false;
+	*p = find_locked(pn->pid, pn->start_ns);
+	return true;
+}
+
 // Files of a process belong to its effective user and group, as on
 // Linux (root's when the process is gone).
 static void pnode_owner(const struct pnode *pn, uint32_t *uid, uint32_t *gid)
@@ -1054,6 +1070,10 @@ static int make_node(const struct pnode *pn, enum vnode_type type, uint32_t perm
 	pnode_owner(pn, &vn->uid, &vn->gid);
 	vn->priv = copy;
 	vn->ino = pnode_ino(pn->kind, pn->pid, pn->tid, pn->fd);
+	if (type == VNODE_DIR) {
+		vn->refuse_new = ENOENT;	// as the rest of /proc
+		vn->refuse_remove = EPERM;
+	}
 	vn->ops = type == VNODE_DIR ? &pnode_dir_ops
 		  : type == VNODE_SYMLINK ? &pnode_link_ops : &pnode_file_ops;
 	*out = vn;

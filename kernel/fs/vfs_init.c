@@ -149,6 +149,15 @@ int vfs_init(const void *cpio, size_t len)
 		err = procfs_sys_init();
 	if (!err)
 		err = procfs_stat_init();
+	// As Linux's: a new name in /proc is ENOENT, a removal EPERM (in
+	// /proc/sys EACCES: its directories are never writable); in /sys a
+	// new name is EACCES.
+	if (!err)
+		err = vfs_fix_names("/proc", ENOENT, EPERM);
+	if (!err)
+		err = vfs_fix_names("/proc/sys", ENOENT, EACCES);
+	if (!err)
+		err = vfs_fix_names("/sys", EACCES, EPERM);
 	if (err)
 		kprintf("vfs: cannot create /dev, /proc or /tmp: error %d\n", -err);
 	return rc < 0 ? rc : err;

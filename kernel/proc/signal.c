@@ -19,6 +19,7 @@
 #include <kernel/trap.h>
 #include <kernel/pidfd.h>
 #include <fs/fs_syscall.h>
+#include <fs/procfs.h>
 #include <fs/poll.h>
 #include <lib/string.h>
 #include <mm/frame.h>
@@ -967,7 +968,18 @@ static long queue_info(int tgid, int tid, int sig, uint64_t uinfo)
 	return r;
 }
 
-// pidfd_send_signal(2): kill() of the process a pidfd names, or with the
+static bool is_process_dir(const struct file *f)
+{
+	struct process *p;
+	uint64_t irq = spin_lock_irqsave(&proc_tree_lock);
+	bool yes = procfs_process_dir_locked(f, &p);
+
+	spin_unlock_irqrestore(&proc_tree_lock, irq);
+	return yes;
+}
+
+// pidfd_send_signal(2): kill() of the process a pidfd names (or an open
+// /proc/PID directory, as Linux), or with the
 // caller's siginfo under rt_sigqueueinfo's rules (only to itself may a
 // caller claim to be the kernel or kill()).
 SYSCALL_DEFINE(SYS_pidfd_send_signal, pidfd_send_signal)
@@ -986,7 +998,7 @@ SYSCALL_DEFINE(SYS_pidfd_send_signal, pidfd_send_signal)
 	f = fget((int)args->a[0]);
 	if (!f)
 		return -EBADF;
-	if (!file_is_pidfd(f)) {
+	if (!file_is_pidfd(f) && !is_process_dir(f)) {
 		file_put(f);
 		return -EBADF;
 	}
@@ -1005,7 +1017,8 @@ SYSCALL_DEFINE(SYS_pidfd_send_signal, pidfd_send_signal)
 		info.value = *(uint64_t *)(si.u.raw + 8);
 	}
 	irq = spin_lock_irqsave(&proc_tree_lock);
-	p = pidfd_process_locked(f);
+	if (!procfs_process_dir_locked(f, &p))
+		p = pidfd_process_locked(f);
 	if (uinfo && p != me && (info.code >= 0 || info.code == SI_TKILL))
 		rc = -EPERM;		// Linux checks this before the process
 	else if (!p)

@@ -177,6 +177,35 @@ static void t_send_signal(void)
 	close(fd);
 }
 
+// Linux's pidfd_send_signal also takes an open /proc/PID directory (LTP
+// pidfd_send_signal01); a thread's /proc/PID/task/TID is no pidfd, and
+// waitid takes only real ones.
+static void t_send_signal_by_proc_dir(void)
+{
+	int release;
+	pid_t pid = waiting_child(&release, 0);
+	char dir[64];
+	int fd, task;
+	siginfo_t si = { 0 };
+
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", (int)pid, (int)pid);
+	task = open(dir, O_RDONLY | O_DIRECTORY);
+	check(fd >= 0 && task >= 0, "open /proc/PID and its task directory");
+	check_errno(pidfd_send_signal(task, SIGTERM, NULL, 0), EBADF, "a task directory: EBADF");
+	check_errno(waitid(P_PIDFD, fd, &si, WEXITED | WNOHANG), EBADF,
+		    "waitid P_PIDFD of a /proc directory: EBADF");
+	check_ok(pidfd_send_signal(fd, 0, NULL, 0), "signal 0 through /proc/PID");
+	check_ok(pidfd_send_signal(fd, SIGTERM, NULL, 0), "SIGTERM through /proc/PID");
+	check(waitpid(pid, (int *)&si.si_status, 0) == pid && WIFSIGNALED(si.si_status) &&
+	      WTERMSIG(si.si_status) == SIGTERM, "killed by it");
+	check_errno(pidfd_send_signal(fd, 0, NULL, 0), ESRCH, "reaped: ESRCH");
+	close(release);
+	close(task);
+	close(fd);
+}
+
 static volatile int got_value;
 static void on_usr1(int sig, siginfo_t *si, void *ctx)
 {
@@ -322,6 +351,7 @@ static const struct test_case cases[] = {
 	{ "open_errors", t_open_errors },
 	{ "nonblocking_waitid_EAGAIN", t_nonblocking_waitid },
 	{ "send_signal", t_send_signal },
+	{ "send_signal_by_proc_pid_directory", t_send_signal_by_proc_dir },
 	{ "send_signal_to_self_with_info", t_send_signal_to_self_with_info },
 	{ "other_user_EPERM", t_other_user },
 	{ "getfd", t_getfd },

@@ -875,6 +875,29 @@ static void t_pid_max_writable(void)
 	check(write_file(path, orig) == 0, "restore pid_max");
 }
 
+// The names in /proc and /sys are the kernel's: even root cannot add or
+// remove one, with Linux's errnos (procfs: ENOENT for a new name, EPERM
+// for a removal, EACCES in /proc/sys; sysfs: EACCES for a new file).
+static void t_names_fixed(void)
+{
+	check_errno(open("/proc/sys/kernel/zz_new", O_CREAT | O_WRONLY, 0644), ENOENT,
+		    "create in /proc/sys/kernel");
+	check_errno(open("/proc/zz_new", O_CREAT | O_WRONLY, 0644), ENOENT, "create in /proc");
+	check_errno(open("/proc/self/zz_new", O_CREAT | O_WRONLY, 0644), ENOENT,
+		    "create in /proc/self");
+	check_errno(open("/sys/zz_new", O_CREAT | O_WRONLY, 0644), EACCES, "create in /sys");
+	check_errno(mkdir("/proc/zz_new", 0755), ENOENT, "mkdir in /proc");
+	check_errno(mknod("/proc/sys/kernel/zz_new", S_IFIFO | 0600, 0), ENOENT, "mknod there");
+	check_errno(symlink("x", "/proc/sys/kernel/zz_new"), ENOENT, "symlink there");
+	check_errno(unlink("/proc/meminfo"), EPERM, "unlink /proc/meminfo");
+	check_errno(unlink("/proc/sys/kernel/hostname"), EACCES, "unlink in /proc/sys");
+	check_errno(rmdir("/proc/sys/kernel"), EACCES, "rmdir /proc/sys/kernel");
+	check_errno(rename("/proc/meminfo", "/proc/zz_new"), ENOENT, "rename within /proc");
+	check_errno(link("/proc/meminfo", "/tmp/zz_new"), EXDEV, "link out of /proc");
+	check(access("/proc/meminfo", R_OK) == 0 && access("/proc/sys/kernel/zz_new", F_OK) < 0,
+	      "meminfo still there, nothing new");
+}
+
 static const struct test_case cases[] = {
 	{ "cpuinfo_layout_one_block_per_online_cpu", t_cpuinfo_layout },
 	{ "pid_max_writable", t_pid_max_writable },
@@ -894,6 +917,7 @@ static const struct test_case cases[] = {
 	{ "dev_fd_reopen", t_dev_fd_reopen },
 	{ "dev_shm", t_dev_shm },
 	{ "sys_cpu_lists", t_sys_cpu_lists },
+	{ "names_in_proc_and_sys_are_fixed", t_names_fixed },
 };
 
 int main(void)
