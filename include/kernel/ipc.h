@@ -59,4 +59,23 @@ struct process;
 int sem_undo_fork(struct process *child, bool share);
 void sem_exit(struct process *p);
 
+// The limits /proc/sys/kernel/{msgmax,msgmnb,msgmni,sem} show and set,
+// Linux's defaults at boot.  A change applies to what comes after it:
+// msgmnb to queues made later, as Linux.
+enum ipc_limit {
+	IPC_MSGMAX,		// the largest message
+	IPC_MSGMNB,		// a new queue's capacity in bytes
+	IPC_MSGMNI,		// queues at most
+	IPC_SEMMSL,		// semaphores in a set
+	IPC_SEMMNS,		// semaphores in all (shown; sets are counted)
+	IPC_SEMOPM,		// operations in one semop
+	IPC_SEMMNI,		// sets at most
+	IPC_NLIMITS
+};
+int ipc_limit(enum ipc_limit which);
+// 0, or -EINVAL outside the limit's range (Linux's, but semmsl at most
+// 32000 here: SETALL and GETALL copy a set's values through one buffer).
+int ipc_set_limit(enum ipc_limit which, int64_t value);
+bool ipc_limit_in_range(enum ipc_limit which, int64_t value);
+
 #endif

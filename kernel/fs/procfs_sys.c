@@ -17,6 +17,7 @@
 #include <fs/vfs.h>
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
+#include <kernel/ipc.h>
 #include <kernel/proc_internal.h>
 #include <kernel/process.h>
 #include <kernel/sched.h>
@@ -343,6 +344,68 @@ static size_t show_overcommit_memory(char *buf, size_t size)
 	return kappendf(buf, size, 0, "0");
 }
 
+// ---- System V IPC limits (kernel/ipc/ipc.c) ----
+
+static size_t show_limit(char *buf, size_t size, enum ipc_limit which)
+{
+	return kappendf(buf, size, 0, "%d", ipc_limit(which));
+}
+
+static int store_limit(const char *text, size_t len, enum ipc_limit which)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	return rc ? rc : ipc_set_limit(which, v > INT64_MAX ? -1 : (int64_t)v);
+}
+
+static size_t show_msgmax(char *buf, size_t size) { return show_limit(buf, size, IPC_MSGMAX); }
+static size_t show_msgmnb(char *buf, size_t size) { return show_limit(buf, size, IPC_MSGMNB); }
+static size_t show_msgmni(char *buf, size_t size) { return show_limit(buf, size, IPC_MSGMNI); }
+static int store_msgmax(const char *t, size_t n) { return store_limit(t, n, IPC_MSGMAX); }
+static int store_msgmnb(const char *t, size_t n) { return store_limit(t, n, IPC_MSGMNB); }
+static int store_msgmni(const char *t, size_t n) { return store_limit(t, n, IPC_MSGMNI); }
+
+// "semmsl semmns semopm semmni", tab-separated as Linux's.
+static const enum ipc_limit sem_fields[4] = { IPC_SEMMSL, IPC_SEMMNS, IPC_SEMOPM, IPC_SEMMNI };
+
+static size_t show_sem(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%d\t%d\t%d\t%d", ipc_limit(IPC_SEMMSL),
+			ipc_limit(IPC_SEMMNS), ipc_limit(IPC_SEMOPM), ipc_limit(IPC_SEMMNI));
+}
+
+// One to four numbers, set in order; all are checked before any is set.
+static int store_sem(const char *text, size_t len)
+{
+	uint64_t v[4];
+	int n = 0;
+	size_t i = 0;
+
+	while (i < len && n < 4) {
+		size_t start;
+
+		while (i < len && blank(text[i]))
+			i++;
+		if (i == len)
+			break;
+		for (start = i; i < len && !blank(text[i]); i++)
+			;
+		if (parse_uint(text + start, i - start, &v[n]) < 0)
+			return -EINVAL;
+		if (v[n] > INT32_MAX || !ipc_limit_in_range(sem_fields[n], (int64_t)v[n]))
+			return -EINVAL;
+		n++;
+	}
+	while (i < len && blank(text[i]))
+		i++;
+	if (n == 0 || i < len)
+		return -EINVAL;
+	for (int k = 0; k < n; k++)
+		ipc_set_limit(sem_fields[k], (int64_t)v[k]);
+	return 0;
+}
+
 static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "pid_max", show_pid_max, store_pid_max, false },
 	{ "/proc/sys/kernel", "threads-max", show_threads_max, NULL, false },
@@ -352,6 +415,10 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "domainname", show_domainname, store_domainname, true },
 	{ "/proc/sys/kernel", "tainted", show_tainted, NULL, false },
 	{ "/proc/sys/kernel", "core_pattern", show_core_pattern, NULL, true },
+	{ "/proc/sys/kernel", "msgmax", show_msgmax, store_msgmax, false },
+	{ "/proc/sys/kernel", "msgmnb", show_msgmnb, store_msgmnb, false },
+	{ "/proc/sys/kernel", "msgmni", show_msgmni, store_msgmni, false },
+	{ "/proc/sys/kernel", "sem", show_sem, store_sem, false },
 	{ "/proc/sys/fs", "pipe-max-size", show_pipe_max_size, store_pipe_max_size, false },
 	{ "/proc/sys/fs", "pipe-user-pages-soft", show_pipe_user_pages_soft, NULL, false },
 	{ "/proc/sys/fs", "file-max", show_file_max, NULL, false },

@@ -51,3 +51,35 @@ void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u)
 	u->mode = p->mode;
 	u->seq = p->seq;
 }
+
+// Linux 6.1's defaults (include/uapi/linux/msg.h, sem.h) and ranges
+// (ipc/ipc_sysctl.c: 0..INT_MAX, the counts of objects 0..IPCMNI).
+static int limits[IPC_NLIMITS] = {
+	[IPC_MSGMAX] = 8192, [IPC_MSGMNB] = 16384, [IPC_MSGMNI] = 32000,
+	[IPC_SEMMSL] = 32000, [IPC_SEMMNS] = 1024000000, [IPC_SEMOPM] = 500,
+	[IPC_SEMMNI] = 32000,
+};
+
+static const int limit_max[IPC_NLIMITS] = {
+	[IPC_MSGMAX] = INT32_MAX, [IPC_MSGMNB] = INT32_MAX, [IPC_MSGMNI] = IPCMNI,
+	[IPC_SEMMSL] = 32000, [IPC_SEMMNS] = INT32_MAX, [IPC_SEMOPM] = INT32_MAX,
+	[IPC_SEMMNI] = IPCMNI,
+};
+
+int ipc_limit(enum ipc_limit which)
+{
+	return __atomic_load_n(&limits[which], __ATOMIC_RELAXED);
+}
+
+bool ipc_limit_in_range(enum ipc_limit which, int64_t value)
+{
+	return value >= 0 && value <= limit_max[which];
+}
+
+int ipc_set_limit(enum ipc_limit which, int64_t value)
+{
+	if (!ipc_limit_in_range(which, value))
+		return -EINVAL;
+	__atomic_store_n(&limits[which], (int)value, __ATOMIC_RELAXED);
+	return 0;
+}

@@ -15,9 +15,6 @@
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
-#define MSGMAX		8192		// the largest message
-#define MSGMNB		16384		// a new queue's capacity in bytes
-#define MSGMNI		32000		// queues at most
 
 #define MSG_NOERROR	010000
 #define MSG_EXCEPT	020000
@@ -85,7 +82,7 @@ static struct msg_queue *by_slot_locked(int slot)
 
 static int free_slot_locked(void)
 {
-	for (int slot = 0; slot < MSGMNI; slot++)
+	for (int slot = 0; slot < IPCMNI; slot++)
 		if (!by_slot_locked(slot))
 			return slot;
 	return -1;
@@ -139,13 +136,13 @@ SYSCALL_DEFINE(SYS_msgget, msgget)
 			rc = ipc_permitted(&q->perm, flags) ? -EACCES : q->perm.id;
 	} else if (key != IPC_PRIVATE && !(flags & IPC_CREAT)) {
 		rc = -ENOENT;
-	} else if (nqueues >= MSGMNI || (made->slot = free_slot_locked()) < 0) {
+	} else if (nqueues >= ipc_limit(IPC_MSGMNI) || (made->slot = free_slot_locked()) < 0) {
 		rc = -ENOSPC;
 	} else {
 		ipc_perm_init(&made->perm, key, flags);
 		made->perm.seq = next_seq++ & (0x7fffffff >> IPCMNI_SHIFT);
 		made->perm.id = (made->perm.seq << IPCMNI_SHIFT) | made->slot;
-		made->qbytes = MSGMNB;
+		made->qbytes = (uint64_t)ipc_limit(IPC_MSGMNB);
 		made->ctime = now_seconds();
 		made->next = queues;
 		queues = made;
@@ -174,7 +171,7 @@ SYSCALL_DEFINE(SYS_msgsnd, msgsnd)
 
 	if (copy_from_user(&type, umsg, sizeof(type)) < 0)
 		return -EFAULT;
-	if (size > MSGMAX || size < 0 || id < 0)
+	if (size > ipc_limit(IPC_MSGMAX) || size < 0 || id < 0)
 		return -EINVAL;
 	if (type < 1)
 		return -EINVAL;
@@ -278,6 +275,7 @@ SYSCALL_DEFINE(SYS_msgrcv, msgrcv)
 	enum search how = SEARCH_ANY;
 	struct msg_queue *q;
 	struct msg *m = NULL, *copy = NULL;
+	size_t copy_room = 0;
 	uint64_t irq;
 	long rc = 0;
 
@@ -288,7 +286,11 @@ SYSCALL_DEFINE(SYS_msgrcv, msgrcv)
 		if ((flags & MSG_EXCEPT) || !(flags & IPC_NOWAIT))
 			return -EINVAL;
 		how = SEARCH_NUMBER;
-		copy = kmalloc(sizeof(*copy) + (size_t)(bufsz < MSGMAX ? bufsz : MSGMAX));
+		// Room for bufsz bytes, or the largest message allowed now.
+		int msgmax = ipc_limit(IPC_MSGMAX);
+
+		copy_room = (size_t)(bufsz < msgmax ? bufsz : msgmax);
+		copy = kmalloc(sizeof(*copy) + copy_room);
 		if (!copy)
 			return -ENOMEM;
 	} else if (type < 0) {
@@ -316,12 +318,16 @@ SYSCALL_DEFINE(SYS_msgrcv, msgrcv)
 				rc = -E2BIG;
 				break;
 			}
+			if (copy && (*pm)->size > copy_room) {
+				// Linux's copy_msg: a copy is whole or EINVAL,
+				// MSG_NOERROR or not.
+				rc = -EINVAL;
+				break;
+			}
 			if (copy) {
-				size_t n = (*pm)->size < (size_t)bufsz ? (*pm)->size : (size_t)bufsz;
-
 				copy->type = (*pm)->type;
-				copy->size = n;
-				memcpy(copy->text, (*pm)->text, n);
+				copy->size = (*pm)->size;
+				memcpy(copy->text, (*pm)->text, (*pm)->size);
 				m = copy;
 				copy = NULL;
 				break;
@@ -395,13 +401,14 @@ static void stat_locked(const struct msg_queue *q, struct user_msqid64_ds *ds)
 // in use, as Linux answers.
 static long msg_info(int cmd, uint64_t ubuf)
 {
-	struct user_msginfo mi = { .msgmax = MSGMAX, .msgmnb = MSGMNB, .msgmni = MSGMNI,
-				   .msgssz = 16, .msgseg = 0xffff };
+	int msgmnb = ipc_limit(IPC_MSGMNB), msgmni = ipc_limit(IPC_MSGMNI);
+	struct user_msginfo mi = { .msgmax = ipc_limit(IPC_MSGMAX), .msgmnb = msgmnb,
+				   .msgmni = msgmni, .msgssz = 16, .msgseg = 0xffff };
 	uint64_t irq = spin_lock_irqsave(&msg_lock);
 	int top = 0;
 
-	mi.msgpool = MSGMNI * MSGMNB / 1024;
-	mi.msgmap = mi.msgtql = MSGMNB;
+	mi.msgpool = (int)((int64_t)msgmni * msgmnb / 1024);
+	mi.msgmap = mi.msgtql = msgmnb;
 	if (cmd == MSG_INFO) {
 		mi.msgpool = nqueues;
 		mi.msgmap = mi.msgtql = 0;
@@ -469,7 +476,8 @@ SYSCALL_DEFINE(SYS_msgctl, msgctl)
 			// Sleepers on it wake and see EIDRM; the last frees it.
 			if (q->sleepers == 0)
 				dead = q;
-		} else if (ds.qbytes > MSGMNB && !cred_capable(current_cred(), CAP_SYS_RESOURCE)) {
+		} else if (ds.qbytes > (uint64_t)ipc_limit(IPC_MSGMNB) &&
+			   !cred_capable(current_cred(), CAP_SYS_RESOURCE)) {
 			rc = -EPERM;
 		} else {
 			q->perm.uid = ds.perm.uid;

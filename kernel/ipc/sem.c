@@ -19,9 +19,7 @@
 #include <uapi/errno.h>
 #include <uapi/time.h>
 
-#define SEMMSL		32000		// semaphores in a set
-#define SEMMNI		32000		// sets
-#define SEMOPM		500		// operations in one call
+#define SEMMSL		32000		// semaphores in a set, at most (the sysctl's ceiling)
 #define SEMVMX		32767		// the largest value
 #define SEMAEM		SEMVMX		// the largest adjustment
 
@@ -98,6 +96,16 @@ static struct sem_set *by_slot_locked(int slot)
 	return NULL;
 }
 
+// Semaphores in all sets, against semmns.  sem_lock held.
+static int64_t sems_in_use_locked(void)
+{
+	int64_t n = 0;
+
+	for (struct sem_set *s = sets; s; s = s->next)
+		n += s->nsems;
+	return n;
+}
+
 // ---- semget ----
 
 SYSCALL_DEFINE(SYS_semget, semget)
@@ -108,7 +116,7 @@ SYSCALL_DEFINE(SYS_semget, semget)
 	uint64_t irq;
 	long rc;
 
-	if (nsems < 0 || nsems > SEMMSL)
+	if (nsems < 0 || nsems > ipc_limit(IPC_SEMMSL))
 		return -EINVAL;
 	if (nsems > 0) {
 		made = kzalloc(sizeof(*made));
@@ -135,7 +143,8 @@ SYSCALL_DEFINE(SYS_semget, semget)
 		rc = -ENOENT;
 	} else if (!made) {
 		rc = -EINVAL;		// a new set needs at least one semaphore
-	} else if (nsets >= SEMMNI) {
+	} else if (nsets >= ipc_limit(IPC_SEMMNI) ||
+		   sems_in_use_locked() + nsems > ipc_limit(IPC_SEMMNS)) {
 		rc = -ENOSPC;
 	} else {
 		int slot = 0;
@@ -342,7 +351,7 @@ static long do_semop(int id, uint64_t usops, int64_t nsops, uint64_t utimeout)
 
 	if (nsops < 1 || id < 0)
 		return -EINVAL;
-	if (nsops > SEMOPM)
+	if (nsops > ipc_limit(IPC_SEMOPM))
 		return -E2BIG;
 	ops = kmalloc((size_t)nsops * sizeof(*ops));
 	if (!ops)
@@ -454,10 +463,11 @@ struct user_seminfo {
 
 static long sem_info(int cmd, uint64_t ubuf)
 {
-	struct user_seminfo si = { .semmap = SEMMNI * SEMMSL, .semmni = SEMMNI,
-				   .semmns = SEMMNI * SEMMSL, .semmnu = SEMMNI * SEMMSL,
-				   .semmsl = SEMMSL, .semopm = SEMOPM, .semume = SEMOPM,
-				   .semusz = 16, .semvmx = SEMVMX, .semaem = SEMAEM };
+	// The sysctl's four from the limits, the rest Linux's constants.
+	struct user_seminfo si = { .semmap = 1024000000, .semmni = ipc_limit(IPC_SEMMNI),
+				   .semmns = ipc_limit(IPC_SEMMNS), .semmnu = 1024000000,
+				   .semmsl = ipc_limit(IPC_SEMMSL), .semopm = ipc_limit(IPC_SEMOPM),
+				   .semume = 500, .semusz = 16, .semvmx = SEMVMX, .semaem = SEMAEM };
 	uint64_t irq = spin_lock_irqsave(&sem_lock);
 	int top = 0;
 

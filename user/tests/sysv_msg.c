@@ -7,6 +7,9 @@
 // IPC_INFO, MSG_INFO, MSG_STAT) and the argument errnos.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ipc.h>
@@ -16,6 +19,10 @@
 #include <unistd.h>
 
 #include "testcase.h"
+
+#ifndef MSG_COPY
+#define MSG_COPY 040000
+#endif
 
 #ifndef MSG_STAT_ANY
 #define MSG_STAT_ANY 13
@@ -212,6 +219,72 @@ static void t_permissions(void)
 	msgctl(open_to_all, IPC_RMID, NULL);
 }
 
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static int write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n = fd >= 0 ? write(fd, text, strlen(text)) : -1;
+	int err = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = err;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int write_long(const char *path, long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld\n", v);
+	return write_text(path, buf);
+}
+
+// /proc/sys/kernel/msgmax, msgmnb and msgmni are the limits msgsnd,
+// msgget and IPC_INFO obey, writable by root as Linux's (LTP msgget03).
+static void t_sysctl_limits(void)
+{
+	long msgmax = read_long("/proc/sys/kernel/msgmax");
+	long msgmnb = read_long("/proc/sys/kernel/msgmnb");
+	long msgmni = read_long("/proc/sys/kernel/msgmni");
+	struct msginfo mi;
+	struct { long type; char text[64]; } m = { 1, "0123456789" };
+	int id = msgget(IPC_PRIVATE, IPC_CREAT | 0600), id2;
+
+	check(msgmax > 0 && msgmnb > 0 && msgmni > 0, "msgmax, msgmnb, msgmni read");
+	check(msgctl(0, IPC_INFO, (struct msqid_ds *)&mi) >= 0 && mi.msgmax == msgmax &&
+	      mi.msgmnb == msgmnb && mi.msgmni == msgmni, "IPC_INFO agrees");
+	check_errno(write_text("/proc/sys/kernel/msgmax", "-1"), EINVAL, "msgmax -1: EINVAL");
+	check_errno(write_text("/proc/sys/kernel/msgmni", "40000"), EINVAL,
+		    "msgmni above 32768: EINVAL");
+	check_ok(write_long("/proc/sys/kernel/msgmax", 4), "msgmax 4");
+	check_errno(msgsnd(id, &m, 5, IPC_NOWAIT), EINVAL, "a 5-byte message now: EINVAL");
+	check_ok(msgsnd(id, &m, 4, IPC_NOWAIT), "a 4-byte one");
+	write_long("/proc/sys/kernel/msgmax", msgmax);
+	check_ok(msgsnd(id, &m, 10, IPC_NOWAIT), "10 bytes once msgmax is back");
+	check_errno(msgrcv(id, &m, 2, 1, IPC_NOWAIT | MSG_COPY | MSG_NOERROR), EINVAL,
+		    "MSG_COPY into too small a buffer: EINVAL even with MSG_NOERROR");
+	int in_use = msgctl(0, MSG_INFO, (struct msqid_ds *)&mi) >= 0 ? mi.msgpool : -1;
+	check_ok(write_long("/proc/sys/kernel/msgmni", in_use + 1), "msgmni: one queue more");
+	id2 = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	check(id2 >= 0, "that one");
+	check_errno(msgget(IPC_PRIVATE, IPC_CREAT | 0600), ENOSPC, "then ENOSPC");
+	write_long("/proc/sys/kernel/msgmni", msgmni);
+	check(read_long("/proc/sys/kernel/msgmni") == msgmni, "msgmni restored");
+	msgctl(id, IPC_RMID, NULL);
+	msgctl(id2, IPC_RMID, NULL);
+}
+
 static const struct test_case cases[] = {
 	{ "msgget_keys_and_private", t_get_and_keys },
 	{ "msgrcv_by_type", t_types },
@@ -220,6 +293,7 @@ static const struct test_case cases[] = {
 	{ "removed_while_waiting_EIDRM", t_removed_while_waiting },
 	{ "interrupted_EINTR", t_eintr },
 	{ "permissions", t_permissions },
+	{ "sysctl_limits", t_sysctl_limits },
 };
 
 int main(void)

@@ -6,6 +6,9 @@
 // sleeper when the set goes, EINTR, permissions.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ipc.h>
@@ -180,6 +183,54 @@ static void t_permissions(void)
 	semctl(root_set, 0, IPC_RMID);
 }
 
+static int read_sem(int v[4])
+{
+	char buf[128] = "";
+	int fd = open("/proc/sys/kernel/sem", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && sscanf(buf, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) == 4 ? 0 : -1;
+}
+
+static int write_sem(const char *text)
+{
+	int fd = open("/proc/sys/kernel/sem", O_WRONLY | O_TRUNC);
+	ssize_t n = fd >= 0 ? write(fd, text, strlen(text)) : -1;
+	int err = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = err;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+// /proc/sys/kernel/sem: "semmsl semmns semopm semmni", the limits semget
+// and semop obey, writable by root as Linux's (LTP semget05).
+static void t_sysctl_sem(void)
+{
+	int v[4], w[4];
+	char text[96];
+	struct sembuf two[2] = { { 0, 1, 0 }, { 0, -1, 0 } };
+	int id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+	struct seminfo si;
+
+	if (!check_ok(read_sem(v), "read the four limits"))
+		return;
+	check(semctl(0, 0, IPC_INFO, &si) >= 0 && si.semmsl == v[0] && si.semmns == v[1] &&
+	      si.semopm == v[2] && si.semmni == v[3], "IPC_INFO agrees");
+	check_errno(write_sem("abc"), EINVAL, "not a number: EINVAL");
+	snprintf(text, sizeof(text), "%d %d 1 %d", v[0], v[1], v[3]);
+	check_ok(write_sem(text), "semopm 1");
+	check(read_sem(w) == 0 && w[2] == 1 && w[0] == v[0], "read back");
+	check_errno(semop(id, two, 2), E2BIG, "two operations now: E2BIG");
+	snprintf(text, sizeof(text), "%d\t%d\t%d\t%d\n", v[0], v[1], v[2], v[3]);
+	check_ok(write_sem(text), "restored");
+	check_ok(semop(id, two, 2), "two operations again");
+	semctl(id, 0, IPC_RMID);
+}
+
 static const struct test_case cases[] = {
 	{ "semget_and_values", t_get_and_values },
 	{ "semop_all_or_nothing", t_semop_all_or_nothing },
@@ -188,6 +239,7 @@ static const struct test_case cases[] = {
 	{ "sem_undo_at_exit", t_undo },
 	{ "removed_EIDRM_and_EINTR", t_removed_and_eintr },
 	{ "permissions", t_permissions },
+	{ "sysctl_sem", t_sysctl_sem },
 };
 
 int main(void)
