@@ -70,6 +70,11 @@ enum ipc_limit {
 	IPC_SEMMNS,		// semaphores in all (shown; sets are counted)
 	IPC_SEMOPM,		// operations in one semop
 	IPC_SEMMNI,		// sets at most
+	// msg_next_id, sem_next_id: the identifier the next object gets
+	// (Linux's CONFIG_CHECKPOINT_RESTORE), -1 when unset; taken, it
+	// goes back to -1.
+	IPC_MSG_NEXT_ID,
+	IPC_SEM_NEXT_ID,
 	IPC_NLIMITS
 };
 int ipc_limit(enum ipc_limit which);
@@ -77,5 +82,14 @@ int ipc_limit(enum ipc_limit which);
 // 32000 here: SETALL and GETALL copy a set's values through one buffer).
 int ipc_set_limit(enum ipc_limit which, int64_t value);
 bool ipc_limit_in_range(enum ipc_limit which, int64_t value);
+// The identifier asked for with msg_next_id or sem_next_id (reset to
+// -1), or -1.
+int ipc_take_next_id(enum ipc_limit which);
+// A new object's slot (or -1: none free) and sequence number: from the
+// identifier msg_next_id or sem_next_id ('which') asks for, if set,
+// else the lowest free slot and *next_seq's next.  free_slot(from) gives
+// the first free slot from 'from' on, or -1.  The object's lock held.
+int ipc_pick_id(enum ipc_limit which, uint16_t *next_seq, int (*free_slot)(int from),
+		uint16_t *seq);
 
 #endif

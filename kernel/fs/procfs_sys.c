@@ -365,6 +365,10 @@ static size_t show_msgmni(char *buf, size_t size) { return show_limit(buf, size,
 static int store_msgmax(const char *t, size_t n) { return store_limit(t, n, IPC_MSGMAX); }
 static int store_msgmnb(const char *t, size_t n) { return store_limit(t, n, IPC_MSGMNB); }
 static int store_msgmni(const char *t, size_t n) { return store_limit(t, n, IPC_MSGMNI); }
+static size_t show_msg_next_id(char *b, size_t n) { return show_limit(b, n, IPC_MSG_NEXT_ID); }
+static size_t show_sem_next_id(char *b, size_t n) { return show_limit(b, n, IPC_SEM_NEXT_ID); }
+static int store_msg_next_id(const char *t, size_t n) { return store_limit(t, n, IPC_MSG_NEXT_ID); }
+static int store_sem_next_id(const char *t, size_t n) { return store_limit(t, n, IPC_SEM_NEXT_ID); }
 
 // "semmsl semmns semopm semmni", tab-separated as Linux's.
 static const enum ipc_limit sem_fields[4] = { IPC_SEMMSL, IPC_SEMMNS, IPC_SEMOPM, IPC_SEMMNI };
@@ -419,6 +423,8 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "msgmnb", show_msgmnb, store_msgmnb, false },
 	{ "/proc/sys/kernel", "msgmni", show_msgmni, store_msgmni, false },
 	{ "/proc/sys/kernel", "sem", show_sem, store_sem, false },
+	{ "/proc/sys/kernel", "msg_next_id", show_msg_next_id, store_msg_next_id, false },
+	{ "/proc/sys/kernel", "sem_next_id", show_sem_next_id, store_sem_next_id, false },
 	{ "/proc/sys/fs", "pipe-max-size", show_pipe_max_size, store_pipe_max_size, false },
 	{ "/proc/sys/fs", "pipe-user-pages-soft", show_pipe_user_pages_soft, NULL, false },
 	{ "/proc/sys/fs", "file-max", show_file_max, NULL, false },

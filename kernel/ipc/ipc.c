@@ -57,13 +57,13 @@ void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u)
 static int limits[IPC_NLIMITS] = {
 	[IPC_MSGMAX] = 8192, [IPC_MSGMNB] = 16384, [IPC_MSGMNI] = 32000,
 	[IPC_SEMMSL] = 32000, [IPC_SEMMNS] = 1024000000, [IPC_SEMOPM] = 500,
-	[IPC_SEMMNI] = 32000,
+	[IPC_SEMMNI] = 32000, [IPC_MSG_NEXT_ID] = -1, [IPC_SEM_NEXT_ID] = -1,
 };
 
 static const int limit_max[IPC_NLIMITS] = {
 	[IPC_MSGMAX] = INT32_MAX, [IPC_MSGMNB] = INT32_MAX, [IPC_MSGMNI] = IPCMNI,
 	[IPC_SEMMSL] = 32000, [IPC_SEMMNS] = INT32_MAX, [IPC_SEMOPM] = INT32_MAX,
-	[IPC_SEMMNI] = IPCMNI,
+	[IPC_SEMMNI] = IPCMNI, [IPC_MSG_NEXT_ID] = INT32_MAX, [IPC_SEM_NEXT_ID] = INT32_MAX,
 };
 
 int ipc_limit(enum ipc_limit which)
@@ -82,4 +82,25 @@ int ipc_set_limit(enum ipc_limit which, int64_t value)
 		return -EINVAL;
 	__atomic_store_n(&limits[which], (int)value, __ATOMIC_RELAXED);
 	return 0;
+}
+
+int ipc_take_next_id(enum ipc_limit which)
+{
+	return __atomic_exchange_n(&limits[which], -1, __ATOMIC_RELAXED);
+}
+
+int ipc_pick_id(enum ipc_limit which, uint16_t *next_seq, int (*free_slot)(int from),
+		uint16_t *seq)
+{
+	int want = ipc_take_next_id(which);
+
+	if (want >= 0) {
+		// Linux's ipc_idr_alloc: the sequence asked for, and the
+		// first free slot at or above the one asked for.
+		*seq = (uint16_t)(want >> IPCMNI_SHIFT);
+		return free_slot(want & (IPCMNI - 1));
+	}
+	*seq = *next_seq & (0x7fffffff >> IPCMNI_SHIFT);
+	(*next_seq)++;
+	return free_slot(0);
 }

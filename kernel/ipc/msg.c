@@ -80,9 +80,10 @@ static struct msg_queue *by_slot_locked(int slot)
 	return NULL;
 }
 
-static int free_slot_locked(void)
+// The first free slot from 'from' on, or -1.
+static int free_slot_locked(int from)
 {
-	for (int slot = 0; slot < IPCMNI; slot++)
+	for (int slot = from; slot < IPCMNI; slot++)
 		if (!by_slot_locked(slot))
 			return slot;
 	return -1;
@@ -136,11 +137,13 @@ SYSCALL_DEFINE(SYS_msgget, msgget)
 			rc = ipc_permitted(&q->perm, flags) ? -EACCES : q->perm.id;
 	} else if (key != IPC_PRIVATE && !(flags & IPC_CREAT)) {
 		rc = -ENOENT;
-	} else if (nqueues >= ipc_limit(IPC_MSGMNI) || (made->slot = free_slot_locked()) < 0) {
+	} else if (nqueues >= ipc_limit(IPC_MSGMNI)) {
+		rc = -ENOSPC;
+	} else if ((made->slot = ipc_pick_id(IPC_MSG_NEXT_ID, &next_seq, free_slot_locked,
+					     &made->perm.seq)) < 0) {
 		rc = -ENOSPC;
 	} else {
 		ipc_perm_init(&made->perm, key, flags);
-		made->perm.seq = next_seq++ & (0x7fffffff >> IPCMNI_SHIFT);
 		made->perm.id = (made->perm.seq << IPCMNI_SHIFT) | made->slot;
 		made->qbytes = (uint64_t)ipc_limit(IPC_MSGMNB);
 		made->ctime = now_seconds();

@@ -96,6 +96,15 @@ static struct sem_set *by_slot_locked(int slot)
 	return NULL;
 }
 
+// The first free slot from 'from' on, or -1.  sem_lock held.
+static int free_slot_locked(int from)
+{
+	for (int slot = from; slot < IPCMNI; slot++)
+		if (!by_slot_locked(slot))
+			return slot;
+	return -1;
+}
+
 // Semaphores in all sets, against semmns.  sem_lock held.
 static int64_t sems_in_use_locked(void)
 {
@@ -146,14 +155,12 @@ SYSCALL_DEFINE(SYS_semget, semget)
 	} else if (nsets >= ipc_limit(IPC_SEMMNI) ||
 		   sems_in_use_locked() + nsems > ipc_limit(IPC_SEMMNS)) {
 		rc = -ENOSPC;
+	} else if ((made->slot = ipc_pick_id(IPC_SEM_NEXT_ID, &next_seq, free_slot_locked,
+					     &made->perm.seq)) < 0) {
+		rc = -ENOSPC;
 	} else {
-		int slot = 0;
-		while (by_slot_locked(slot))
-			slot++;
 		ipc_perm_init(&made->perm, key, flags);
-		made->slot = slot;
-		made->perm.seq = next_seq++ & (0x7fffffff >> IPCMNI_SHIFT);
-		made->perm.id = (made->perm.seq << IPCMNI_SHIFT) | slot;
+		made->perm.id = (made->perm.seq << IPCMNI_SHIFT) | made->slot;
 		made->ctime = now_seconds();
 		made->next = sets;
 		sets = made;

@@ -285,6 +285,23 @@ static void t_sysctl_limits(void)
 	msgctl(id2, IPC_RMID, NULL);
 }
 
+// msg_next_id (Linux's CONFIG_CHECKPOINT_RESTORE): the identifier the next
+// queue gets, -1 again once taken (LTP msgget04).
+static void t_next_id(void)
+{
+	long want = (7L << 15) | 4242;
+	int id;
+
+	check(read_long("/proc/sys/kernel/msg_next_id") == -1, "unset: -1");
+	check_errno(write_text("/proc/sys/kernel/msg_next_id", "-5"), EINVAL, "-5: EINVAL");
+	check_ok(write_long("/proc/sys/kernel/msg_next_id", want), "ask for one");
+	id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	check(id == want, "the next queue has it");
+	check(read_long("/proc/sys/kernel/msg_next_id") == -1, "taken: -1 again");
+	check(read_long("/proc/sys/kernel/sem_next_id") == -1, "sem_next_id: -1");
+	msgctl(id, IPC_RMID, NULL);
+}
+
 static const struct test_case cases[] = {
 	{ "msgget_keys_and_private", t_get_and_keys },
 	{ "msgrcv_by_type", t_types },
@@ -294,6 +311,7 @@ static const struct test_case cases[] = {
 	{ "interrupted_EINTR", t_eintr },
 	{ "permissions", t_permissions },
 	{ "sysctl_limits", t_sysctl_limits },
+	{ "msg_next_id", t_next_id },
 };
 
 int main(void)
