@@ -21,14 +21,41 @@
 #define IPCMNI_SHIFT	15	// identifier = sequence << 15 | slot, as Linux
 #define IPCMNI		(1 << IPCMNI_SHIFT)
 
-// An object's owner, creator and mode (Linux's kern_ipc_perm).
+// An object's owner, creator and mode (Linux's kern_ipc_perm), and its
+// place in its kind's table.
 struct ipc_perm_k {
 	int32_t key;
 	uint32_t uid, gid, cuid, cgid;
 	uint32_t mode;			// the low 9 bits
 	uint16_t seq;
-	int id;
+	int id;				// seq << IPCMNI_SHIFT | slot
+	int slot;
+	struct ipc_perm_k *next;	// in the table
 };
+
+// All objects of one kind (message queues, semaphore sets), each named
+// by its ipc_perm_k.  Every call below is made with the kind's lock held.
+struct ipc_table {
+	struct ipc_perm_k *head;
+	int count;
+	uint16_t next_seq;
+	int next_id_limit;		// IPC_MSG_NEXT_ID or IPC_SEM_NEXT_ID
+};
+
+struct ipc_perm_k *ipc_find_id(const struct ipc_table *t, int id);
+struct ipc_perm_k *ipc_find_key(const struct ipc_table *t, int32_t key);
+// By slot, as MSG_STAT and SEM_STAT ask: an identifier's sequence bits
+// are ignored (Linux's ipcid_to_idx), so an identifier names its slot.
+struct ipc_perm_k *ipc_find_slot(const struct ipc_table *t, int slot);
+// The highest slot in use, 0 when none (what MSG_INFO and SEM_INFO return).
+int ipc_top_slot(const struct ipc_table *t);
+// Gives p a slot, sequence and identifier (the one msg_next_id or
+// sem_next_id asks for, if set) and links it in: 0, or -ENOSPC when no
+// slot is free.  The caller has checked the kind's count limit.
+int ipc_insert(struct ipc_table *t, struct ipc_perm_k *p);
+void ipc_remove(struct ipc_table *t, struct ipc_perm_k *p);
+// The wall clock in seconds: the objects' stime, rtime, ctime.
+int64_t ipc_now(void);
 
 // struct ipc64_perm of the x86-64 ABI (40 bytes).
 struct user_ipc64_perm {
@@ -82,14 +109,5 @@ int ipc_limit(enum ipc_limit which);
 // 32000 here: SETALL and GETALL copy a set's values through one buffer).
 int ipc_set_limit(enum ipc_limit which, int64_t value);
 bool ipc_limit_in_range(enum ipc_limit which, int64_t value);
-// The identifier asked for with msg_next_id or sem_next_id (reset to
-// -1), or -1.
-int ipc_take_next_id(enum ipc_limit which);
-// A new object's slot (or -1: none free) and sequence number: from the
-// identifier msg_next_id or sem_next_id ('which') asks for, if set,
-// else the lowest free slot and *next_seq's next.  free_slot(from) gives
-// the first free slot from 'from' on, or -1.  The object's lock held.
-int ipc_pick_id(enum ipc_limit which, uint16_t *next_seq, int (*free_slot)(int from),
-		uint16_t *seq);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <kernel/ipc.h>
 #include <kernel/cred.h>
+#include <kernel/time.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
 
@@ -84,23 +85,93 @@ int ipc_set_limit(enum ipc_limit which, int64_t value)
 	return 0;
 }
 
-int ipc_take_next_id(enum ipc_limit which)
+// The identifier asked for with msg_next_id or sem_next_id (reset to -1
+// as it is taken), or -1.
+static int take_next_id(enum ipc_limit which)
 {
 	return __atomic_exchange_n(&limits[which], -1, __ATOMIC_RELAXED);
 }
 
-int ipc_pick_id(enum ipc_limit which, uint16_t *next_seq, int (*free_slot)(int from),
-		uint16_t *seq)
+// ---- the tables ----
+
+struct ipc_perm_k *ipc_find_id(const struct ipc_table *t, int id)
 {
-	int want = ipc_take_next_id(which);
+	for (struct ipc_perm_k *p = t->head; p; p = p->next)
+		if (p->id == id)
+			return p;
+	return NULL;
+}
+
+struct ipc_perm_k *ipc_find_key(const struct ipc_table *t, int32_t key)
+{
+	for (struct ipc_perm_k *p = t->head; p; p = p->next)
+		if (p->key == key)
+			return p;
+	return NULL;
+}
+
+struct ipc_perm_k *ipc_find_slot(const struct ipc_table *t, int slot)
+{
+	slot &= IPCMNI - 1;
+	for (struct ipc_perm_k *p = t->head; p; p = p->next)
+		if (p->slot == slot)
+			return p;
+	return NULL;
+}
+
+int ipc_top_slot(const struct ipc_table *t)
+{
+	int top = 0;
+
+	for (struct ipc_perm_k *p = t->head; p; p = p->next)
+		if (p->slot > top)
+			top = p->slot;
+	return top;
+}
+
+// The first free slot from 'from' on, or -1.
+static int free_slot(const struct ipc_table *t, int from)
+{
+	for (int slot = from; slot < IPCMNI; slot++)
+		if (!ipc_find_slot(t, slot))
+			return slot;
+	return -1;
+}
+
+int ipc_insert(struct ipc_table *t, struct ipc_perm_k *p)
+{
+	int want = take_next_id((enum ipc_limit)t->next_id_limit);
 
 	if (want >= 0) {
 		// Linux's ipc_idr_alloc: the sequence asked for, and the
 		// first free slot at or above the one asked for.
-		*seq = (uint16_t)(want >> IPCMNI_SHIFT);
-		return free_slot(want & (IPCMNI - 1));
+		p->seq = (uint16_t)(want >> IPCMNI_SHIFT);
+		p->slot = free_slot(t, want & (IPCMNI - 1));
+	} else {
+		p->seq = t->next_seq++;
+		p->slot = free_slot(t, 0);
 	}
-	*seq = *next_seq & (0x7fffffff >> IPCMNI_SHIFT);
-	(*next_seq)++;
-	return free_slot(0);
+	if (p->slot < 0)
+		return -ENOSPC;
+	p->id = (p->seq << IPCMNI_SHIFT) | p->slot;
+	p->next = t->head;
+	t->head = p;
+	t->count++;
+	return 0;
+}
+
+void ipc_remove(struct ipc_table *t, struct ipc_perm_k *p)
+{
+	for (struct ipc_perm_k **pp = &t->head; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			t->count--;
+			return;
+		}
+	}
+}
+
+int64_t ipc_now(void)
+{
+	return (int64_t)(clock_realtime_ns() / 1000000000ULL);
 }

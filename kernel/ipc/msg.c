@@ -3,6 +3,8 @@
 // its order, and blocking rules.  One lock guards every queue: senders
 // and receivers copy the text to and from user memory outside it.
 
+#include <stddef.h>
+
 #include <kernel/ipc.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
@@ -32,8 +34,7 @@ struct msg {
 };
 
 struct msg_queue {
-	struct ipc_perm_k perm;
-	int slot;
+	struct ipc_perm_k perm;		// its identifier and place in 'queues'
 	struct msg *head;
 	uint64_t qnum, cbytes, qbytes;
 	int64_t stime, rtime, ctime;	// seconds of the wall clock
@@ -41,63 +42,21 @@ struct msg_queue {
 	bool removed;
 	struct wait_queue wq;		// senders waiting for room, receivers for a message
 	int sleepers;			// on wq: a removed queue is freed by the last
-	struct msg_queue *next;
 };
 
 static struct spinlock msg_lock = SPINLOCK_INIT("msg queues");
-static struct msg_queue *queues;
-static int nqueues;
-static uint16_t next_seq;
-
-static int64_t now_seconds(void)
-{
-	return (int64_t)(clock_realtime_ns() / 1000000000ULL);
-}
+static struct ipc_table queues = { .next_id_limit = IPC_MSG_NEXT_ID };
 
 // ---- the table ----
 
+static struct msg_queue *queue_of(struct ipc_perm_k *p)
+{
+	return p ? (struct msg_queue *)((char *)p - offsetof(struct msg_queue, perm)) : NULL;
+}
+
 static struct msg_queue *by_id_locked(int id)
 {
-	for (struct msg_queue *q = queues; q; q = q->next)
-		if (q->perm.id == id)
-			return q;
-	return NULL;
-}
-
-static struct msg_queue *by_key_locked(int32_t key)
-{
-	for (struct msg_queue *q = queues; q; q = q->next)
-		if (q->perm.key == key)
-			return q;
-	return NULL;
-}
-
-static struct msg_queue *by_slot_locked(int slot)
-{
-	for (struct msg_queue *q = queues; q; q = q->next)
-		if (q->slot == slot)
-			return q;
-	return NULL;
-}
-
-// The first free slot from 'from' on, or -1.
-static int free_slot_locked(int from)
-{
-	for (int slot = from; slot < IPCMNI; slot++)
-		if (!by_slot_locked(slot))
-			return slot;
-	return -1;
-}
-
-static void unlink_locked(struct msg_queue *q)
-{
-	for (struct msg_queue **pp = &queues; *pp; pp = &(*pp)->next) {
-		if (*pp == q) {
-			*pp = q->next;
-			nqueues--;
-			return;
-		}
-	}
+	return queue_of(ipc_find_id(&queues, id));
 }
 
 // Sleeps on q's queue (msg_lock held, dropped meanwhile); a queue removed
@@ -129,7 +88,7 @@ SYSCALL_DEFINE(SYS_msgget, msgget)
 	if (!made)
 		return -ENOMEM;
 	irq = spin_lock_irqsave(&msg_lock);
-	q = key == IPC_PRIVATE ? NULL : by_key_locked(key);
+	q = key == IPC_PRIVATE ? NULL : queue_of(ipc_find_key(&queues, key));
 	if (q) {
 		if ((flags & IPC_CREAT) && (flags & IPC_EXCL))
 			rc = -EEXIST;
@@ -137,21 +96,17 @@ SYSCALL_DEFINE(SYS_msgget, msgget)
 			rc = ipc_permitted(&q->perm, flags) ? -EACCES : q->perm.id;
 	} else if (key != IPC_PRIVATE && !(flags & IPC_CREAT)) {
 		rc = -ENOENT;
-	} else if (nqueues >= ipc_limit(IPC_MSGMNI)) {
-		rc = -ENOSPC;
-	} else if ((made->slot = ipc_pick_id(IPC_MSG_NEXT_ID, &next_seq, free_slot_locked,
-					     &made->perm.seq)) < 0) {
+	} else if (queues.count >= ipc_limit(IPC_MSGMNI)) {
 		rc = -ENOSPC;
 	} else {
 		ipc_perm_init(&made->perm, key, flags);
-		made->perm.id = (made->perm.seq << IPCMNI_SHIFT) | made->slot;
 		made->qbytes = (uint64_t)ipc_limit(IPC_MSGMNB);
-		made->ctime = now_seconds();
-		made->next = queues;
-		queues = made;
-		nqueues++;
-		rc = made->perm.id;
-		made = NULL;
+		made->ctime = ipc_now();
+		rc = ipc_insert(&queues, &made->perm);
+		if (rc == 0) {
+			rc = made->perm.id;
+			made = NULL;
+		}
 	}
 	spin_unlock_irqrestore(&msg_lock, irq);
 	kfree(made);
@@ -223,7 +178,7 @@ SYSCALL_DEFINE(SYS_msgsnd, msgsnd)
 		q->qnum++;
 		q->cbytes += (uint64_t)size;
 		q->lspid = current_process()->pid;
-		q->stime = now_seconds();
+		q->stime = ipc_now();
 		wq_wake_all(&q->wq);
 	}
 	spin_unlock_irqrestore(&msg_lock, irq);
@@ -340,7 +295,7 @@ SYSCALL_DEFINE(SYS_msgrcv, msgrcv)
 			q->qnum--;
 			q->cbytes -= m->size;
 			q->lrpid = current_process()->pid;
-			q->rtime = now_seconds();
+			q->rtime = ipc_now();
 			wq_wake_all(&q->wq);	// room for senders
 			break;
 		}
@@ -408,20 +363,16 @@ static long msg_info(int cmd, uint64_t ubuf)
 	struct user_msginfo mi = { .msgmax = ipc_limit(IPC_MSGMAX), .msgmnb = msgmnb,
 				   .msgmni = msgmni, .msgssz = 16, .msgseg = 0xffff };
 	uint64_t irq = spin_lock_irqsave(&msg_lock);
-	int top = 0;
+	int top = ipc_top_slot(&queues);
 
 	mi.msgpool = (int)((int64_t)msgmni * msgmnb / 1024);
 	mi.msgmap = mi.msgtql = msgmnb;
 	if (cmd == MSG_INFO) {
-		mi.msgpool = nqueues;
+		mi.msgpool = queues.count;
 		mi.msgmap = mi.msgtql = 0;
-	}
-	for (struct msg_queue *q = queues; q; q = q->next) {
-		if (q->slot > top)
-			top = q->slot;
-		if (cmd == MSG_INFO) {
-			mi.msgmap += (int32_t)q->qnum;
-			mi.msgtql += (int32_t)q->cbytes;
+		for (struct ipc_perm_k *p = queues.head; p; p = p->next) {
+			mi.msgmap += (int32_t)queue_of(p)->qnum;
+			mi.msgtql += (int32_t)queue_of(p)->cbytes;
 		}
 	}
 	spin_unlock_irqrestore(&msg_lock, irq);
@@ -430,7 +381,7 @@ static long msg_info(int cmd, uint64_t ubuf)
 
 static void remove_locked(struct msg_queue *q)
 {
-	unlink_locked(q);
+	ipc_remove(&queues, &q->perm);
 	q->removed = true;
 	while (q->head) {
 		struct msg *m = q->head;
@@ -460,7 +411,7 @@ SYSCALL_DEFINE(SYS_msgctl, msgctl)
 	// MSG_STAT takes a slot, and as Linux's ipcid_to_idx an identifier's
 	// sequence bits are ignored: an identifier names its own slot.
 	if (cmd == MSG_STAT || cmd == MSG_STAT_ANY)
-		q = by_slot_locked(id & (IPCMNI - 1));
+		q = queue_of(ipc_find_slot(&queues, id));
 	else
 		q = by_id_locked(id);
 	if (!q) {
@@ -487,7 +438,7 @@ SYSCALL_DEFINE(SYS_msgctl, msgctl)
 			q->perm.gid = ds.perm.gid;
 			q->perm.mode = ds.perm.mode & 0777;
 			q->qbytes = ds.qbytes;
-			q->ctime = now_seconds();
+			q->ctime = ipc_now();
 			wq_wake_all(&q->wq);	// maybe room now
 		}
 	} else {

@@ -5,6 +5,8 @@
 // order.  One lock guards every set; waiters sleep on their set's queue
 // and look again after any change to it.
 
+#include <stddef.h>
+
 #include <kernel/ipc.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
@@ -42,14 +44,13 @@ struct semaphore_k {
 };
 
 struct sem_set {
-	struct ipc_perm_k perm;
-	int slot, nsems;
+	struct ipc_perm_k perm;		// its identifier and place in 'sets'
+	int nsems;
 	struct semaphore_k *sems;
 	int64_t otime, ctime;
 	bool removed;
 	int sleepers;			// on wq: a removed set is freed by the last
 	struct wait_queue wq;
-	struct sem_set *next;
 };
 
 // One process's (or CLONE_SYSVSEM group's) adjustments of one set.
@@ -71,38 +72,16 @@ struct user_sembuf {
 };
 
 static struct spinlock sem_lock = SPINLOCK_INIT("semaphores");
-static struct sem_set *sets;
-static int nsets;
-static uint16_t next_seq;
+static struct ipc_table sets = { .next_id_limit = IPC_SEM_NEXT_ID };
 
-static int64_t now_seconds(void)
+static struct sem_set *set_of(struct ipc_perm_k *p)
 {
-	return (int64_t)(clock_realtime_ns() / 1000000000ULL);
+	return p ? (struct sem_set *)((char *)p - offsetof(struct sem_set, perm)) : NULL;
 }
 
 static struct sem_set *by_id_locked(int id)
 {
-	for (struct sem_set *s = sets; s; s = s->next)
-		if (s->perm.id == id)
-			return s;
-	return NULL;
-}
-
-static struct sem_set *by_slot_locked(int slot)
-{
-	for (struct sem_set *s = sets; s; s = s->next)
-		if (s->slot == slot)
-			return s;
-	return NULL;
-}
-
-// The first free slot from 'from' on, or -1.  sem_lock held.
-static int free_slot_locked(int from)
-{
-	for (int slot = from; slot < IPCMNI; slot++)
-		if (!by_slot_locked(slot))
-			return slot;
-	return -1;
+	return set_of(ipc_find_id(&sets, id));
 }
 
 // Semaphores in all sets, against semmns.  sem_lock held.
@@ -110,8 +89,8 @@ static int64_t sems_in_use_locked(void)
 {
 	int64_t n = 0;
 
-	for (struct sem_set *s = sets; s; s = s->next)
-		n += s->nsems;
+	for (struct ipc_perm_k *p = sets.head; p; p = p->next)
+		n += set_of(p)->nsems;
 	return n;
 }
 
@@ -139,8 +118,7 @@ SYSCALL_DEFINE(SYS_semget, semget)
 	}
 	irq = spin_lock_irqsave(&sem_lock);
 	if (key != IPC_PRIVATE)
-		for (s = sets; s && s->perm.key != key; s = s->next)
-			;
+		s = set_of(ipc_find_key(&sets, key));
 	if (s) {
 		if ((flags & IPC_CREAT) && (flags & IPC_EXCL))
 			rc = -EEXIST;
@@ -152,21 +130,17 @@ SYSCALL_DEFINE(SYS_semget, semget)
 		rc = -ENOENT;
 	} else if (!made) {
 		rc = -EINVAL;		// a new set needs at least one semaphore
-	} else if (nsets >= ipc_limit(IPC_SEMMNI) ||
+	} else if (sets.count >= ipc_limit(IPC_SEMMNI) ||
 		   sems_in_use_locked() + nsems > ipc_limit(IPC_SEMMNS)) {
-		rc = -ENOSPC;
-	} else if ((made->slot = ipc_pick_id(IPC_SEM_NEXT_ID, &next_seq, free_slot_locked,
-					     &made->perm.seq)) < 0) {
 		rc = -ENOSPC;
 	} else {
 		ipc_perm_init(&made->perm, key, flags);
-		made->perm.id = (made->perm.seq << IPCMNI_SHIFT) | made->slot;
-		made->ctime = now_seconds();
-		made->next = sets;
-		sets = made;
-		nsets++;
-		rc = made->perm.id;
-		made = NULL;
+		made->ctime = ipc_now();
+		rc = ipc_insert(&sets, &made->perm);
+		if (rc == 0) {
+			rc = made->perm.id;
+			made = NULL;
+		}
 	}
 	spin_unlock_irqrestore(&sem_lock, irq);
 	if (made)
@@ -328,7 +302,7 @@ static void apply_ops(struct sem_set *s, const struct user_sembuf *ops, int n, s
 		if ((ops[i].sem_flg & SEM_UNDO) && u)
 			u->adj[ops[i].sem_num] = (short)(u->adj[ops[i].sem_num] - ops[i].sem_op);
 	}
-	s->otime = now_seconds();
+	s->otime = ipc_now();
 	wq_wake_all(&s->wq);
 }
 
@@ -476,17 +450,13 @@ static long sem_info(int cmd, uint64_t ubuf)
 				   .semmsl = ipc_limit(IPC_SEMMSL), .semopm = ipc_limit(IPC_SEMOPM),
 				   .semume = 500, .semusz = 16, .semvmx = SEMVMX, .semaem = SEMAEM };
 	uint64_t irq = spin_lock_irqsave(&sem_lock);
-	int top = 0;
+	int top = ipc_top_slot(&sets);
 
 	if (cmd == SEM_INFO) {
-		si.semusz = nsets;
+		si.semusz = sets.count;
 		si.semaem = 0;
-	}
-	for (struct sem_set *s = sets; s; s = s->next) {
-		if (s->slot > top)
-			top = s->slot;
-		if (cmd == SEM_INFO)
-			si.semaem += s->nsems;
+		for (struct ipc_perm_k *p = sets.head; p; p = p->next)
+			si.semaem += set_of(p)->nsems;
 	}
 	spin_unlock_irqrestore(&sem_lock, irq);
 	return copy_to_user(ubuf, &si, sizeof(si)) < 0 ? -EFAULT : top;
@@ -503,13 +473,7 @@ static void stat_locked(const struct sem_set *s, struct user_semid64_ds *ds)
 
 static void remove_locked(struct sem_set *s)
 {
-	for (struct sem_set **pp = &sets; *pp; pp = &(*pp)->next) {
-		if (*pp == s) {
-			*pp = s->next;
-			nsets--;
-			break;
-		}
-	}
+	ipc_remove(&sets, &s->perm);
 	s->removed = true;
 	wq_wake_all(&s->wq);		// sleepers see EIDRM; the last frees it
 }
@@ -549,7 +513,7 @@ static long set_all(int id, uint64_t uarray)
 				s->sems[i].pid = current_process()->pid;
 			}
 			clear_adjustments_locked(id, -1);
-			s->ctime = now_seconds();
+			s->ctime = ipc_now();
 			wq_wake_all(&s->wq);
 		}
 		spin_unlock_irqrestore(&sem_lock, irq);
@@ -619,7 +583,7 @@ SYSCALL_DEFINE(SYS_semctl, semctl)
 	// SEM_STAT takes a slot, and as Linux's ipcid_to_idx an identifier's
 	// sequence bits are ignored: an identifier names its own slot.
 	if (cmd == SEM_STAT || cmd == SEM_STAT_ANY)
-		s = by_slot_locked(id & (IPCMNI - 1));
+		s = set_of(ipc_find_slot(&sets, id));
 	else
 		s = by_id_locked(id);
 	if (!s) {
@@ -635,7 +599,7 @@ SYSCALL_DEFINE(SYS_semctl, semctl)
 			s->perm.uid = ds.perm.uid;
 			s->perm.gid = ds.perm.gid;
 			s->perm.mode = ds.perm.mode & 0777;
-			s->ctime = now_seconds();
+			s->ctime = ipc_now();
 		}
 	} else if (cmd == IPC_STAT || cmd == SEM_STAT || cmd == SEM_STAT_ANY) {
 		if (cmd != SEM_STAT_ANY && ipc_permitted(&s->perm, 0444))
@@ -657,7 +621,7 @@ SYSCALL_DEFINE(SYS_semctl, semctl)
 			s->sems[semnum].val = v;
 			s->sems[semnum].pid = current_process()->pid;
 			clear_adjustments_locked(id, semnum);
-			s->ctime = now_seconds();
+			s->ctime = ipc_now();
 			wq_wake_all(&s->wq);
 		}
 	} else {
