@@ -110,4 +110,8 @@ int ipc_limit(enum ipc_limit which);
 int ipc_set_limit(enum ipc_limit which, int64_t value);
 bool ipc_limit_in_range(enum ipc_limit which, int64_t value);
 
+// /proc/sysvipc/msg and /proc/sysvipc/sem (procfs_sys.c makes the files).
+struct vnode_ops;
+extern const struct vnode_ops msg_proc_ops, sem_proc_ops;
+
 #endif

@@ -572,6 +572,10 @@ int procfs_sys_init(void)
 
 	for (size_t i = 0; i < sizeof(proc_files) / sizeof(proc_files[0]) && rc == 0; i++)
 		rc = procfs_add("/proc", proc_files[i].name, VNODE_REG, 0444, proc_files[i].ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/proc/sysvipc", "msg", VNODE_REG, 0444, &msg_proc_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/proc/sysvipc", "sem", VNODE_REG, 0444, &sem_proc_ops, NULL);
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]) && rc == 0; i++)
 		rc = procfs_add(sysctls[i].dir, sysctls[i].name, VNODE_REG,
 				sysctls[i].store ? 0644 : 0444, &sysctl_ops, &sysctls[i]);

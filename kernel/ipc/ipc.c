@@ -129,33 +129,42 @@ int ipc_top_slot(const struct ipc_table *t)
 	return top;
 }
 
-// The first free slot from 'from' on, or -1.
-static int free_slot(const struct ipc_table *t, int from)
+// The table is kept in order of slot, so that the first free slot is
+// found in one pass and /proc/sysvipc lists in Linux's (the idr's) order.
+// *at is where an object in that slot goes in the list.
+static int free_slot(struct ipc_table *t, int from, struct ipc_perm_k ***at)
 {
-	for (int slot = from; slot < IPCMNI; slot++)
-		if (!ipc_find_slot(t, slot))
-			return slot;
-	return -1;
+	struct ipc_perm_k **pp = &t->head;
+	int slot = from;
+
+	while (*pp && (*pp)->slot <= slot) {
+		if ((*pp)->slot == slot)
+			slot++;
+		pp = &(*pp)->next;
+	}
+	*at = pp;
+	return slot < IPCMNI ? slot : -1;
 }
 
 int ipc_insert(struct ipc_table *t, struct ipc_perm_k *p)
 {
 	int want = take_next_id((enum ipc_limit)t->next_id_limit);
+	struct ipc_perm_k **at;
 
 	if (want >= 0) {
 		// Linux's ipc_idr_alloc: the sequence asked for, and the
 		// first free slot at or above the one asked for.
 		p->seq = (uint16_t)(want >> IPCMNI_SHIFT);
-		p->slot = free_slot(t, want & (IPCMNI - 1));
+		p->slot = free_slot(t, want & (IPCMNI - 1), &at);
 	} else {
 		p->seq = t->next_seq++;
-		p->slot = free_slot(t, 0);
+		p->slot = free_slot(t, 0, &at);
 	}
 	if (p->slot < 0)
 		return -ENOSPC;
 	p->id = (p->seq << IPCMNI_SHIFT) | p->slot;
-	p->next = t->head;
-	t->head = p;
+	p->next = *at;
+	*at = p;
 	t->count++;
 	return 0;
 }

@@ -13,6 +13,8 @@
 #include <kernel/time.h>
 #include <kernel/uaccess.h>
 #include <kernel/wait.h>
+#include <fs/procfs.h>
+#include <lib/printf.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
@@ -451,3 +453,42 @@ SYSCALL_DEFINE(SYS_msgctl, msgctl)
 		return -EFAULT;
 	return rc;
 }
+
+// ---- /proc/sysvipc/msg ----
+
+#define PROC_HEADER "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  " \
+		    "cuid  cgid      stime      rtime      ctime\n"
+#define PROC_LINE_MAX 160
+
+// A line per queue in order of slot, Linux's columns and widths.
+static size_t proc_render(char *buf, size_t size)
+{
+	uint64_t irq = spin_lock_irqsave(&msg_lock);
+	size_t len = kappendf(buf, size, 0, "%s", PROC_HEADER);
+
+	for (struct ipc_perm_k *p = queues.head; p; p = p->next) {
+		struct msg_queue *q = queue_of(p);
+
+		len = kappendf(buf, size, len,
+			       "%10d %10d  %4o  %10lu %10lu %5u %5u %5u %5u %5u %5u %10lu %10lu %10lu\n",
+			       p->key, p->id, p->mode, q->cbytes, q->qnum, q->lspid, q->lrpid,
+			       p->uid, p->gid, p->cuid, p->cgid, (uint64_t)q->stime,
+			       (uint64_t)q->rtime, (uint64_t)q->ctime);
+	}
+	spin_unlock_irqrestore(&msg_lock, irq);
+	return len;
+}
+
+static long proc_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	// Room for the queues there are now and some made meanwhile (more
+	// are cut off, as a read racing msgget may miss them on Linux).
+	size_t size = sizeof(PROC_HEADER) + (size_t)(__atomic_load_n(&queues.count,
+						     __ATOMIC_RELAXED) + 16) * PROC_LINE_MAX;
+
+	(void)vn;
+	(void)f;
+	return procfs_text_read(proc_render, size, off, b, n);
+}
+
+const struct vnode_ops msg_proc_ops = { .read = proc_read };

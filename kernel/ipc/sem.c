@@ -16,6 +16,8 @@
 #include <kernel/time.h>
 #include <kernel/uaccess.h>
 #include <kernel/wait.h>
+#include <fs/procfs.h>
+#include <lib/printf.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
@@ -639,3 +641,38 @@ SYSCALL_DEFINE(SYS_semctl, semctl)
 		return -EFAULT;
 	return rc;
 }
+
+// ---- /proc/sysvipc/sem ----
+
+#define PROC_HEADER "       key      semid perms      nsems   uid   gid  cuid  cgid      otime " \
+		    "     ctime\n"
+#define PROC_LINE_MAX 112
+
+// A line per set in order of slot, Linux's columns and widths.
+static size_t proc_render(char *buf, size_t size)
+{
+	uint64_t irq = spin_lock_irqsave(&sem_lock);
+	size_t len = kappendf(buf, size, 0, "%s", PROC_HEADER);
+
+	for (struct ipc_perm_k *p = sets.head; p; p = p->next) {
+		struct sem_set *s = set_of(p);
+
+		len = kappendf(buf, size, len, "%10d %10d  %4o %10u %5u %5u %5u %5u %10lu %10lu\n",
+			       p->key, p->id, p->mode, (unsigned)s->nsems, p->uid, p->gid, p->cuid,
+			       p->cgid, (uint64_t)s->otime, (uint64_t)s->ctime);
+	}
+	spin_unlock_irqrestore(&sem_lock, irq);
+	return len;
+}
+
+static long proc_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	size_t size = sizeof(PROC_HEADER) + (size_t)(__atomic_load_n(&sets.count,
+						     __ATOMIC_RELAXED) + 16) * PROC_LINE_MAX;
+
+	(void)vn;
+	(void)f;
+	return procfs_text_read(proc_render, size, off, b, n);
+}
+
+const struct vnode_ops sem_proc_ops = { .read = proc_read };

@@ -302,6 +302,41 @@ static void t_next_id(void)
 	msgctl(id, IPC_RMID, NULL);
 }
 
+// /proc/sysvipc/msg: Linux's header and a line per queue, parsed by
+// position as ipcs-style tools do.
+static void t_proc_sysvipc(void)
+{
+	key_t key = 0x5a5a0000 + getpid();
+	int id = msgget(key, IPC_CREAT | 0640);
+	struct { long type; char text[8]; } m = { 3, "abcde" };
+	static const char header[] = "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  "
+				    "cuid  cgid      stime      rtime      ctime\n";
+	static char text[1 << 16];
+	int fd = open("/proc/sysvipc/msg", O_RDONLY), found = 0;
+	ssize_t n = 0, got;
+
+	msgsnd(id, &m, 5, 0);
+	if (!check(fd >= 0, "open /proc/sysvipc/msg"))
+		return;
+	while ((got = read(fd, text + n, sizeof(text) - 1 - (size_t)n)) > 0)
+		n += got;
+	close(fd);
+	text[n] = 0;
+	check(strncmp(text, header, strlen(header)) == 0, "Linux's header");
+	for (char *line = strchr(text, '\n'); line && *line; line = strchr(line + 1, '\n')) {
+		int k, i, lspid;
+		unsigned mode;
+		unsigned long cbytes, qnum;
+
+		if (sscanf(line + 1, "%d %d %o %lu %lu %d", &k, &i, &mode, &cbytes, &qnum,
+			   &lspid) == 6 && k == key)
+			found = i == id && mode == 0640 && cbytes == 5 && qnum == 1 &&
+				lspid == getpid();
+	}
+	check(found, "our queue's line: id, mode, bytes, messages, sender");
+	msgctl(id, IPC_RMID, NULL);
+}
+
 static const struct test_case cases[] = {
 	{ "msgget_keys_and_private", t_get_and_keys },
 	{ "msgrcv_by_type", t_types },
@@ -312,6 +347,7 @@ static const struct test_case cases[] = {
 	{ "permissions", t_permissions },
 	{ "sysctl_limits", t_sysctl_limits },
 	{ "msg_next_id", t_next_id },
+	{ "proc_sysvipc_msg", t_proc_sysvipc },
 };
 
 int main(void)

@@ -231,6 +231,35 @@ static void t_sysctl_sem(void)
 	semctl(id, 0, IPC_RMID);
 }
 
+// /proc/sysvipc/sem: Linux's header and a line per set.
+static void t_proc_sysvipc(void)
+{
+	key_t key = 0x5a5b0000 + getpid();
+	int id = semget(key, 4, IPC_CREAT | 0604);
+	static const char header[] = "       key      semid perms      nsems   uid   gid  cuid  cgid      otime "
+				    "     ctime\n";
+	static char text[1 << 16];
+	int fd = open("/proc/sysvipc/sem", O_RDONLY), found = 0;
+	ssize_t n = 0, got;
+
+	if (!check(fd >= 0, "open /proc/sysvipc/sem"))
+		return;
+	while ((got = read(fd, text + n, sizeof(text) - 1 - (size_t)n)) > 0)
+		n += got;
+	close(fd);
+	text[n] = 0;
+	check(strncmp(text, header, strlen(header)) == 0, "Linux's header");
+	for (char *line = strchr(text, '\n'); line && *line; line = strchr(line + 1, '\n')) {
+		int k, i;
+		unsigned mode, nsems, uid;
+
+		if (sscanf(line + 1, "%d %d %o %u %u", &k, &i, &mode, &nsems, &uid) == 5 && k == key)
+			found = i == id && mode == 0604 && nsems == 4 && uid == getuid();
+	}
+	check(found, "our set's line: id, mode, semaphores, owner");
+	semctl(id, 0, IPC_RMID);
+}
+
 static const struct test_case cases[] = {
 	{ "semget_and_values", t_get_and_values },
 	{ "semop_all_or_nothing", t_semop_all_or_nothing },
@@ -240,6 +269,7 @@ static const struct test_case cases[] = {
 	{ "removed_EIDRM_and_EINTR", t_removed_and_eintr },
 	{ "permissions", t_permissions },
 	{ "sysctl_sem", t_sysctl_sem },
+	{ "proc_sysvipc_sem", t_proc_sysvipc },
 };
 
 int main(void)
