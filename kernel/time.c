@@ -42,6 +42,7 @@ void timer_interrupt(struct trap_frame *f)
 		jiffies++;
 		itimer_tick();
 		timerfd_tick();
+		posix_timer_tick();
 		console_poll_input();
 		loadavg_tick();
 	}

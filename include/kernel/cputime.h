@@ -137,6 +137,20 @@ bool cpu_clock_id(int id);
 int cpu_clock_read(int id, uint64_t *ns);
 int cpu_clock_res(int id, uint64_t *ns);
 long cpu_clock_nanosleep(int id, int flags, uint64_t ureq, uint64_t urem);
+// A CPU clock named explicitly, for a POSIX timer on it (read from any
+// CPU's tick, where 'current' is someone else): the process (pid, with
+// its start time, so a reused pid is not it) or one thread of 'owner'.
+struct cpu_clock_target {
+	int id;			// pid or tid
+	bool thread, virt;	// a thread's clock; user time only (CPUCLOCK_VIRT)
+	uint64_t start_ns;	// the process's acct_start_ns
+	struct process *owner;	// the timer's process (a thread clock's)
+};
+// Resolves clock 'id' for the caller as Linux's pid_for_clock(id, false):
+// 0, or -EINVAL for a clock that does not exist.
+int cpu_clock_target(int id, struct cpu_clock_target *tgt);
+// Its time in ns; false once its process or thread is gone.
+bool cpu_clock_target_read(const struct cpu_clock_target *tgt, uint64_t *ns);
 // ITIMER_VIRTUAL (1) and ITIMER_PROF (2) of p, in ns.
 void cpu_itimer_swap(struct process *p, int which, uint64_t value, uint64_t interval,
 		     uint64_t *old_value, uint64_t *old_interval);

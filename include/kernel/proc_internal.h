@@ -78,6 +78,14 @@ struct sighand;
 void sighand_put(struct sighand *sh);
 void itimer_tick(void);
 void itimer_cancel(struct process *p);
+// POSIX timers (posix_timers.c): CPU 0's tick; all of p's deleted (exec,
+// exit); /proc/PID/timers.
+void posix_timer_tick(void);
+void posix_timers_exit(struct process *p);
+long posix_timers_show(int pid, uint64_t start_ns, char *buf, size_t size);
+// The signals of 'mask' off p's pending sets and its threads' (signal.c;
+// sighand lock held).
+void signal_discard_locked(struct process *p, uint64_t mask);
 struct sigqueue;
 void sigqueue_free_all(struct sigqueue **queue);
 void process_kill_others(struct process *p, int wait_status);

@@ -68,6 +68,9 @@ struct process {
 	bool itimer_armed;
 	uint64_t itimer_deadline, itimer_interval;	// ns
 	struct process *itimer_next;
+	// POSIX timers (kernel/proc/posix_timers.c), under its lock.
+	struct ptimer *posix_timers;
+	int posix_timer_next_id;
 
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
 	struct proc_acct acct;		// CPU time, CPU timers (kernel/proc/cputime.c)

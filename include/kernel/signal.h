@@ -34,6 +34,25 @@ int signal_take_one_of(struct thread *t, uint64_t these, struct ksiginfo *info);
 uint64_t sigpending_of_user(uint32_t uid);
 uint64_t sigpending_default_limit(void);
 
+// A queued signal (kernel/proc/signal.c).  A POSIX timer keeps one for
+// its signal ('prealloc', Linux's SIGQUEUE_PREALLOC): taken off a queue
+// it is not freed; 'queued' while it is on one.  Both under the sighand
+// lock.
+struct sigqueue {
+	struct ksiginfo info;
+	uint32_t charged_uid;		// whose RLIMIT_SIGPENDING count it is in
+	bool prealloc, queued;
+	struct sigqueue *next;
+};
+
+struct sigqueue *sigqueue_alloc_timer(struct process *p);
+void sigqueue_free_timer(struct process *p, struct sigqueue *e);
+int signal_send_timer(struct process *p, struct thread *t, struct sigqueue *e, int sys_private);
+// After a timer's signal was taken off (info->code SI_TIMER), with no
+// sighand lock held: a periodic timer runs again and info->overrun gets
+// the overruns (kernel/proc/posix_timers.c).
+void posix_timer_rearm(struct ksiginfo *info);
+
 // Arch: the handler's frame on the user stack, and rt_sigreturn.
 int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 			    const struct ksiginfo *info, uint64_t old_mask);

@@ -3,6 +3,7 @@
 #ifndef UAPI_SIGNAL_H
 #define UAPI_SIGNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define NSIG		64
@@ -64,6 +65,7 @@
 // si_code values.
 #define SI_USER		0
 #define SI_KERNEL	0x80
+#define SI_TIMER	(-2)
 #define SI_TKILL	(-6)
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
@@ -108,6 +110,10 @@ struct ksiginfo {
 	int status;
 	uint64_t addr;
 	uint64_t value;
+	// SI_TIMER: the timer, its overrun count and the rearm cookie
+	// (Linux's si_sys_private; 0 for a one-shot timer).
+	int timerid, overrun, sys_private;
+	bool timer;		// a POSIX timer's (not a forged SI_TIMER)
 };
 
 // The 128-byte siginfo_t layout of Linux x86-64 (the fields we fill).

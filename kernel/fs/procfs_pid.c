@@ -49,7 +49,7 @@ enum pnode_kind {
 	PN_PID_DIR = 1, PN_TASK_DIR, PN_TID_DIR, PN_FD_DIR, PN_FDINFO_DIR,
 	PN_FD_LINK, PN_FDINFO,
 	PN_STAT, PN_STATUS, PN_STATM, PN_CMDLINE, PN_COMM, PN_ENVIRON, PN_MAPS,
-	PN_LIMITS, PN_MOUNTS,
+	PN_LIMITS, PN_MOUNTS, PN_TIMERS,
 	PN_EXE, PN_CWD, PN_ROOT,
 };
 
@@ -636,6 +636,14 @@ static int render(const struct pnode *pn, struct text *t, char *path)
 
 	if (pn->kind == PN_FDINFO)
 		return with_fd_ref(pn, fdinfo_lines, t);
+	if (pn->kind == PN_TIMERS) {
+		long n = posix_timers_show(pn->pid, pn->start_ns, t->buf, t->size);
+
+		if (n < 0)
+			return (int)n;
+		t->len = (size_t)n;
+		return 0;
+	}
 	rc = snap_take(pn, &s);
 	if (rc)
 		return rc;
@@ -1008,6 +1016,7 @@ static const struct pentry pid_entries[] = {
 	{ "root", PN_ROOT, VNODE_SYMLINK, 0777 },
 	{ "exe", PN_EXE, VNODE_SYMLINK, 0777 },
 	{ "mounts", PN_MOUNTS, VNODE_REG, 0444 },
+	{ "timers", PN_TIMERS, VNODE_REG, 0444 },	// last: not in task/TID, as Linux
 };
 #define NR_PID_ENTRIES (int)(sizeof(pid_entries) / sizeof(pid_entries[0]))
 
@@ -1018,6 +1027,12 @@ static const struct pentry pid_entries[] = {
 static int first_entry(const struct pnode *pn)
 {
 	return pn->kind == PN_TID_DIR ? 1 : 0;	// a thread has no task/
+}
+
+// ... and no timers (the process's POSIX timers).
+static int end_entry(const struct pnode *pn)
+{
+	return pn->kind == PN_TID_DIR ? NR_PID_ENTRIES - 1 : NR_PID_ENTRIES;
 }
 
 static long pnode_target(struct vnode *vn, char *buf, size_t size);
@@ -1134,7 +1149,7 @@ static int pnode_lookup(struct vnode *dir, const char *name, size_t len, struct 
 	switch (d->kind) {
 	case PN_PID_DIR:
 	case PN_TID_DIR:
-		for (int i = first_entry(d); i < NR_PID_ENTRIES; i++) {
+		for (int i = first_entry(d); i < end_entry(d); i++) {
 			const struct pentry *e = &pid_entries[i];
 			if (strlen(e->name) != len || memcmp(e->name, name, len) != 0)
 				continue;
@@ -1179,7 +1194,7 @@ static int entries_readdir(const struct pnode *d, uint64_t *pos, dir_emit_fn emi
 		return -ENOENT;
 	if (*pos >= 2 + (uint64_t)NR_PID_ENTRIES)
 		return 0;	// past the end (lseek may put it anywhere)
-	for (int i = *pos < 2 ? 0 : (int)(*pos - 2); i + first < NR_PID_ENTRIES; i++) {
+	for (int i = *pos < 2 ? 0 : (int)(*pos - 2); i + first < end_entry(d); i++) {
 		const struct pentry *e = &pid_entries[i + first];
 		uint64_t ino = pnode_ino(e->kind, d->pid, d->tid, 0);
 		unsigned type = e->type == VNODE_DIR ? DT_DIR

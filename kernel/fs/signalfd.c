@@ -85,6 +85,13 @@ static void to_ssi(struct signalfd_siginfo *ssi, const struct ksiginfo *info)
 		ssi->ssi_addr = si.u.addr;
 		return;
 	}
+	if (si.si_code == SI_TIMER && info->timer) {		// signalfd_copyinfo's SIL_TIMER
+		ssi->ssi_tid = (uint32_t)info->timerid;
+		ssi->ssi_overrun = (uint32_t)info->overrun;
+		ssi->ssi_ptr = info->value;
+		ssi->ssi_int = (int32_t)info->value;
+		return;
+	}
 	ssi->ssi_pid = (uint32_t)si.u.kill.pid;
 	ssi->ssi_uid = si.u.kill.uid;
 	if (si.si_signo == SIGCHLD && si.si_code > 0 && si.si_code < SI_KERNEL) {
@@ -106,6 +113,8 @@ static int take(uint64_t mask, struct ksiginfo *info)
 	int sig = signal_take_one_of(t, mask, info);
 
 	spin_unlock_irqrestore(&sh->lock, flags);
+	if (sig)
+		posix_timer_rearm(info);	// a periodic timer runs again
 	return sig;
 }
 

@@ -21,6 +21,7 @@
 #include <fs/poll.h>
 #include <fs/timerfd.h>
 #include <kernel/cred.h>
+#include <kernel/ktime.h>
 #include <kernel/syscall.h>
 #include <kernel/time.h>
 #include <kernel/uaccess.h>
@@ -29,11 +30,11 @@
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
-#define CLOCK_REALTIME		0
-#define CLOCK_MONOTONIC		1
-#define CLOCK_BOOTTIME		7
-#define CLOCK_REALTIME_ALARM	8
-#define CLOCK_BOOTTIME_ALARM	9
+#define CLOCK_REALTIME		KT_CLOCK_REALTIME
+#define CLOCK_MONOTONIC		KT_CLOCK_MONOTONIC
+#define CLOCK_BOOTTIME		KT_CLOCK_BOOTTIME
+#define CLOCK_REALTIME_ALARM	KT_CLOCK_REALTIME_ALARM
+#define CLOCK_BOOTTIME_ALARM	KT_CLOCK_BOOTTIME_ALARM
 
 #define TFD_TIMER_ABSTIME	(1 << 0)
 #define TFD_TIMER_CANCEL_ON_SET	(1 << 1)
@@ -42,17 +43,7 @@
 #define TFD_CLOEXEC		O_CLOEXEC
 #define TFD_IOC_SET_TICKS	0x40085400U	// _IOW('T', 0, u64)
 
-#define NSEC		((int64_t)1000000000)
-#define KTIME_MAX	INT64_MAX
-#define KTIME_SEC_MAX	(KTIME_MAX / NSEC)
-
-struct timespec64 {
-	int64_t sec, nsec;
-};
-
-struct itimerspec64 {
-	struct timespec64 interval, value;
-};
+#define NSEC		KT_NSEC
 
 struct timerfd {
 	int clockid;
@@ -75,27 +66,12 @@ static struct timerfd *running;
 
 static bool is_alarm(const struct timerfd *t)
 {
-	return t->clockid == CLOCK_REALTIME_ALARM || t->clockid == CLOCK_BOOTTIME_ALARM;
+	return ktime_is_alarm(t->clockid);
 }
 
-// The clock the expiry is kept in: the timer's, except that a relative
-// CLOCK_REALTIME setting runs on the monotonic clock, as Linux's
-// hrtimer_init makes it (seen where a saturated expiry is reported).
 static int64_t clock_now(const struct timerfd *t)
 {
-	if (!t->mono_base && (t->clockid == CLOCK_REALTIME || t->clockid == CLOCK_REALTIME_ALARM))
-		return (int64_t)clock_realtime_ns();
-	return (int64_t)clock_monotonic_ns();	// boot time: nothing suspends
-}
-
-// Linux's ktime_add_safe: saturates at KTIME_SEC_MAX seconds.
-static int64_t add_safe(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r) || r < 0)
-		return KTIME_SEC_MAX * NSEC;
-	return r;
+	return ktime_now(t->clockid, t->mono_base);
 }
 
 static void start_locked(struct timerfd *t)
@@ -131,24 +107,10 @@ static bool fire_locked(struct timerfd *t)
 	return true;
 }
 
-// hrtimer_forward to now: moves the expiry past the present by whole
-// periods and returns how many expiries that covers (0 if not yet due).
+// hrtimer_forward to now: the expiries the move past the present covers.
 static uint64_t forward_locked(struct timerfd *t)
 {
-	int64_t now = clock_now(t);
-	uint64_t n = 1;
-
-	if (now < t->exp)
-		return 0;
-	if (now - t->exp >= t->interval) {
-		n = (uint64_t)((now - t->exp) / t->interval);
-		t->exp = add_safe(t->exp, (int64_t)n * t->interval);
-		if (t->exp > now)
-			return n;
-		n++;
-	}
-	t->exp = add_safe(t->exp, t->interval);
-	return n;
+	return ktime_forward(&t->exp, t->interval, clock_now(t));
 }
 
 // A periodic timer that fired runs again from its next period; the
@@ -345,24 +307,6 @@ static int timerfd_get(int fd, struct file **fp, struct timerfd **tp)
 	return 0;
 }
 
-static bool ts_valid(const struct timespec64 *ts)
-{
-	return ts->sec >= 0 && ts->nsec >= 0 && ts->nsec < NSEC;
-}
-
-// Linux's timespec64_to_ktime: saturated at KTIME_MAX.
-static int64_t ts_ns(const struct timespec64 *ts)
-{
-	if (ts->sec >= KTIME_SEC_MAX)
-		return KTIME_MAX;
-	return ts->sec * NSEC + ts->nsec;
-}
-
-static struct timespec64 ns_ts(int64_t ns)
-{
-	return (struct timespec64){ ns / NSEC, ns % NSEC };
-}
-
 // The current setting, after the time is asked for (a fired periodic
 // timer moves on, as gettime does on Linux).
 static struct itimerspec64 current_value_locked(struct timerfd *t)
@@ -370,24 +314,24 @@ static struct itimerspec64 current_value_locked(struct timerfd *t)
 	fire_locked(t);
 	if (t->expired && t->interval)
 		rearm_locked(t);
-	return (struct itimerspec64){ ns_ts(t->interval), ns_ts(remaining_locked(t)) };
+	return (struct itimerspec64){ ns_timespec64(t->interval), ns_timespec64(remaining_locked(t)) };
 }
 
 // Linux's timerfd_setup: the new setting, ticks forgotten.
 static void setup_locked(struct timerfd *t, int flags, const struct itimerspec64 *v)
 {
-	int64_t value = ts_ns(&v->value);
+	int64_t value = timespec64_ns(&v->value);
 
 	if (t->running)
 		stop_locked(t);
 	t->expired = false;
 	t->ticks = 0;
-	t->interval = ts_ns(&v->interval);
+	t->interval = timespec64_ns(&v->interval);
 	t->mono_base = t->clockid == CLOCK_REALTIME && !(flags & TFD_TIMER_ABSTIME);
 	t->exp = value;
 	if (value) {
 		if (!(flags & TFD_TIMER_ABSTIME))
-			t->exp = add_safe(clock_now(t), value);
+			t->exp = ktime_add_safe(clock_now(t), value);
 		start_locked(t);
 		fire_locked(t);		// an expiry already past fires at once
 	}
@@ -406,7 +350,7 @@ SYSCALL_DEFINE(SYS_timerfd_settime, timerfd_settime)
 
 	if (copy_from_user(&nv, args->a[2], sizeof(nv)) < 0)
 		return -EFAULT;
-	if ((flags & ~TFD_SETTIME_FLAGS) || !ts_valid(&nv.value) || !ts_valid(&nv.interval))
+	if ((flags & ~TFD_SETTIME_FLAGS) || !timespec64_valid(&nv.value) || !timespec64_valid(&nv.interval))
 		return -EINVAL;
 	rc = timerfd_get(fd, &f, &t);
 	if (rc)
@@ -419,7 +363,7 @@ SYSCALL_DEFINE(SYS_timerfd_settime, timerfd_settime)
 	fire_locked(t);
 	if (t->expired && t->interval)
 		forward_locked(t);	// the old value is the next period's
-	ov = (struct itimerspec64){ ns_ts(t->interval), ns_ts(remaining_locked(t)) };
+	ov = (struct itimerspec64){ ns_timespec64(t->interval), ns_timespec64(remaining_locked(t)) };
 	setup_locked(t, flags, &nv);
 	spin_unlock_irqrestore(&timerfd_lock, irq);
 	file_put(f);

@@ -80,6 +80,65 @@ static int read_clock(int id, bool gettime, uint64_t *ns)
 	return rc;
 }
 
+int cpu_clock_target(int id, struct cpu_clock_target *tgt)
+{
+	struct thread *me = current_thread();
+	int rc = 0;
+
+	if (id >= 0)
+		id = self_clock(id);
+	int which = id & 3, pid = ~(id >> 3);
+	bool thread = id & CPUCLOCK_PERTHREAD;
+
+	if (which >= CPUCLOCK_MAX)
+		return -EINVAL;
+	*tgt = (struct cpu_clock_target){ .thread = thread, .virt = which == CPUCLOCK_VIRT,
+					  .owner = me->proc };
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	if (thread) {
+		struct thread *t = pid ? thread_find(pid) : me;
+		if (t && t->proc == me->proc)
+			tgt->id = t->tid;
+		else
+			rc = -EINVAL;
+	} else {
+		struct process *p = pid ? process_find(pid) : me->proc;
+		if (p) {
+			tgt->id = p->pid;
+			tgt->start_ns = acct_start_ns(p);
+		} else {
+			rc = -EINVAL;
+		}
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return rc;
+}
+
+bool cpu_clock_target_read(const struct cpu_clock_target *tgt, uint64_t *ns)
+{
+	uint64_t user, sys;
+	bool found = false;
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+
+	if (tgt->thread) {
+		struct thread *t = thread_find(tgt->id);
+		if (t && t->proc == tgt->owner && !t->acct.gone) {
+			acct_thread_times(t, &user, &sys);
+			found = true;
+		}
+	} else {
+		struct process *p = process_find(tgt->id);
+		if (p && acct_start_ns(p) == tgt->start_ns) {
+			acct_process_times(p, &user, &sys);
+			found = true;
+		}
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	if (found)
+		*ns = tgt->virt ? user : user + sys;
+	return found;
+}
+
 int cpu_clock_read(int id, uint64_t *ns)
 {
 	return read_clock(id < 0 ? id : self_clock(id), true, ns);

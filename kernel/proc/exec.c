@@ -601,6 +601,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	vfork_release(t);
 	fdtable_close_on_exec(p->fdt);
 	signal_exec_reset(p);
+	posix_timers_exit(p);		// as Linux's exit_itimers
 	// A program run with other IDs than its caller's is not dumpable, and
 	// a privilege change forgets the parent-death signal, as on Linux.
 	p->not_dumpable = cred->euid != cred->uid || cred->egid != cred->gid;

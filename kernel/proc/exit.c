@@ -136,6 +136,7 @@ static void process_finish(struct process *p)
 	struct fdtable *fdt = p->fdt;
 
 	itimer_cancel(p);
+	posix_timers_exit(p);
 	// The table and the address space leave p under p->lock, where /proc
 	// takes its references to them.  Closing files may sleep: done
 	// before this thread leaves its address space.
@@ -230,7 +231,9 @@ void thread_exit_user(int wait_status, bool group)
 	thread_tables_release(t);
 	prctl_thread_exit(p, t, last);
 	tid_free(t->tid);
+	flags = spin_lock_irqsave(&p->sighand->lock);
 	sigqueue_free_all(&t->sig_queue);
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	// No more user accesses from this thread: membarrier callers may skip
 	// this CPU from now on (and must, once the address space is freed).
 	flags = irq_save();

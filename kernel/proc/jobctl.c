@@ -37,15 +37,11 @@ bool process_is_stopped(struct process *p)
 	return __atomic_load_n(&p->stopped, __ATOMIC_RELAXED);
 }
 
-// Drops 'mask' from the pending sets of p and of its threads (standard
-// signals only: no queue to free).  sighand lock held.
+// Drops 'mask' from the pending sets of p and of its threads (a POSIX
+// timer's queued entry with them).  sighand lock held.
 static void discard_pending(struct process *p, uint64_t mask)
 {
-	p->sig_pending &= ~mask;
-	spin_lock(&p->lock);
-	for (struct thread *t = p->threads; t; t = t->proc_next)
-		t->sig_pending &= ~mask;
-	spin_unlock(&p->lock);
+	signal_discard_locked(p, mask);
 }
 
 // What sending 'sig' does at once, before it is queued (or found

@@ -31,12 +31,11 @@
 #define UNBLOCKABLE (sigmask_of(SIGKILL) | sigmask_of(SIGSTOP))
 
 // Real-time signals queue: each send is delivered once.  Standard
-// signals are a bit each (a second send while pending is merged).
-struct sigqueue {
-	struct ksiginfo info;
-	uint32_t charged_uid;		// whose RLIMIT_SIGPENDING count it is in
-	struct sigqueue *next;
-};
+// signals are a bit each (a second send while pending is merged), with
+// their data in info[sig]; a POSIX timer's entry (struct sigqueue,
+// include/kernel/signal.h) may queue a standard signal too, as Linux's
+// send_sigqueue: info[sig].signo is 0 while only such an entry makes the
+// bit pending.
 
 // ---- RLIMIT_SIGPENDING ----
 //
@@ -141,6 +140,8 @@ static int make_pending(struct process *p, uint64_t *pending, struct ksiginfo *i
 		}
 		e->info = si;
 		e->charged_uid = (uint32_t)uid;
+		e->prealloc = false;
+		e->queued = true;
 		e->next = 0;
 		struct sigqueue **tail = queue;
 		while (*tail)
@@ -156,33 +157,49 @@ static int make_pending(struct process *p, uint64_t *pending, struct ksiginfo *i
 	return 0;
 }
 
+// An entry off its queue: freed, or, a timer's, kept by the timer for
+// its next expiry (Linux's SIGQUEUE_PREALLOC).  sighand lock held.
+static void sigqueue_drop(struct sigqueue *e)
+{
+	e->queued = false;
+	if (e->prealloc)
+		return;
+	sigpending_uncharge(e->charged_uid);
+	kfree(e);
+}
+
+static bool queue_has(struct sigqueue *q, int sig)
+{
+	for (; q; q = q->next)
+		if (q->info.signo == sig)
+			return true;
+	return false;
+}
+
 // Takes one instance of sig off (pending, info[], queue).  sighand lock held.
 static void take_pending(uint64_t *pending, struct ksiginfo *infos, struct sigqueue **queue,
 			 int sig, struct ksiginfo *out)
 {
-	if (sig < SIGRTMIN) {
-		*pending &= ~sigmask_of(sig);
+	if (sig < SIGRTMIN && infos[sig].signo) {
 		*out = infos[sig];
+		infos[sig].signo = 0;
+		if (!queue_has(*queue, sig))
+			*pending &= ~sigmask_of(sig);
 		return;
 	}
-	bool more = false;
 	// Pending without a queue entry (kill() past the limit): Linux's
 	// empty data.
-	*out = (struct ksiginfo){ .signo = sig, .code = SI_USER };
+	*out = (struct ksiginfo){ .signo = sig, .code = sig < SIGRTMIN ? SI_KERNEL : SI_USER };
 	for (struct sigqueue **p = queue; *p; p = &(*p)->next) {
 		if ((*p)->info.signo != sig)
 			continue;
 		struct sigqueue *e = *p;
 		*out = e->info;
 		*p = e->next;
-		sigpending_uncharge(e->charged_uid);
-		kfree(e);
-		for (struct sigqueue *r = *p; r; r = r->next)
-			if (r->info.signo == sig)
-				more = true;
+		sigqueue_drop(e);
 		break;
 	}
-	if (!more)
+	if (!queue_has(*queue, sig))
 		*pending &= ~sigmask_of(sig);
 }
 
@@ -191,9 +208,43 @@ void sigqueue_free_all(struct sigqueue **queue)
 	while (*queue) {
 		struct sigqueue *e = *queue;
 		*queue = e->next;
+		sigqueue_drop(e);
+	}
+}
+
+// ---- POSIX timers' signals (kernel/proc/posix_timers.c) ----
+
+// The entry a timer keeps for its signal, charged to p's user at once:
+// NULL when RLIMIT_SIGPENDING (or memory) has no room, as Linux's
+// sigqueue_alloc.
+struct sigqueue *sigqueue_alloc_timer(struct process *p)
+{
+	int64_t uid = sigpending_charge(p);
+	struct sigqueue *e = uid >= 0 ? kzalloc(sizeof(*e)) : NULL;
+
+	if (!e) {
+		if (uid >= 0)
+			sigpending_uncharge((uint32_t)uid);
+		return NULL;
+	}
+	e->charged_uid = (uint32_t)uid;
+	e->prealloc = true;
+	e->info.timer = true;
+	return e;
+}
+
+// The timer is gone: a queued entry is freed when it is taken (its
+// signal is still delivered, as Linux's sigqueue_free), another at once.
+void sigqueue_free_timer(struct process *p, struct sigqueue *e)
+{
+	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+
+	e->prealloc = false;
+	if (!e->queued) {
 		sigpending_uncharge(e->charged_uid);
 		kfree(e);
 	}
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
 }
 
 static bool valid_signal(int sig)
@@ -256,8 +307,23 @@ static void discard_pending(uint64_t *pending, struct sigqueue **queue, int sig)
 			continue;
 		}
 		*q = e->next;
-		sigpending_uncharge(e->charged_uid);
-		kfree(e);
+		sigqueue_drop(e);
+	}
+}
+
+// Every signal of 'mask' off p's and its threads' pending sets, queued
+// entries with them (SIGCONT and the stop signals discarding each
+// other).  sighand lock held.
+void signal_discard_locked(struct process *p, uint64_t mask)
+{
+	for (int sig = 1; sig <= NSIG; sig++) {
+		if (!(mask & sigmask_of(sig)))
+			continue;
+		discard_pending(&p->sig_pending, &p->sig_queue, sig);
+		spin_lock(&p->lock);
+		for (struct thread *t = p->threads; t; t = t->proc_next)
+			discard_pending(&t->sig_pending, &t->sig_queue, sig);
+		spin_unlock(&p->lock);
 	}
 }
 
@@ -392,6 +458,66 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 	return rc;
 }
 
+// Sends a POSIX timer's signal (e->info filled by the timer) to p, or to
+// its thread t, as Linux's send_sigqueue: 1 if the disposition ignores
+// it (the timer then runs on by itself), else 0.  An entry still queued
+// is not queued again: it counts an overrun.
+int signal_send_timer(struct process *p, struct thread *t, struct sigqueue *e, int sys_private)
+{
+	int sig = e->info.signo;
+
+	if (!p->sighand || p->zombie)
+		return 0;
+	if (p->pid == 1 && p->sighand->action[sig].handler == SIG_DFL)
+		return 1;
+	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	e->info.sys_private = sys_private;
+	if (sig == SIGKILL) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		process_kill_others(p, SIGKILL);
+		return 0;
+	}
+	jobctl_on_send(p, sig);
+	if (dropped_at_send(p, t, sig)) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		return 1;
+	}
+	if (kills_at_once(p, sig) && (t ? thread_takes_at_once(t, sig) : some_thread_takes(p, sig))) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		process_kill_others(p, sig);
+		return 0;
+	}
+	if (e->queued) {
+		if (e->info.overrun < INT32_MAX)
+			e->info.overrun++;
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
+		return 0;
+	}
+	uint64_t *pending = t ? &t->sig_pending : &p->sig_pending;
+	struct ksiginfo *infos = t ? t->sig_info : p->sig_info;
+	struct sigqueue **tail = t ? &t->sig_queue : &p->sig_queue;
+
+	e->info.overrun = 0;
+	if (sig < SIGRTMIN && !(*pending & sigmask_of(sig)))
+		infos[sig].signo = 0;		// only the entry is pending
+	while (*tail)
+		tail = &(*tail)->next;
+	e->next = 0;
+	*tail = e;
+	e->queued = true;
+	*pending |= sigmask_of(sig);
+	if (t) {
+		wake_interruptible(t);
+		if (t != current_thread() && t->on_cpu)
+			arch_send_ipi(t->cpu, IPI_RESCHED);
+	} else {
+		signal_wake_one(p, sig);
+	}
+	spin_unlock_irqrestore(&p->sighand->lock, flags);
+	poll_notify();			// a signalfd may be ready now
+	return 0;
+}
+
 bool thread_signal_pending(struct thread *t)
 {
 	struct process *p = t->proc;
@@ -456,6 +582,13 @@ void siginfo_to_user(struct user_siginfo *si, const struct ksiginfo *info)
 	si->si_signo = info->signo;
 	si->si_code = info->code;
 	si->si_errno = info->errno_;
+	if (info->code == SI_TIMER && info->timer) {	// si_tid, si_overrun, si_value
+		int32_t ids[2] = { info->timerid, info->overrun };
+
+		memcpy(si->u.raw, ids, sizeof(ids));
+		memcpy(si->u.raw + 8, &info->value, 8);
+		return;
+	}
 	switch (info->signo) {
 	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
 		if (info->code > 0 && info->code != SI_KERNEL) {
@@ -527,6 +660,12 @@ void signal_deliver(struct trap_frame *f)
 		}
 		uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 		int sig = dequeue(t, &info);
+		if (sig && info.timer && info.sys_private) {
+			// A periodic timer runs again once its signal is taken.
+			spin_unlock_irqrestore(&p->sighand->lock, flags);
+			posix_timer_rearm(&info);
+			flags = spin_lock_irqsave(&p->sighand->lock);
+		}
 		if (!sig) {
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
 			syscall_restart_if_needed(f, false, 0);
@@ -755,6 +894,7 @@ SYSCALL_DEFINE(SYS_rt_sigtimedwait, rt_sigtimedwait)
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	if (!sig)
 		return rc == -EINTR ? -EINTR : -EAGAIN;
+	posix_timer_rearm(&info);
 	if (uinfo) {
 		struct user_siginfo si;
 

@@ -347,6 +347,35 @@ static void t_epoll(void)
 	close(ep);
 }
 
+// POSIX timers: the sigevent and the id of timer_create, the new and old
+// values of timer_settime, timer_gettime's.
+static void t_posix_timers(void)
+{
+	struct { long value; int signo, notify, tid, pad[11]; } ev = { 0, 0, 1, 0, { 0 } };
+	long its[4] = { 0, 0, 100, 0 };
+	int id = -1;
+
+	if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &ev, &id) != 0) {
+		fail("timer_create: errno=%d", errno);
+		return;
+	}
+	for (int i = 0; i < BAD_FOR_WRITES; i++) {
+		check_efault(syscall(SYS_timer_create, CLOCK_MONOTONIC, &ev, bad[i].addr), i,
+			     "timer_create(id)");
+		check_efault(syscall(SYS_timer_gettime, id, bad[i].addr), i, "timer_gettime");
+		if (i >= FIRST_NON_NULL)
+			check_efault(syscall(SYS_timer_settime, id, 0, its, bad[i].addr), i,
+				     "timer_settime(old)");
+	}
+	for (int i = FIRST_NON_NULL; i < BAD_FOR_READS; i++) {
+		check_efault(syscall(SYS_timer_create, CLOCK_MONOTONIC, bad[i].addr, &id), i,
+			     "timer_create(sigevent)");
+		check_efault(syscall(SYS_timer_settime, id, 0, bad[i].addr, NULL), i,
+			     "timer_settime(new)");
+	}
+	syscall(SYS_timer_delete, id);
+}
+
 // ---- time --------------------------------------------------------------------------------
 
 static void t_clock_gettime(void)
@@ -514,6 +543,7 @@ static const struct test_case cases[] = {
 	{ "poll", t_poll },
 	{ "eventfd_signalfd_timerfd", t_event_fds },
 	{ "epoll", t_epoll },
+	{ "posix_timers", t_posix_timers },
 	{ "ppoll_select", t_ppoll_select },
 	{ "clock_gettime_getres", t_clock_gettime },
 	{ "gettimeofday", t_gettimeofday },

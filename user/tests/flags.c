@@ -1281,6 +1281,39 @@ static long epoll_wait_args(long nr, long maxevents, long sigsetsize)
 static long r_epoll_wait_max0(void) { return epoll_wait_args(SYS_epoll_wait, 0L, 8L); }
 static long r_epoll_pwait_size(void) { return epoll_wait_args(SYS_epoll_pwait, 1L, 4L); }
 static long r_epoll_pwait2_size(void) { return epoll_wait_args(441, 1L, 16L); }
+// POSIX timers: a timer made is deleted again (0).
+struct x_sigevent { long value; int signo, notify, tid, pad[11]; };
+static long ptimer_make(clockid_t clock, int notify, int signo)
+{
+	struct x_sigevent ev = { 0, signo, notify, 0, { 0 } };
+	int id = -1;
+	long rc = syscall(SYS_timer_create, (long)clock, &ev, &id);
+
+	if (rc == 0)
+		syscall(SYS_timer_delete, (long)id);
+	return rc;
+}
+static long r_ptimer_clock10(void) { return ptimer_make(10, 1, 0); }
+static long r_ptimer_raw(void) { return ptimer_make(CLOCK_MONOTONIC_RAW, 1, 0); }
+static long r_ptimer_coarse(void) { return ptimer_make(CLOCK_MONOTONIC_COARSE, 1, 0); }
+static long r_ptimer_tai(void) { return ptimer_make(11, 1, 0); }	// CLOCK_TAI
+static long r_ptimer_boottime(void) { return ptimer_make(CLOCK_BOOTTIME, 1, 0); }
+static long r_ptimer_process(void) { return ptimer_make(CLOCK_PROCESS_CPUTIME_ID, 0, SIGUSR1); }
+static long r_ptimer_notify(void) { return ptimer_make(CLOCK_MONOTONIC, 3, SIGUSR1); }
+static long r_ptimer_sigev_thread(void) { return ptimer_make(CLOCK_MONOTONIC, 2, SIGUSR1); }
+static long r_ptimer_signo(void) { return ptimer_make(CLOCK_MONOTONIC, 0, 65); }
+static long r_ptimer_settime_flag(void)
+{
+	struct x_sigevent ev = { 0, 0, 1, 0, { 0 } };
+	long its[4] = { 0, 0, 100, 0 }, rc;
+	int id = -1;
+
+	if (syscall(SYS_timer_create, (long)CLOCK_MONOTONIC, &ev, &id) != 0)
+		return -1;
+	rc = syscall(SYS_timer_settime, (long)id, 0x100L, its, NULL);
+	syscall(SYS_timer_delete, (long)id);
+	return rc;
+}
 
 static long r_arch_prctl_unknown(void) { return syscall(SYS_arch_prctl, (long)X_ARCH_UNKNOWN, 0L); }
 
@@ -1578,6 +1611,16 @@ static const struct flag_row rows[] = {
 	{ "epoll_wait_maxevents_0_EINVAL", r_epoll_wait_max0, EINVAL, LINUX_SAME, false },
 	{ "epoll_pwait_sigsetsize_4_EINVAL", r_epoll_pwait_size, EINVAL, LINUX_SAME, false },
 	{ "epoll_pwait2_sigsetsize_16_EINVAL", r_epoll_pwait2_size, EINVAL, LINUX_SAME, false },
+	{ "timer_create_clock_10_EINVAL", r_ptimer_clock10, EINVAL, LINUX_SAME, false },
+	{ "timer_create_MONOTONIC_RAW_EOPNOTSUPP", r_ptimer_raw, EOPNOTSUPP, LINUX_SAME, false },
+	{ "timer_create_MONOTONIC_COARSE_EOPNOTSUPP", r_ptimer_coarse, EOPNOTSUPP, LINUX_SAME, false },
+	{ "timer_create_TAI_EINVAL", r_ptimer_tai, EINVAL, LINUX_OK, false },
+	{ "timer_create_BOOTTIME", r_ptimer_boottime, 0, LINUX_SAME, false },
+	{ "timer_create_PROCESS_CPUTIME", r_ptimer_process, 0, LINUX_SAME, false },
+	{ "timer_create_unknown_notify_EINVAL", r_ptimer_notify, EINVAL, LINUX_SAME, false },
+	{ "timer_create_SIGEV_THREAD_as_signal", r_ptimer_sigev_thread, 0, LINUX_SAME, false },
+	{ "timer_create_signal_65_EINVAL", r_ptimer_signo, EINVAL, LINUX_SAME, false },
+	{ "timer_settime_unknown_flags_ignored", r_ptimer_settime_flag, 0, LINUX_SAME, false },
 };
 
 #define NROWS (int)(sizeof(rows) / sizeof(rows[0]))

@@ -95,11 +95,6 @@ static const int enosys_expected[] = {
 	214,				// epoll_ctl_old (ENOSYS on Linux 6.1 too, with these arguments)
 	215,				// epoll_wait_old (ENOSYS on Linux 6.1 too, with these arguments)
 	216,				// remap_file_pages
-	222,				// timer_create
-	223,				// timer_settime
-	224,				// timer_gettime
-	225,				// timer_getoverrun
-	226,				// timer_delete
 	227,				// clock_settime
 	236,				// vserver (ENOSYS on Linux 6.1 too, with these arguments)
 	237,				// mbind
