@@ -448,6 +448,11 @@ static void t_sigev_thread_id(void)
 		sigset_t pend;
 		sigpending(&pend);
 		check(!sigismember(&pend, sig), "not pending for the main thread");
+		// The thread is gone: its timer's signals go nowhere.
+		check_ok(tset(id, 0, 2 * MS, 2 * MS, NULL), "settime after the thread ended");
+		usleep(20 * 1000);
+		sigpending(&pend);
+		check(!sigismember(&pend, sig), "nothing for the process");
 		tdelete(id);
 	} else {
 		pthread_kill(th, sig);
@@ -512,20 +517,22 @@ static void t_abstime(void)
 	siginfo_t si;
 
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	if (check_ok(tcreate(CLOCK_REALTIME, &ev, &id), "create REALTIME")) {
-		clock_gettime(CLOCK_REALTIME, &rt);
-		long t0 = now_mono();
-		check_ok(tset(id, TIMER_ABSTIME, ns_of(&rt) + 30 * MS, 0, NULL), "absolute +30 ms");
-		check(wait_for(sig, &si) == sig && si.si_timerid == id, "fired");
-		check(now_mono() - t0 >= 29 * MS, "not before its time");
-		tdelete(id);
-	}
 	if (check_ok(tcreate(CLOCK_MONOTONIC, &ev, &m), "create MONOTONIC")) {
-		// 10.5 s ago with a 1 s period: due at once, 10 periods missed.
-		check_ok(tset(m, TIMER_ABSTIME, now_mono() - 10500 * MS, 1000 * MS, NULL), "in the past");
-		check(wait_for(sig, &si) == sig && si.si_timerid == m, "fired at once");
-		check(si.si_overrun == 10, "10 overruns");
+		long t0 = now_mono();
+		check_ok(tset(m, TIMER_ABSTIME, t0 + 30 * MS, 0, NULL), "absolute +30 ms");
+		check(wait_for(sig, &si) == sig && si.si_timerid == m, "fired");
+		check(now_mono() - t0 >= 29 * MS, "not before its time");
 		tdelete(m);
+	}
+	if (check_ok(tcreate(CLOCK_REALTIME, &ev, &id), "create REALTIME")) {
+		// 10.5 s ago with a 1 s period: due at once, 10 periods missed.
+		clock_gettime(CLOCK_REALTIME, &rt);
+		check_ok(tset(id, TIMER_ABSTIME, ns_of(&rt) - 10500 * MS, 1000 * MS, NULL),
+			 "10.5 s ago, 1 s period");
+		check(wait_for(sig, &si) == sig && si.si_timerid == id, "fired at once");
+		check(si.si_overrun == 10, "10 overruns");
+		check(toverrun(id) == 10, "getoverrun 10");
+		tdelete(id);
 	}
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
@@ -606,6 +613,61 @@ static void t_cpu_process(void)
 static void t_cpu_thread(void)
 {
 	cpu_case(CLOCK_THREAD_CPUTIME_ID, "CLOCK_THREAD_CPUTIME_ID");
+}
+
+// Another process's CPU clock: the signal comes to the timer's owner.
+static void t_other_process_clock(void)
+{
+	int sig = SIGRTMIN + 12, id = -1;
+	struct ksigevent ev = sigev(SIGEV_SIGNAL, sig, 5);
+	sigset_t set = only(sig);
+	siginfo_t si;
+	pid_t child = fork_child();
+
+	if (child == 0) {
+		for (;;)
+			;
+	}
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (check_ok(tcreate(cpu_clock(child, 2), &ev, &id), "the child's clock")) {
+		check_ok(tset(id, 0, 30 * MS, 0, NULL), "30 ms of the child's time");
+		check(wait_for(sig, &si) == sig && si.si_timerid == id, "fired for us");
+		struct timespec ts;
+		check_ok(clock_gettime(cpu_clock(child, 2), &ts), "read its clock");
+		check(ns_of(&ts) >= 29 * MS, "after 30 ms of its time");
+		tdelete(id);
+	}
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	kill(child, SIGKILL);
+	reap(child);
+}
+
+// A periodic timer whose signal is ignored runs on; once the signal is
+// blocked and no longer ignored, it is queued again.
+static void t_ignored_runs_on(void)
+{
+	int sig = SIGRTMIN + 13, id = -1;
+	struct ksigevent ev = sigev(SIGEV_SIGNAL, sig, 0);
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	sigset_t set = only(sig), pend;
+	siginfo_t si;
+
+	sigaction(sig, &ign, &old);
+	if (check_ok(tcreate(CLOCK_MONOTONIC, &ev, &id), "create")) {
+		check_ok(tset(id, 0, 5 * MS, 5 * MS, NULL), "periodic 5 ms");
+		usleep(30 * 1000);
+		sigpending(&pend);
+		check(!sigismember(&pend, sig), "ignored: nothing pending");
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		sigaction(sig, &dfl, NULL);
+		check(wait_for(sig, &si) == sig && si.si_timerid == id, "no longer ignored: delivered");
+		tset(id, 0, 0, 0, NULL);
+		tdelete(id);
+		sigtimedwait(&set, NULL, &(struct timespec){ 0, 0 });
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	}
+	sigaction(sig, &old, NULL);
 }
 
 static void t_cpu_clock_ids(void)
@@ -800,6 +862,8 @@ static const struct test_case cases[] = {
 	{ "cpu_process_clock", t_cpu_process },
 	{ "cpu_thread_clock", t_cpu_thread },
 	{ "cpu_clock_ids", t_cpu_clock_ids },
+	{ "another_process_cpu_clock", t_other_process_clock },
+	{ "ignored_signal_timer_runs_on", t_ignored_runs_on },
 	{ "fork_exec", t_fork_exec },
 	{ "proc_self_timers", t_proc_timers },
 	{ "errnos", t_errnos },
