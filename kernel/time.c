@@ -27,7 +27,7 @@ static int set_hz(const char *value)
 }
 BOOT_OPTION(hz, "timer ticks per second per CPU (10..10000, default 100)", set_hz);
 
-// Safe at any point of boot: jiffies, the interval- and timerfd lists and the
+// Safe at any point of boot: jiffies, the interval-, timerfd and POSIX-timer lists and the
 // console input buffer are static, and the scheduler's part runs only
 // once this CPU has a current thread.  (Interrupts stay off until it has
 // one anyway; this keeps a stray tick harmless whatever the order.)
