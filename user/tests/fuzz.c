@@ -59,8 +59,6 @@
 // checked there, the kernel it fuzzes is Switchyard.
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <sys/msg.h>
-#include <sys/sem.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -81,6 +79,7 @@
 #include "ktap.h"
 #include "memstat.h"
 #include "rawsys.h"
+#include "sysv_cleanup.h"
 
 // ---- settings ----
 
@@ -982,65 +981,6 @@ static const char *errno_name(int e)
 	return NULL;
 }
 
-// The System V message queues and semaphore sets made while the children
-// ran: those whose identifiers were not there before (found by slot,
-// MSG_STAT and SEM_STAT).
-#define MAX_IPC_BEFORE 256
-enum ipc_kind { IPC_MSG, IPC_SEM, IPC_KINDS };
-static int ipc_before[IPC_KINDS][MAX_IPC_BEFORE], nipc_before[IPC_KINDS];
-
-static int ipc_at(enum ipc_kind k, int slot)
-{
-	struct msqid_ds mds;
-	struct semid_ds sds;
-
-	return k == IPC_MSG ? msgctl(slot, MSG_STAT, &mds) : semctl(slot, 0, SEM_STAT, &sds);
-}
-
-static int ipc_top_slot(enum ipc_kind k)
-{
-	struct msginfo mi;
-	struct seminfo si;
-
-	return k == IPC_MSG ? msgctl(0, MSG_INFO, (struct msqid_ds *)&mi)
-			    : semctl(0, 0, SEM_INFO, &si);
-}
-
-static void note_ipc_objects(void)
-{
-	for (int k = 0; k < IPC_KINDS; k++) {
-		int top = ipc_top_slot(k);
-
-		for (int slot = 0; slot <= top && nipc_before[k] < MAX_IPC_BEFORE; slot++) {
-			int id = ipc_at(k, slot);
-
-			if (id >= 0)
-				ipc_before[k][nipc_before[k]++] = id;
-		}
-	}
-}
-
-static void remove_ipc_objects(void)
-{
-	for (int k = 0; k < IPC_KINDS; k++) {
-		int top = ipc_top_slot(k);
-
-		for (int slot = 0; slot <= top; slot++) {
-			int id = ipc_at(k, slot);
-			bool old = false;
-
-			for (int i = 0; i < nipc_before[k]; i++)
-				old |= ipc_before[k][i] == id;
-			if (id < 0 || old)
-				continue;
-			if (k == IPC_MSG)
-				msgctl(id, IPC_RMID, NULL);
-			else
-				semctl(id, 0, IPC_RMID);
-		}
-	}
-}
-
 static void print_statistics(double seconds)
 {
 	char line[1024];
@@ -1198,9 +1138,9 @@ int main(int argc, char **argv)
 	// make some (msgget(-1, -1) creates a queue: IPC_CREAT, mode 0777),
 	// and what it made goes before the memory is counted.
 	if (!safe_mode) {
-		note_ipc_objects();
+		sysv_note_objects();
 		probe_table();
-		remove_ipc_objects();
+		sysv_remove_new_objects();
 	}
 	touch_memory();
 	int console = dup(1);
@@ -1235,7 +1175,7 @@ int main(int argc, char **argv)
 		chmod(devices[i], dev_st[i].st_mode & 07777);
 	}
 	if (!safe_mode)
-		remove_ipc_objects();
+		sysv_remove_new_objects();
 	close(console);
 	print_statistics(seconds);
 	ktap_result(ended == (only_child >= 0 ? 1 : children) && !unkillable,
