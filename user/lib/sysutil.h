@@ -1,12 +1,14 @@
 // Small wrappers around system calls that several of Switchyard's test
 // programs, benchmarks and tools need: sleeping, reading a clock, thread
-// ids and CPU affinity.  Header-only and static inline, like ktap.h, so
+// ids, CPU affinity, and reading or writing a small file whole.  Header-only and static inline, like ktap.h, so
 // each program stays a single C file and uses only what it calls.
 #ifndef USER_SYSUTIL_H
 #define USER_SYSUTIL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -64,6 +66,51 @@ static inline int usable_cpus(int *list)
 	if (n == 0)
 		list[n++] = 0;
 	return n;
+}
+
+// The whole file into buf (NUL-terminated, cut at size - 1 bytes): its
+// length, or -1 with errno set.
+static inline long read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	size_t len = 0;
+
+	if (fd < 0)
+		return -1;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	close(fd);
+	return (long)len;
+}
+
+// Writes 'text' to 'path' in one write() (a /proc setting takes one):
+// 0, or the errno.
+static inline int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	int rc = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		rc = errno ? errno : EIO;
+	close(fd);
+	return rc;
 }
 
 #endif

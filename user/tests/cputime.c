@@ -653,21 +653,6 @@ struct stat_file {
 	int have;		// bit per line kind found
 };
 
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	size_t len = 0;
-	long n;
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
-	buf[len] = 0;
-	return (int)len;
-}
-
 static int parse_stat(struct stat_file *s)
 {
 	static char buf[65536];

@@ -23,6 +23,7 @@
 
 #include "testcase.h"
 #include "privdrop.h"
+#include "sysutil.h"
 
 #define JAIL "/tmp/fsview-jail"
 
@@ -48,32 +49,17 @@ static int make_jail(void)
 	return 1;
 }
 
-static int read_text(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return (int)n;
-}
-
 static int c_inside(void)
 {
 	char buf[PATH_MAX];
 
 	if (c_ok(chdir(JAIL), "chdir to the jail") || c_ok(chroot("."), "chroot(\".\")"))
 		return 1;
-	if (c_eq(read_text("/inner/file", buf, sizeof(buf)), 6, "read /inner/file") ||
+	if (c_eq(read_file("/inner/file", buf, sizeof(buf)), 6, "read /inner/file") ||
 	    c_eq(strcmp(buf, "jailed"), 0, "the jail's file"))
 		return 1;
 	// ".." at the root stays there.
-	if (c_eq(read_text("/../../inner/file", buf, sizeof(buf)), 6, "/../../inner/file"))
+	if (c_eq(read_file("/../../inner/file", buf, sizeof(buf)), 6, "/../../inner/file"))
 		return 1;
 	if (c_ok(chdir("/inner/../.."), "chdir up past the root") ||
 	    !getcwd(buf, sizeof(buf)) || c_eq(strcmp(buf, "/"), 0, "getcwd at the new root"))
@@ -105,7 +91,7 @@ static int c_cwd_outside(void)
 	if (c_ok(chdir("/"), "chdir /") || !getcwd(buf, sizeof(buf)) ||
 	    c_eq(strcmp(buf, "/"), 0, "getcwd after chdir /"))
 		return 1;
-	return c_eq(read_text("/inner/file", buf, sizeof(buf)), 6, "/inner/file after chdir /");
+	return c_eq(read_file("/inner/file", buf, sizeof(buf)), 6, "/inner/file after chdir /");
 }
 
 static int c_proc_links(void)
@@ -269,7 +255,7 @@ static int c_clone_fs_chroot(void)
 		return cfail("clone: errno %d", errno);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		return cfail("the child's chroot failed");
-	return c_eq(read_text("/inner/file", buf, sizeof(buf)), 6, "the parent is in the jail");
+	return c_eq(read_file("/inner/file", buf, sizeof(buf)), 6, "the parent is in the jail");
 }
 
 static void t_clone_fs_chroot(void) { if (make_jail()) in_child(c_clone_fs_chroot, "chroot"); }

@@ -26,24 +26,9 @@
 
 #include "testcase.h"
 #include "memstat.h"
+#include "sysutil.h"
 
 extern char **environ;
-
-// The whole of a file, NUL-terminated, in buf; its length or -1.
-static long slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	size_t len = 0;
-	long n;
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	buf[len] = 0;
-	close(fd);
-	return (long)len;
-}
 
 // The value after "Name:\t" in a status text, or NULL.
 static const char *status_field(const char *text, const char *name, char *out, size_t size)
@@ -85,7 +70,7 @@ static int stat_fields(const char *path, char fields[64][64])
 	char buf[2048];
 	int n = 0;
 
-	if (slurp(path, buf, sizeof(buf)) <= 0)
+	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
 	if (!open_paren || !close_paren)
@@ -157,7 +142,7 @@ static void t_stat_by_position(void)
 static void t_status_and_statm(void)
 {
 	char text[4096], v[128];
-	long n = slurp("/proc/self/status", text, sizeof(text));
+	long n = read_file("/proc/self/status", text, sizeof(text));
 
 	if (!check(n > 0, "read status"))
 		return;
@@ -171,7 +156,7 @@ static void t_status_and_statm(void)
 	check(status_field(text, "Uid", v, sizeof(v)) != NULL, "Uid");
 	check(status_field(text, "SigBlk", v, sizeof(v)) && strlen(v) == 16, "SigBlk");
 	unsigned long sz, res, shr, txt, lib, dat, dt;
-	n = slurp("/proc/self/statm", text, sizeof(text));
+	n = read_file("/proc/self/statm", text, sizeof(text));
 	check(n > 0 && sscanf(text, "%lu %lu %lu %lu %lu %lu %lu", &sz, &res, &shr, &txt, &lib,
 			      &dat, &dt) == 7, "statm has 7 numbers");
 	check(sz >= res && res > 0, "statm size >= resident > 0");
@@ -187,14 +172,14 @@ static int cmdline_child(int argc, char **argv)
 		memcpy(want + len, argv[i], strlen(argv[i]) + 1);
 		len += strlen(argv[i]) + 1;
 	}
-	if (slurp("/proc/self/cmdline", buf, sizeof(buf)) != (long)len || memcmp(buf, want, len))
+	if (read_file("/proc/self/cmdline", buf, sizeof(buf)) != (long)len || memcmp(buf, want, len))
 		return 1;
 	len = 0;
 	for (char **e = environ; *e; e++) {
 		memcpy(want + len, *e, strlen(*e) + 1);
 		len += strlen(*e) + 1;
 	}
-	if (slurp("/proc/self/environ", buf, sizeof(buf)) != (long)len || memcmp(buf, want, len))
+	if (read_file("/proc/self/environ", buf, sizeof(buf)) != (long)len || memcmp(buf, want, len))
 		return 2;
 	// Pieces of 7 bytes give the same bytes.
 	int fd = open("/proc/self/cmdline", O_RDONLY);
@@ -254,9 +239,9 @@ static void t_cmdline_of_other(void)
 	close(hold[0]);
 	read(ready[0], buf, 1);
 	char mine[256];
-	long a = slurp("/proc/self/cmdline", mine, sizeof(mine));
+	long a = read_file("/proc/self/cmdline", mine, sizeof(mine));
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	long b = slurp(path, buf, sizeof(buf));
+	long b = read_file(path, buf, sizeof(buf));
 	check(a > 0 && a == b && memcmp(mine, buf, (size_t)a) == 0,
 	      "a forked child's cmdline is its parent's");
 	close(hold[1]);
@@ -302,7 +287,7 @@ static void t_task_dirs_and_comm(void)
 				seen_self = 1;
 			else if (tid > 0) {
 				snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-				if (slurp(path, buf, sizeof(buf)) > 0 && strcmp(buf, "worker\n") == 0)
+				if (read_file(path, buf, sizeof(buf)) > 0 && strcmp(buf, "worker\n") == 0)
 					other = tid;
 			}
 		}
@@ -319,7 +304,7 @@ static void t_task_dirs_and_comm(void)
 		check(atoi(f[20]) == 2, "two threads");
 		snprintf(path, sizeof(path), "/proc/self/task/%d/status", other);
 		char v[64];
-		slurp(path, buf, sizeof(buf));
+		read_file(path, buf, sizeof(buf));
 		check(status_field(buf, "Pid", v, sizeof(v)) && atoi(v) == other &&
 		      status_field(buf, "Tgid", v, sizeof(v)) && atoi(v) == getpid(),
 		      "task status: Pid is the tid, Tgid the process");
@@ -328,7 +313,7 @@ static void t_task_dirs_and_comm(void)
 		int fd = open(path, O_WRONLY);
 		check(fd >= 0 && write(fd, "renamed", 7) == 7, "write task comm");
 		close(fd);
-		check(slurp(path, buf, sizeof(buf)) > 0 && strcmp(buf, "renamed\n") == 0,
+		check(read_file(path, buf, sizeof(buf)) > 0 && strcmp(buf, "renamed\n") == 0,
 		      "the thread has the new name");
 	}
 	close(hold[1]);
@@ -347,7 +332,7 @@ static void t_comm_write(void)
 		return;
 	check(write(fd, "abcdefghijklmnopqrstuvwxyz", 26) == 26, "a long name: all bytes taken");
 	close(fd);
-	check(slurp("/proc/self/comm", buf, sizeof(buf)) == 16 &&
+	check(read_file("/proc/self/comm", buf, sizeof(buf)) == 16 &&
 	      strcmp(buf, "abcdefghijklmno\n") == 0, "cut to 15 bytes");
 	fd = open("/proc/self/comm", O_WRONLY);
 	check(write(fd, "nl\n", 3) == 3, "a name with a newline");
@@ -414,7 +399,7 @@ static void t_fd_links(void)
 	lseek(fd, 5, SEEK_SET);
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	char v[64];
-	if (check(slurp(path, buf, sizeof(buf)) > 0, "read fdinfo")) {
+	if (check(read_file(path, buf, sizeof(buf)) > 0, "read fdinfo")) {
 		check(status_field(buf, "pos", v, sizeof(v)) && atoi(v) == 5, "fdinfo pos");
 		check(status_field(buf, "flags", v, sizeof(v)) &&
 		      (strtoul(v, NULL, 8) & O_CLOEXEC) && (strtoul(v, NULL, 8) & O_ACCMODE) == O_RDWR,
@@ -567,11 +552,11 @@ static void t_zombie(void)
 	}
 	check(num(f[4]) == (unsigned long long)getpid(), "a zombie's ppid");
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	check(slurp(path, buf, sizeof(buf)) == 0, "a zombie's cmdline reads empty");
+	check(read_file(path, buf, sizeof(buf)) == 0, "a zombie's cmdline reads empty");
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	check_errno(open(path, O_RDONLY), ESRCH, "a zombie's environ");
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	check(slurp(path, buf, sizeof(buf)) > 0 && status_field(buf, "State", v, sizeof(v)) &&
+	check(read_file(path, buf, sizeof(buf)) > 0 && status_field(buf, "State", v, sizeof(v)) &&
 	      strcmp(v, "Z (zombie)") == 0, "a zombie's status");
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	check_errno(readlink(path, buf, sizeof(buf)), ENOENT, "a zombie's exe");
@@ -591,7 +576,7 @@ static void t_zombie(void)
 static void t_offsets_and_pieces(void)
 {
 	char whole[4096], pieces[4096], buf[64];
-	long n = slurp("/proc/self/limits", whole, sizeof(whole));
+	long n = read_file("/proc/self/limits", whole, sizeof(whole));
 	int fd = open("/proc/self/limits", O_RDONLY);
 	size_t got = 0;
 	long r;
@@ -687,9 +672,9 @@ static void proc_round(const char *home, char *buf, size_t size)
 	DIR *d = opendir("/proc/self/fd");
 	struct stat st;
 
-	slurp("/proc/thread-self/stat", buf, size);
-	slurp("/proc/self/maps", buf, size);
-	slurp("/proc/self/fdinfo/1", buf, size);
+	read_file("/proc/thread-self/stat", buf, size);
+	read_file("/proc/self/maps", buf, size);
+	read_file("/proc/self/fdinfo/1", buf, size);
 	readlink("/proc/self/fd/1", buf, size);
 	stat("/proc/self/task/../nosuch", &st);
 	while (d && readdir(d))
@@ -736,7 +721,7 @@ static int ids_child(void)
 	if (setgroups(2, groups) < 0 || setresgid(2000, 2001, 2002) < 0 ||
 	    setresuid(1000, 1001, 1002) < 0)
 		return 1;
-	if (slurp("/proc/self/status", text, sizeof(text)) < 0)
+	if (read_file("/proc/self/status", text, sizeof(text)) < 0)
 		return 2;
 	if (!status_field(text, "Uid", v, sizeof(v)) || strcmp(v, "1000\t1001\t1002\t1001"))
 		return 3;
@@ -761,7 +746,7 @@ static void t_status_ids(void)
 	char text[4096], v[128];
 	pid_t pid;
 
-	if (!check(slurp("/proc/self/status", text, sizeof(text)) > 0, "read status"))
+	if (!check(read_file("/proc/self/status", text, sizeof(text)) > 0, "read status"))
 		return;
 	check(status_field(text, "CapEff", v, sizeof(v)) && strlen(v) == 16 && strcmp(v, "0000000000000000"),
 	      "root has capabilities");

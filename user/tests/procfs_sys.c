@@ -46,48 +46,6 @@ static bool on_switchyard(void)
 	return uname(&u) == 0 && strstr(u.version, "Switchyard") != NULL;
 }
 
-// The whole file into buf (NUL-terminated); its length, or -1 (errno set).
-static long read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	size_t len = 0;
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = 0;
-	close(fd);
-	return (long)len;
-}
-
-// Writes 'text' to 'path' in one write(); 0 or the errno.
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	int rc = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		rc = errno ? errno : EIO;
-	close(fd);
-	return rc;
-}
-
 static int read_long(const char *path, long *v)
 {
 	char buf[64], *end;

@@ -28,6 +28,7 @@
 #define MSG_STAT_ANY 13
 #endif
 #include "privdrop.h"
+#include "sysutil.h"
 #include "sysv_cleanup.h"
 
 struct m64 {
@@ -222,33 +223,18 @@ static void t_permissions(void)
 
 static long read_long(const char *path)
 {
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	char buf[64];
 
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
+	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n = fd >= 0 ? write(fd, text, strlen(text)) : -1;
-	int err = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = err;
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
+// 0, or the errno (sysutil.h's write_file).
 static int write_long(const char *path, long v)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%ld\n", v);
-	return write_text(path, buf);
+	return write_file(path, buf);
 }
 
 // /proc/sys/kernel/msgmax, msgmnb and msgmni are the limits msgsnd,
@@ -265,10 +251,10 @@ static void t_sysctl_limits(void)
 	check(msgmax > 0 && msgmnb > 0 && msgmni > 0, "msgmax, msgmnb, msgmni read");
 	check(msgctl(0, IPC_INFO, (struct msqid_ds *)&mi) >= 0 && mi.msgmax == msgmax &&
 	      mi.msgmnb == msgmnb && mi.msgmni == msgmni, "IPC_INFO agrees");
-	check_errno(write_text("/proc/sys/kernel/msgmax", "-1"), EINVAL, "msgmax -1: EINVAL");
-	check_errno(write_text("/proc/sys/kernel/msgmni", "40000"), EINVAL,
+	check(write_file("/proc/sys/kernel/msgmax", "-1") == EINVAL, "msgmax -1: EINVAL");
+	check(write_file("/proc/sys/kernel/msgmni", "40000") == EINVAL,
 		    "msgmni above 32768: EINVAL");
-	check_ok(write_long("/proc/sys/kernel/msgmax", 4), "msgmax 4");
+	check(write_long("/proc/sys/kernel/msgmax", 4) == 0, "msgmax 4");
 	check_errno(msgsnd(id, &m, 5, IPC_NOWAIT), EINVAL, "a 5-byte message now: EINVAL");
 	check_ok(msgsnd(id, &m, 4, IPC_NOWAIT), "a 4-byte one");
 	write_long("/proc/sys/kernel/msgmax", msgmax);
@@ -276,7 +262,7 @@ static void t_sysctl_limits(void)
 	check_errno(msgrcv(id, &m, 2, 1, IPC_NOWAIT | MSG_COPY | MSG_NOERROR), EINVAL,
 		    "MSG_COPY into too small a buffer: EINVAL even with MSG_NOERROR");
 	int in_use = msgctl(0, MSG_INFO, (struct msqid_ds *)&mi) >= 0 ? mi.msgpool : -1;
-	check_ok(write_long("/proc/sys/kernel/msgmni", in_use + 1), "msgmni: one queue more");
+	check(write_long("/proc/sys/kernel/msgmni", in_use + 1) == 0, "msgmni: one queue more");
 	id2 = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 	check(id2 >= 0, "that one");
 	check_errno(msgget(IPC_PRIVATE, IPC_CREAT | 0600), ENOSPC, "then ENOSPC");
@@ -294,8 +280,8 @@ static void t_next_id(void)
 	int id;
 
 	check(read_long("/proc/sys/kernel/msg_next_id") == -1, "unset: -1");
-	check_errno(write_text("/proc/sys/kernel/msg_next_id", "-5"), EINVAL, "-5: EINVAL");
-	check_ok(write_long("/proc/sys/kernel/msg_next_id", want), "ask for one");
+	check(write_file("/proc/sys/kernel/msg_next_id", "-5") == EINVAL, "-5: EINVAL");
+	check(write_long("/proc/sys/kernel/msg_next_id", want) == 0, "ask for one");
 	id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 	check(id == want, "the next queue has it");
 	check(read_long("/proc/sys/kernel/msg_next_id") == -1, "taken: -1 again");
@@ -313,16 +299,12 @@ static void t_proc_sysvipc(void)
 	static const char header[] = "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  "
 				    "cuid  cgid      stime      rtime      ctime\n";
 	static char text[1 << 16];
-	int fd = open("/proc/sysvipc/msg", O_RDONLY), found = 0;
-	ssize_t n = 0, got;
+	int found = 0;
 
 	msgsnd(id, &m, 5, 0);
-	if (!check(fd >= 0, "open /proc/sysvipc/msg"))
+	if (!check(read_file("/proc/sysvipc/msg", text, sizeof(text)) >= 0,
+		   "read /proc/sysvipc/msg"))
 		return;
-	while ((got = read(fd, text + n, sizeof(text) - 1 - (size_t)n)) > 0)
-		n += got;
-	close(fd);
-	text[n] = 0;
 	check(strncmp(text, header, strlen(header)) == 0, "Linux's header");
 	for (char *line = strchr(text, '\n'); line && *line; line = strchr(line + 1, '\n')) {
 		int k, i, lspid;

@@ -25,6 +25,7 @@
 #define SEM_STAT_ANY 20
 #endif
 #include "privdrop.h"
+#include "sysutil.h"
 #include "sysv_cleanup.h"
 
 static int op(int id, int num, int delta, int flags)
@@ -186,25 +187,10 @@ static void t_permissions(void)
 
 static int read_sem(int v[4])
 {
-	char buf[128] = "";
-	int fd = open("/proc/sys/kernel/sem", O_RDONLY);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	char buf[128];
 
-	if (fd >= 0)
-		close(fd);
-	return n > 0 && sscanf(buf, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) == 4 ? 0 : -1;
-}
-
-static int write_sem(const char *text)
-{
-	int fd = open("/proc/sys/kernel/sem", O_WRONLY | O_TRUNC);
-	ssize_t n = fd >= 0 ? write(fd, text, strlen(text)) : -1;
-	int err = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = err;
-	return n == (ssize_t)strlen(text) ? 0 : -1;
+	return read_file("/proc/sys/kernel/sem", buf, sizeof(buf)) > 0 &&
+	       sscanf(buf, "%d %d %d %d", &v[0], &v[1], &v[2], &v[3]) == 4 ? 0 : -1;
 }
 
 // /proc/sys/kernel/sem: "semmsl semmns semopm semmni", the limits semget
@@ -221,13 +207,13 @@ static void t_sysctl_sem(void)
 		return;
 	check(semctl(0, 0, IPC_INFO, &si) >= 0 && si.semmsl == v[0] && si.semmns == v[1] &&
 	      si.semopm == v[2] && si.semmni == v[3], "IPC_INFO agrees");
-	check_errno(write_sem("abc"), EINVAL, "not a number: EINVAL");
+	check(write_file("/proc/sys/kernel/sem", "abc") == EINVAL, "not a number: EINVAL");
 	snprintf(text, sizeof(text), "%d %d 1 %d", v[0], v[1], v[3]);
-	check_ok(write_sem(text), "semopm 1");
+	check(write_file("/proc/sys/kernel/sem", text) == 0, "semopm 1");
 	check(read_sem(w) == 0 && w[2] == 1 && w[0] == v[0], "read back");
 	check_errno(semop(id, two, 2), E2BIG, "two operations now: E2BIG");
 	snprintf(text, sizeof(text), "%d\t%d\t%d\t%d\n", v[0], v[1], v[2], v[3]);
-	check_ok(write_sem(text), "restored");
+	check(write_file("/proc/sys/kernel/sem", text) == 0, "restored");
 	check_ok(semop(id, two, 2), "two operations again");
 	semctl(id, 0, IPC_RMID);
 }
@@ -240,15 +226,11 @@ static void t_proc_sysvipc(void)
 	static const char header[] = "       key      semid perms      nsems   uid   gid  cuid  cgid      otime "
 				    "     ctime\n";
 	static char text[1 << 16];
-	int fd = open("/proc/sysvipc/sem", O_RDONLY), found = 0;
-	ssize_t n = 0, got;
+	int found = 0;
 
-	if (!check(fd >= 0, "open /proc/sysvipc/sem"))
+	if (!check(read_file("/proc/sysvipc/sem", text, sizeof(text)) >= 0,
+		   "read /proc/sysvipc/sem"))
 		return;
-	while ((got = read(fd, text + n, sizeof(text) - 1 - (size_t)n)) > 0)
-		n += got;
-	close(fd);
-	text[n] = 0;
 	check(strncmp(text, header, strlen(header)) == 0, "Linux's header");
 	for (char *line = strchr(text, '\n'); line && *line; line = strchr(line + 1, '\n')) {
 		int k, i;
