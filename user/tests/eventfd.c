@@ -27,6 +27,7 @@
 
 #include "testcase.h"
 #include "sysutil.h"
+#include "poke.h"
 
 #define MAXCOUNT 0xfffffffffffffffeULL
 
@@ -169,30 +170,23 @@ static void t_blocking(void)
 
 static void on_usr1(int sig) { (void)sig; }
 
-static void *poke_later(void *arg)
-{
-	sleep_ms(30);
-	pthread_kill(*(pthread_t *)arg, SIGUSR1);
-	return NULL;
-}
-
 static void t_eintr(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };	// no SA_RESTART
-	pthread_t me = pthread_self(), th;
+	struct poke poke;
 	int fd = eventfd(0, 0);
 	uint64_t v = MAXCOUNT;
 
 	sigaction(SIGUSR1, &sa, NULL);
-	pthread_create(&th, NULL, poke_later, &me);
+	poke_later(&poke, SIGUSR1);
 	check_errno(raw_read(fd, &v, 8), EINTR, "blocked read, handled signal: EINTR");
-	pthread_join(th, NULL);
+	poke_join(&poke);
 	v = MAXCOUNT;
 	put(fd, v);
 	v = 5;
-	pthread_create(&th, NULL, poke_later, &me);
+	poke_later(&poke, SIGUSR1);
 	check_errno(raw_write(fd, &v, 8), EINTR, "blocked write, handled signal: EINTR");
-	pthread_join(th, NULL);
+	poke_join(&poke);
 	check(get(fd) == MAXCOUNT, "nothing was added");
 	signal(SIGUSR1, SIG_DFL);
 	close(fd);

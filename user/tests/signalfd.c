@@ -25,6 +25,7 @@
 
 #include "testcase.h"
 #include "sysutil.h"
+#include "poke.h"
 
 #define SSI sizeof(struct signalfd_siginfo)
 
@@ -183,28 +184,19 @@ static void t_blocking_read(void)
 
 static void on_urg(int sig) { (void)sig; }
 
-static void *poke_later(void *arg)
-{
-	sleep_ms(30);
-	pthread_kill(*(pthread_t *)arg, SIGURG);
-	return NULL;
-}
-
 static void t_eintr(void)
 {
 	sigset_t set = set_of(SIGUSR2, 0);
 	int fd = sfd_on(set, 0);
 	struct sigaction sa = { .sa_handler = on_urg };		// no SA_RESTART
 	struct signalfd_siginfo ssi;
-	pthread_t th;
-
-	pthread_t me = pthread_self();
+	struct poke poke;
 
 	sigaction(SIGURG, &sa, NULL);
 	// To this thread: a process-directed one may be taken by the sender.
-	pthread_create(&th, NULL, poke_later, &me);
+	poke_later(&poke, SIGURG);
 	check_errno(syscall(SYS_read, fd, &ssi, SSI), EINTR, "a handled signal outside the mask");
-	pthread_join(th, NULL);
+	poke_join(&poke);
 	signal(SIGURG, SIG_DFL);
 	done(fd, set);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "testcase.h"
+#include "poke.h"
 
 static sigset_t only(int sig)
 {
@@ -91,28 +92,21 @@ static void t_woken_by_process_signal(void)
 static volatile sig_atomic_t handled;
 static void on_urg(int sig) { (void)sig; handled = 1; }
 
-static void *poke_later(void *arg)
-{
-	usleep(20000);
-	pthread_kill(*(pthread_t *)arg, SIGURG);
-	return NULL;
-}
-
 static void t_eintr(void)
 {
 	sigset_t set = only(SIGUSR2);
 	struct sigaction sa = { .sa_handler = on_urg };
 	struct timespec ts = { 5, 0 };
-	pthread_t me = pthread_self(), th;
+	struct poke poke;
 
 	sigaction(SIGURG, &sa, NULL);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	handled = 0;
-	pthread_create(&th, NULL, poke_later, &me);
+	poke_later(&poke, SIGURG);
 	// The system call itself: C libraries may retry on EINTR.
 	check_errno(raw_wait(&set, NULL, &ts, 8), EINTR, "a handled signal outside the set");
 	check(handled, "its handler ran");
-	pthread_join(th, NULL);
+	poke_join(&poke);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	signal(SIGURG, SIG_DFL);
 }

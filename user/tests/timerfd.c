@@ -30,6 +30,7 @@
 
 #include "testcase.h"
 #include "sysutil.h"
+#include "poke.h"
 
 #define MS 1000000LL
 #define SEC 1000000000LL
@@ -313,25 +314,18 @@ static void t_poll(void)
 
 static void on_usr1(int sig) { (void)sig; }
 
-static void *poke_later(void *arg)
-{
-	sleep_ms(30);
-	pthread_kill(*(pthread_t *)arg, SIGUSR1);
-	return NULL;
-}
-
 static void t_eintr(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };	// no SA_RESTART
-	pthread_t me = pthread_self(), th;
+	struct poke poke;
 	int fd = timerfd_create(CLOCK_MONOTONIC, 0);
 	uint64_t v;
 
 	arm(fd, 0, 60 * SEC, 0);
 	sigaction(SIGUSR1, &sa, NULL);
-	pthread_create(&th, NULL, poke_later, &me);
+	poke_later(&poke, SIGUSR1);
 	check_errno(syscall(SYS_read, fd, &v, 8), EINTR, "blocked read, handled signal: EINTR");
-	pthread_join(th, NULL);
+	poke_join(&poke);
 	signal(SIGUSR1, SIG_DFL);
 	close(fd);
 }
