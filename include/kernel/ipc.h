@@ -77,6 +77,9 @@ bool ipc_owner_or_admin(const struct ipc_perm_k *p);
 // owner and creator, the mode from the get call's flags.
 void ipc_perm_init(struct ipc_perm_k *p, int32_t key, int flags);
 void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u);
+// IPC_SET: the owner and mode from the caller's structure (Linux's
+// ipc_update_perm); the caller has checked ipc_owner_or_admin.
+void ipc_perm_from_user(struct ipc_perm_k *p, const struct user_ipc64_perm *u);
 
 // Semaphore adjustments (SEM_UNDO, kernel/ipc/sem.c): a new process gets
 // none, or shares its creator's list (CLONE_SYSVSEM; 0 or -ENOMEM); a

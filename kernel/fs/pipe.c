@@ -403,18 +403,32 @@ size_t pipe_bytes_ready(struct file *f)
 	return __atomic_load_n(&f->pipe->count, __ATOMIC_RELAXED);
 }
 
-void pipe_open_end(struct file *f, struct pipe *p)
+// f becomes an end of p, reading, writing or both as its access mode
+// says; a FIFO opener waiting for that side is woken.  p->lock held.
+static void add_end_locked(struct file *f, struct pipe *p)
 {
 	uint32_t acc = f->flags & O_ACCMODE;
-	uint64_t flags = spin_lock_irqsave(&p->lock);
 
 	f->pipe = p;
 	f->pipe_reader = acc != O_WRONLY;
 	f->pipe_writer = acc != O_RDONLY;
-	if (f->pipe_reader)
+	if (f->pipe_reader) {
 		p->readers++;
-	if (f->pipe_writer)
+		p->r_counter++;
+		wq_wake_all(&p->write_wq);
+	}
+	if (f->pipe_writer) {
 		p->writers++;
+		p->w_counter++;
+		wq_wake_all(&p->read_wq);
+	}
+}
+
+void pipe_open_end(struct file *f, struct pipe *p)
+{
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	add_end_locked(f, p);
 	spin_unlock_irqrestore(&p->lock, flags);
 }
 
@@ -467,19 +481,7 @@ int fifo_open(struct file *f, struct vnode *vn)
 		f->pipe = NULL;
 		return -ENXIO;
 	}
-	f->pipe = p;
-	f->pipe_reader = acc != O_WRONLY;
-	f->pipe_writer = acc != O_RDONLY;
-	if (f->pipe_reader) {
-		p->readers++;
-		p->r_counter++;
-		wq_wake_all(&p->write_wq);
-	}
-	if (f->pipe_writer) {
-		p->writers++;
-		p->w_counter++;
-		wq_wake_all(&p->read_wq);
-	}
+	add_end_locked(f, p);
 	// One end alone waits until the other side has been opened (even if
 	// it closed again since), unless a reader asked not to wait.
 	if (f->pipe_reader && !f->pipe_writer && !nonblock) {

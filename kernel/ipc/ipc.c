@@ -53,6 +53,13 @@ void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u)
 	u->seq = p->seq;
 }
 
+void ipc_perm_from_user(struct ipc_perm_k *p, const struct user_ipc64_perm *u)
+{
+	p->uid = u->uid;
+	p->gid = u->gid;
+	p->mode = u->mode & 0777;
+}
+
 // Linux 6.1's defaults (include/uapi/linux/msg.h, sem.h) and ranges
 // (ipc/ipc_sysctl.c: 0..INT_MAX, the counts of objects 0..IPCMNI).
 static int limits[IPC_NLIMITS] = {

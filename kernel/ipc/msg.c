@@ -436,9 +436,7 @@ SYSCALL_DEFINE(SYS_msgctl, msgctl)
 			   !cred_capable(current_cred(), CAP_SYS_RESOURCE)) {
 			rc = -EPERM;
 		} else {
-			q->perm.uid = ds.perm.uid;
-			q->perm.gid = ds.perm.gid;
-			q->perm.mode = ds.perm.mode & 0777;
+			ipc_perm_from_user(&q->perm, &ds.perm);
 			q->qbytes = ds.qbytes;
 			q->ctime = ipc_now();
 			wq_wake_all(&q->wq);	// maybe room now

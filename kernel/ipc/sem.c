@@ -598,9 +598,7 @@ SYSCALL_DEFINE(SYS_semctl, semctl)
 			if (s->sleepers == 0)
 				dead = s;
 		} else {
-			s->perm.uid = ds.perm.uid;
-			s->perm.gid = ds.perm.gid;
-			s->perm.mode = ds.perm.mode & 0777;
+			ipc_perm_from_user(&s->perm, &ds.perm);
 			s->ctime = ipc_now();
 		}
 	} else if (cmd == IPC_STAT || cmd == SEM_STAT || cmd == SEM_STAT_ANY) {
