@@ -32,6 +32,7 @@
 #define CAP_SYS_CHROOT		18
 #define CAP_SYS_PTRACE		19
 #define CAP_SYS_ADMIN		21
+#define CAP_SYS_NICE		23
 #define CAP_SYS_RESOURCE	24
 #define CAP_SYS_TTY_CONFIG	26
 #define CAP_MKNOD		27

@@ -24,6 +24,7 @@ struct wait_queue;
 struct sigqueue;
 struct vfork_done;
 struct cred;
+struct io_context;
 
 struct thread {
 	uint64_t kernel_rsp;		// saved by switch_stack
@@ -86,6 +87,9 @@ struct thread {
 	bool no_new_privs;
 	uint32_t personality;		// personality(2) (kernel/proc/personality.c)
 	struct thread_acct acct;	// CPU time and faults (kernel/proc/cputime.c)
+	// The I/O context of ioprio_set (kernel/proc/ioprio.c), shared by
+	// CLONE_IO; NULL until the first set.
+	struct io_context *io;
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on
@@ -95,6 +99,9 @@ struct thread *kthread_create(const char *name, void (*fn)(void *), void *arg, i
 // Allocates a thread with a kernel stack, not yet runnable.
 struct thread *thread_alloc(const char *name);
 void thread_free(struct thread *t);
+// ioprio_set's context: shared or copied by clone, left when freed.
+int ioprio_fork(struct thread *child, struct thread *parent, uint64_t clone_flags);
+void ioprio_thread_free(struct thread *t);
 
 static inline struct thread *current_thread(void);
 

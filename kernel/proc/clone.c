@@ -234,6 +234,8 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	child->no_new_privs = parent->no_new_privs;
 	child->personality = parent->personality;
 	child->cpu = parent->cpu;
+	if (ioprio_fork(child, parent, flags) < 0)
+		return -ENOMEM;
 	return arch_user_thread_copy(child, parent);
 }
 

@@ -72,6 +72,8 @@ static const void *resource_of(struct process *p, int id, int type, bool ref)
 		r = p->sighand;
 	else if (type == KCMP_SYSVSEM)
 		r = p->sem_undo;
+	else if (type == KCMP_IO)
+		r = t ? t->io : NULL;	// the I/O context of ioprio_set (ioprio.c)
 	if (ref && r)
 		fdtable_get((struct fdtable *)r);
 	spin_unlock(&p->lock);

@@ -1,4 +1,4 @@
-// Directories and names: getdents64, getcwd, chdir, mkdir, rmdir, unlink,
+// Directories and names: getdents64 and getdents, getcwd, chdir, mkdir, rmdir, unlink,
 // rename, symlink, link.
 
 #include <fs/fs_syscall.h>
@@ -13,19 +13,24 @@
 
 #define DIRENT_BUF_MAX (64 * 1024)
 
-// ---- getdents64 ----
+// ---- getdents64 and getdents ----
 
 struct dirent_fill {
 	char *buf;
 	size_t size, used;
 	bool too_small;		// the first record did not fit
+	bool old_form;		// struct linux_dirent (getdents), not linux_dirent64
 };
 
+// Both records start with u64 ino, s64 off, u16 reclen.  linux_dirent64
+// then has the type byte and the name; the older linux_dirent has the
+// name, its NUL, and the type in the record's last byte.
 static bool fill_dirent(void *arg, const char *name, size_t len, uint64_t ino, unsigned type,
 			uint64_t next_pos)
 {
 	struct dirent_fill *fill = arg;
-	size_t reclen = (19 + len + 1 + 7) & ~(size_t)7;
+	size_t name_at = fill->old_form ? 18 : 19;
+	size_t reclen = (name_at + len + (fill->old_form ? 2 : 1) + 7) & ~(size_t)7;
 	char *rec = fill->buf + fill->used;
 
 	if (fill->used + reclen > fill->size) {
@@ -33,24 +38,24 @@ static bool fill_dirent(void *arg, const char *name, size_t len, uint64_t ino, u
 			fill->too_small = true;
 		return false;
 	}
-	// struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
 	memcpy(rec, &ino, 8);
 	memcpy(rec + 8, &next_pos, 8);
 	uint16_t r = (uint16_t)reclen;
 	memcpy(rec + 16, &r, 2);
-	rec[18] = (char)type;
-	memcpy(rec + 19, name, len);
-	memset(rec + 19 + len, 0, reclen - 19 - len);
+	memcpy(rec + name_at, name, len);
+	memset(rec + name_at + len, 0, reclen - name_at - len);
+	if (fill->old_form)
+		rec[reclen - 1] = (char)type;
+	else
+		rec[18] = (char)type;
 	fill->used += reclen;
 	return true;
 }
 
-SYSCALL_DEFINE(SYS_getdents64, getdents64)
+static long list_directory(int fd, uint64_t ubuf, size_t count, bool old_form)
 {
-	struct file *f = fget((int)args->a[0]);
-	uint64_t ubuf = args->a[1];
-	size_t count = (unsigned int)args->a[2];
-	struct dirent_fill fill = { 0 };
+	struct file *f = fget(fd);
+	struct dirent_fill fill = { .old_form = old_form };
 	uint64_t pos;
 	long rc;
 
@@ -90,10 +95,14 @@ SYSCALL_DEFINE(SYS_getdents64, getdents64)
 	return rc;
 }
 
+SYSCALL_DEFINE(SYS_getdents64, getdents64)
+{
+	return list_directory((int)args->a[0], args->a[1], (unsigned int)args->a[2], false);
+}
+
 SYSCALL_DEFINE(SYS_getdents, getdents)
 {
-	(void)args;
-	return -ENOSYS;		// the 32-bit-inode form; libcs use getdents64
+	return list_directory((int)args->a[0], args->a[1], (unsigned int)args->a[2], true);
 }
 
 // ---- cwd ----

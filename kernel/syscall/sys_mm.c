@@ -120,10 +120,8 @@ SYSCALL_DEFINE(SYS_munmap, munmap)
 	return vm_unmap(current_process()->mm, args->a[0], args->a[1]);
 }
 
-SYSCALL_DEFINE(SYS_mprotect, mprotect)
+static long protect(uint64_t start, uint64_t len, int prot)
 {
-	uint64_t start = args->a[0], len = args->a[1];
-	int prot = (int)args->a[2];
 	int grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
 
 	if (start & PAGE_OFFSET_MASK)
@@ -140,6 +138,39 @@ SYSCALL_DEFINE(SYS_mprotect, mprotect)
 		return -EINVAL;
 	return vm_protect(current_process()->mm, start, len,
 			  prot & (PROT_READ | PROT_WRITE | PROT_EXEC), grows != 0);
+}
+
+SYSCALL_DEFINE(SYS_mprotect, mprotect)
+{
+	return protect(args->a[0], args->a[1], (int)args->a[2]);
+}
+
+// Memory protection keys: Switchyard does not enable the CPU's PKU, so
+// the three calls answer as Linux does on an x86 CPU without it: no key
+// is ever allocated (not even the default key 0, which Linux marks
+// allocated only when the CPU has keys), so pkey_mprotect takes only -1
+// (and is then mprotect), pkey_alloc fails where it would program the
+// key's rights (EINVAL, after its own argument checks) and pkey_free
+// has nothing to free.
+#define PKEY_ACCESS_MASK	0x3	// PKEY_DISABLE_ACCESS | PKEY_DISABLE_WRITE
+
+SYSCALL_DEFINE(SYS_pkey_mprotect, pkey_mprotect)
+{
+	if ((int)args->a[3] != -1)
+		return -EINVAL;
+	return protect(args->a[0], args->a[1], (int)args->a[2]);
+}
+
+SYSCALL_DEFINE(SYS_pkey_alloc, pkey_alloc)
+{
+	(void)args;
+	return -EINVAL;
+}
+
+SYSCALL_DEFINE(SYS_pkey_free, pkey_free)
+{
+	(void)args;
+	return -EINVAL;
 }
 
 // The advice madvise accepts; anything else is EINVAL.

@@ -538,6 +538,62 @@ static void t_getdents64_errors(void)
 	close(fd);
 }
 
+// The older getdents: struct linux_dirent has the name right after
+// d_reclen and the type in the record's last byte.
+static void t_getdents_old_form(void)
+{
+	const char *d = scratch("oldlist");
+	char name[PATH_MAX], buf[96];
+	int seen = 0, fd;
+	long n;
+
+	if (!check_ok(mkdir(d, 0755), "mkdir"))
+		return;
+	snprintf(name, sizeof(name), "%s/file", d);
+	if (make_file(name, "x") < 0)
+		return;
+	snprintf(name, sizeof(name), "%s/sub", d);
+	if (!check_ok(mkdir(name, 0755), "mkdir sub"))
+		return;
+	fd = open(d, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		fail("open dir: errno=%d", errno);
+		return;
+	}
+	while ((n = syscall(SYS_getdents, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			unsigned short reclen;
+			const char *nm = buf + off + 18;
+
+			memcpy(&reclen, buf + off + 16, 2);
+			if (reclen < 20 || reclen % 8 || reclen > n - off) {
+				close(fd);
+				fail("bad d_reclen %u", reclen);
+				return;
+			}
+			unsigned char type = (unsigned char)buf[off + reclen - 1];
+			if (!strcmp(nm, "file") && type == DT_REG)
+				seen |= 1;
+			else if (!strcmp(nm, "sub") && type == DT_DIR)
+				seen |= 2;
+			else if (!strcmp(nm, ".") && type == DT_DIR)
+				seen |= 4;
+			else if (!strcmp(nm, "..") && type == DT_DIR)
+				seen |= 8;
+			else
+				seen |= 16;
+			off += reclen;
+		}
+	}
+	if (n < 0)
+		fail("getdents: errno=%d", errno);
+	else
+		check(seen == 15, "file, sub, . and .. listed with their types");
+	lseek(fd, 0, SEEK_SET);
+	check_errno(syscall(SYS_getdents, fd, buf, 8), EINVAL, "buffer too small for one record");
+	close(fd);
+}
+
 static void t_mkdir_rmdir(void)
 {
 	const char *d = scratch("md");
@@ -959,6 +1015,7 @@ static const struct test_case cases[] = {
 	{ "symlink_readlink", t_symlink_readlink },
 	{ "getdents64_lists_directory", t_getdents64 },
 	{ "getdents64_errors", t_getdents64_errors },
+	{ "getdents_old_form", t_getdents_old_form },
 	{ "mkdir_rmdir", t_mkdir_rmdir },
 	{ "unlink", t_unlink },
 	{ "unlink_open_file", t_unlink_open_file },

@@ -602,7 +602,45 @@ static void t_malloc_cycles(void)
 	check(ok, "malloc/realloc/free keep data intact");
 }
 
+// Protection keys: pkey_mprotect with key -1 is mprotect; keys never
+// allocated are EINVAL.  Switchyard, like Linux on an x86 CPU without
+// PKU, has no keys: even the default key 0 is not allocated and
+// pkey_alloc is EINVAL.  A Linux host with PKU gives a key, which is
+// freed.
+static void t_pkeys(void)
+{
+	char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		fail("mmap: errno=%d", errno);
+		return;
+	}
+	p[0] = 1;
+	check_ok(syscall(SYS_pkey_mprotect, p, 4096, PROT_READ, -1), "pkey_mprotect key -1");
+	check_ok(syscall(SYS_pkey_mprotect, p, 4096, PROT_READ | PROT_WRITE, -1),
+		 "pkey_mprotect key -1 again");
+	p[0] = 2;	// writable again
+	check_errno(syscall(SYS_pkey_mprotect, p, 4096, PROT_READ, 9), EINVAL,
+		    "a key never allocated");
+	check_errno(syscall(SYS_pkey_mprotect, p + 1, 4096, PROT_READ, -1), EINVAL,
+		    "unaligned, as mprotect");
+	check_errno(syscall(SYS_pkey_alloc, 1, 0), EINVAL, "pkey_alloc flags");
+	check_errno(syscall(SYS_pkey_alloc, 0, 4), EINVAL, "pkey_alloc access rights");
+	check_errno(syscall(SYS_pkey_free, 9), EINVAL, "pkey_free of a key never allocated");
+	long key = syscall(SYS_pkey_alloc, 0, 0);
+	if (key >= 0) {
+		check_ok(syscall(SYS_pkey_free, key), "pkey_free of the key given");
+	} else {
+		check_errno(key, EINVAL, "no keys without PKU");
+		check_errno(syscall(SYS_pkey_mprotect, p, 4096, PROT_READ, 0), EINVAL,
+			    "not even key 0");
+		check_errno(syscall(SYS_pkey_free, 0), EINVAL, "key 0 cannot be freed");
+	}
+	munmap(p, 4096);
+}
+
 static const struct test_case cases[] = {
+	{ "pkeys_without_keys", t_pkeys },
 	{ "brk_grow", t_brk_grow },
 	{ "brk_regrow_is_zero", t_brk_regrow_is_zero },
 	{ "brk_refuses_nonsense", t_brk_refuses_nonsense },

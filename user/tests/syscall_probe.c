@@ -50,7 +50,6 @@ static const int enosys_expected[] = {
 	54,				// setsockopt
 	55,				// getsockopt
 	67,				// shmdt
-	78,				// getdents (the 32-bit-inode form; libcs use getdents64)
 	101,				// ptrace
 	103,				// syslog
 	134,				// uselib (ENOSYS on Linux 6.1 too, with these arguments)
@@ -110,8 +109,6 @@ static const int enosys_expected[] = {
 	248,				// add_key
 	249,				// request_key
 	250,				// keyctl
-	251,				// ioprio_set
-	252,				// ioprio_get
 	253,				// inotify_init
 	254,				// inotify_add_watch
 	255,				// inotify_rm_watch
@@ -140,9 +137,6 @@ static const int enosys_expected[] = {
 	320,				// kexec_file_load (ENOSYS on Linux 6.1 too, with these arguments)
 	321,				// bpf
 	323,				// userfaultfd
-	329,				// pkey_mprotect
-	330,				// pkey_alloc
-	331,				// pkey_free
 	333,				// io_pgetevents
 	425,				// io_uring_setup
 	426,				// io_uring_enter
