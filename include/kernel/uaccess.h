@@ -24,6 +24,19 @@ long strncpy_from_user(char *dst, uint64_t usrc, size_t max);
 // Is [addr, addr+n) entirely in the user half (no wrap-around)?
 bool user_range_ok(uint64_t addr, size_t n);
 
+// A user iovec array (readv, writev, process_vm_readv...).
+#define IOV_MAX 1024
+struct user_iovec {
+	uint64_t base;
+	uint64_t len;
+};
+// The array at uiov, checked as Linux's import_iovec does before any
+// I/O: -EINVAL for a count outside 0..IOV_MAX or a segment longer than
+// SSIZE_MAX, then -EFAULT for the array or any segment outside the user
+// half.  Segments are cut so that the whole is at most MAX_RW_COUNT
+// bytes.  *out is kmalloc'ed (kfree it); -ENOMEM.
+long user_iovecs_get(uint64_t uiov, int64_t count, struct user_iovec **out);
+
 // Small fixed-size helpers.
 int get_user_u32(uint32_t *v, uint64_t uaddr);
 int get_user_u64(uint64_t *v, uint64_t uaddr);

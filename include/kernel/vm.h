@@ -100,6 +100,10 @@ long vm_brk(struct mm *mm, uint64_t new_brk);
 // its owner may read, faulting pages in as its reads would.  The bytes
 // read (fewer when a hole comes first), or -EFAULT if none.
 int vm_read(struct mm *mm, uint64_t va, void *dst, size_t n);
+// Writes another address space (process_vm_writev): only into mappings
+// its owner may write, copying on write as its stores would.  The bytes
+// written (fewer when a hole comes first), or -EFAULT if none.
+int vm_write_as_owner(struct mm *mm, uint64_t va, const void *src, size_t n);
 
 // One mapping as /proc/PID/maps shows it.
 struct vm_region {

@@ -1226,6 +1226,35 @@ int vm_read(struct mm *mm, uint64_t va, void *dst, size_t n)
 	return (int)done;
 }
 
+int vm_write_as_owner(struct mm *mm, uint64_t va, const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	size_t done = 0;
+
+	while (done < n) {
+		struct gather g;
+		gather_init(&g, mm);
+		spin_lock(&mm->lock);
+		struct vma *v = vma_find(mm, va);
+		// Only where the owner could write itself, copying on write as
+		// its own store would.
+		int r = v && vma_allows(v, true, false) ? fault_locked(mm, va, true, false, &g)
+							 : -EFAULT;
+		gather_flush(&g);
+		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
+		if (!e || !pte_has_frame(*e)) {
+			spin_unlock(&mm->lock);
+			return done ? (int)done : -EFAULT;
+		}
+		size_t chunk = min_u64(PAGE_SIZE - (va & ~PAGE_MASK), n - done);
+		memcpy((uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK), s + done, chunk);
+		spin_unlock(&mm->lock);
+		va += chunk;
+		done += chunk;
+	}
+	return (int)done;
+}
+
 void vm_regions(struct mm *mm, void (*fn)(void *arg, const struct vm_region *r), void *arg)
 {
 	spin_lock(&mm->lock);

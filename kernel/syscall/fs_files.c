@@ -11,13 +11,7 @@
 #include <uapi/errno.h>
 
 #define MAX_RW_COUNT	0x7ffff000UL	// Linux's cap on one transfer
-#define IOV_MAX		1024
 #define PAGE_CHUNK	4096
-
-struct user_iovec {
-	uint64_t base;
-	uint64_t len;
-};
 
 // ---- read and write ----
 
@@ -76,11 +70,7 @@ SYSCALL_DEFINE(SYS_pwrite64, pwrite64)
 	return do_rw((int)args->a[0], args->a[1], args->a[2], true, true, (int64_t)args->a[3]);
 }
 
-// The iovec array of readv/writev, checked as Linux does before any I/O:
-// -EINVAL for a bad count or a segment longer than SSIZE_MAX, then
-// -EFAULT for the array or any segment outside the user half.  Segments
-// are cut so that the whole transfer is at most MAX_RW_COUNT bytes.
-static long get_iovecs(uint64_t uiov, int64_t count, struct user_iovec **out)
+long user_iovecs_get(uint64_t uiov, int64_t count, struct user_iovec **out)
 {
 	struct user_iovec *iov;
 	uint64_t total = 0;
@@ -142,7 +132,7 @@ static long do_vector_flags(int fd, uint64_t uiov, int64_t count, bool write, bo
 		file_put(f);
 		return -EBADF;
 	}
-	rc = get_iovecs(uiov, count, &iov);
+	rc = user_iovecs_get(uiov, count, &iov);
 	if (rc < 0) {
 		file_put(f);
 		return rc;

@@ -311,6 +311,79 @@ static long put_statfs(uint64_t ubuf)
 	return copy_to_user(ubuf, &s, sizeof(s));
 }
 
+// ustat(2): the free blocks and inodes of the file system on a device.
+// The tree's own device, and the pseudo file systems of pipes and
+// anonymous files (as Linux's pipefs and anon_inodefs: nothing free),
+// are the only ones; any other number is EINVAL, as a device without a
+// mounted file system on Linux.
+struct user_ustat {
+	int32_t f_tfree;
+	uint64_t f_tinode;
+	char f_fname[6];
+	char f_fpack[6];
+};
+
+_Static_assert(sizeof(struct user_ustat) == 32, "struct ustat is 32 bytes on x86-64");
+
+SYSCALL_DEFINE(SYS_ustat, ustat)
+{
+	uint32_t dev = (uint32_t)args->a[0];
+	struct user_ustat u;
+	uint64_t total, free;
+
+	if (dev != FS_DEV && dev != PIPE_DEV && dev != ANON_DEV)
+		return -EINVAL;
+	memset(&u, 0, sizeof(u));
+	if (dev == FS_DEV) {
+		vfs_space(&total, &free);
+		u.f_tfree = (int32_t)free;	// Linux truncates to the field too
+	}
+	return copy_to_user(args->a[1], &u, sizeof(u)) < 0 ? -EFAULT : 0;
+}
+
+// Is the user string at uaddr 'want'?  0 if so; else Linux's getname
+// errors (EFAULT, ENOENT for an empty string, ENAMETOOLONG past
+// PATH_MAX) or, for any other name, -EINVAL.
+static long user_name_matches(uint64_t uaddr, const char *want, char *buf, size_t size)
+{
+	long len = strncpy_from_user(buf, uaddr, size);
+
+	if (len >= 0)
+		return len == 0 ? -ENOENT : strcmp(buf, want) ? -EINVAL : 0;
+	if (len != -ENAMETOOLONG)
+		return len;
+	// Longer than want: find out whether it is longer than a path.
+	char *path = kmalloc(PATH_MAX);
+	if (!path)
+		return -ENOMEM;
+	len = strncpy_from_user(path, uaddr, PATH_MAX);
+	kfree(path);
+	return len < 0 ? len : -EINVAL;
+}
+
+// sysfs(2), the old list of file system types: the one this kernel has
+// (see /proc/filesystems).
+SYSCALL_DEFINE(SYS_sysfs, sysfs)
+{
+	static const char only_type[] = "tmpfs";
+	char name[sizeof(only_type)];
+	long len;
+
+	switch ((int)args->a[0]) {
+	case 1:		// the index of a type name, taken as Linux's getname takes it
+		len = user_name_matches(args->a[1], only_type, name, sizeof(name));
+		return len < 0 ? len : 0;
+	case 2:		// the name of a type index
+		if ((unsigned int)args->a[1] != 0)
+			return -EINVAL;
+		return copy_to_user(args->a[2], only_type, sizeof(only_type)) < 0 ? -EFAULT : 0;
+	case 3:		// how many types
+		return 1;
+	default:
+		return -EINVAL;
+	}
+}
+
 SYSCALL_DEFINE(SYS_statfs, statfs)
 {
 	struct vnode *vn;

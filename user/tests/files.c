@@ -594,6 +594,38 @@ static void t_getdents_old_form(void)
 	close(fd);
 }
 
+// ustat(2) of the device a file is on, and the old sysfs(2) list of
+// file system types: tmpfs is among them (the only one on Switchyard).
+static void t_ustat_and_sysfs(void)
+{
+	struct { int f_tfree; unsigned long f_tinode; char fname[6], fpack[6]; } u;
+	struct stat st;
+	char name[64];
+
+	if (!check_ok(stat(scratch_dir, &st), "stat"))
+		return;
+	memset(&u, 0xff, sizeof(u));
+	check_ok(syscall(SYS_ustat, (unsigned)st.st_dev, &u), "ustat of the scratch directory's device");
+	check(u.fname[0] == 0 && u.fpack[0] == 0, "no name or pack");
+	check_errno(syscall(SYS_ustat, 0xfff00u, &u), EINVAL, "a device with no file system");
+	check_errno(syscall(SYS_ustat, (unsigned)st.st_dev, (void *)8), EFAULT, "bad buffer");
+	long n = syscall(SYS_sysfs, 3);
+	check(n >= 1, "at least one type");
+	long idx = syscall(SYS_sysfs, 1, "tmpfs");
+	if (check_ok(idx, "the index of tmpfs")) {
+		memset(name, 0, sizeof(name));
+		check_ok(syscall(SYS_sysfs, 2, idx, name), "the name at that index");
+		check(!strcmp(name, "tmpfs"), "is tmpfs");
+	}
+	check_errno(syscall(SYS_sysfs, 1, "no-such-fs"), EINVAL, "unknown type");
+	check_errno(syscall(SYS_sysfs, 1, ""), ENOENT, "empty name");
+	check_errno(syscall(SYS_sysfs, 1, (void *)8), EFAULT, "bad name");
+	check_errno(syscall(SYS_sysfs, 2, 100000, name), EINVAL, "index past the end");
+	check_errno(syscall(SYS_sysfs, 2, 0, (void *)8), EFAULT, "bad buffer for the name");
+	check_errno(syscall(SYS_sysfs, 4), EINVAL, "option 4");
+	check_errno(syscall(SYS_sysfs, 0), EINVAL, "option 0");
+}
+
 static void t_mkdir_rmdir(void)
 {
 	const char *d = scratch("md");
@@ -1016,6 +1048,7 @@ static const struct test_case cases[] = {
 	{ "getdents64_lists_directory", t_getdents64 },
 	{ "getdents64_errors", t_getdents64_errors },
 	{ "getdents_old_form", t_getdents_old_form },
+	{ "ustat_and_sysfs", t_ustat_and_sysfs },
 	{ "mkdir_rmdir", t_mkdir_rmdir },
 	{ "unlink", t_unlink },
 	{ "unlink_open_file", t_unlink_open_file },

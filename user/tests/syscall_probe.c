@@ -53,8 +53,6 @@ static const int enosys_expected[] = {
 	101,				// ptrace
 	103,				// syslog
 	134,				// uselib (ENOSYS on Linux 6.1 too, with these arguments)
-	136,				// ustat
-	139,				// sysfs
 	140,				// getpriority
 	141,				// setpriority
 	154,				// modify_ldt
@@ -128,8 +126,6 @@ static const int enosys_expected[] = {
 	305,				// clock_adjtime
 	307,				// sendmmsg
 	308,				// setns
-	310,				// process_vm_readv
-	311,				// process_vm_writev
 	313,				// finit_module (ENOSYS on Linux 6.1 too, with these arguments)
 	314,				// sched_setattr
 	315,				// sched_getattr
