@@ -1,9 +1,11 @@
 // Console output.  kprintf formats a whole message into a buffer first and
-// writes it under a lock, so lines from different CPUs do not interleave.
+// writes it under a lock, so lines from different CPUs do not interleave;
+// the kernel log (klog.c) keeps it too.
 
 #include <stdarg.h>
 #include <arch/serial.h>
 #include <kernel/console.h>
+#include <kernel/klog.h>
 #include <kernel/spinlock.h>
 #include <lib/printf.h>
 
@@ -40,7 +42,8 @@ int kprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	console_write(buf, n);
+	if (klog_add(buf, n))
+		console_write(buf, n);
 	return n;
 }
 

@@ -17,6 +17,8 @@
 #include <fs/vfs.h>
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
+#include <kernel/cred.h>
+#include <kernel/klog.h>
 #include <kernel/ipc.h>
 #include <kernel/proc_internal.h>
 #include <kernel/process.h>
@@ -303,6 +305,25 @@ static int parse_uint(const char *text, size_t len, uint64_t *out)
 	return 0;
 }
 
+static size_t show_dmesg_restrict(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%d", dmesg_restrict);
+}
+
+// 0 or 1, and only with CAP_SYS_ADMIN (Linux's proc_dointvec_minmax_sysadmin).
+static int store_dmesg_restrict(const char *text, size_t len)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	if (!cred_capable(current_cred(), CAP_SYS_ADMIN))
+		return -EPERM;
+	if (rc || v > 1)
+		return -EINVAL;
+	dmesg_restrict = (int)v;
+	return 0;
+}
+
 static int store_pid_max(const char *text, size_t len)
 {
 	uint64_t v;
@@ -412,6 +433,7 @@ static int store_sem(const char *text, size_t len)
 
 static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "pid_max", show_pid_max, store_pid_max, false },
+	{ "/proc/sys/kernel", "dmesg_restrict", show_dmesg_restrict, store_dmesg_restrict, false },
 	{ "/proc/sys/kernel", "threads-max", show_threads_max, NULL, false },
 	{ "/proc/sys/kernel", "ostype", show_ostype, NULL, true },
 	{ "/proc/sys/kernel", "osrelease", show_osrelease, NULL, true },
