@@ -143,14 +143,12 @@ static const int enosys_expected[] = {
 	432,				// fsmount
 	433,				// fspick
 	437,				// openat2
-	440,				// process_madvise
 	442,				// mount_setattr
 	443,				// quotactl_fd
 	444,				// landlock_create_ruleset
 	445,				// landlock_add_rule
 	446,				// landlock_restrict_self
 	447,				// memfd_secret
-	448,				// process_mrelease
 	449,				// futex_waitv
 	450,				// set_mempolicy_home_node
 };
