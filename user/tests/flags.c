@@ -373,6 +373,12 @@ static long file_call4(long nr, long a, long b, long c)
 static long r_fadvise_neg_len(void) { return file_call4(SYS_fadvise64, 0, -1, POSIX_FADV_NORMAL); }
 static long r_fadvise_bad(void) { return file_call4(SYS_fadvise64, 0, 0, 77); }
 static long r_fadvise_ok(void) { return file_call4(SYS_fadvise64, 0, 0, POSIX_FADV_WILLNEED); }
+// Landlock: not enabled (EOPNOTSUPP first, whatever the arguments); a
+// Linux host with it enabled answers the version query.
+static long r_landlock_version(void) { return syscall(SYS_landlock_create_ruleset, 0, 0, 1); }
+static long r_landlock_add(void) { return syscall(SYS_landlock_add_rule, -1, 1, 0, 0); }
+static long r_landlock_restrict(void) { return syscall(SYS_landlock_restrict_self, -1, 0); }
+
 static long r_falloc_keep(void) { return file_call4(SYS_fallocate, FALLOC_FL_KEEP_SIZE, 0, PAGE); }
 static long r_falloc_punch(void)
 {
@@ -1621,6 +1627,11 @@ static const struct flag_row rows[] = {
 	{ "timer_create_SIGEV_THREAD_as_signal", r_ptimer_sigev_thread, 0, LINUX_SAME, false },
 	{ "timer_create_signal_65_EINVAL", r_ptimer_signo, EINVAL, LINUX_SAME, false },
 	{ "timer_settime_unknown_flags_ignored", r_ptimer_settime_flag, 0, LINUX_SAME, false },
+	{ "landlock_create_ruleset_not_enabled_EOPNOTSUPP", r_landlock_version, EOPNOTSUPP,
+	  LINUX_ANY, false },
+	{ "landlock_add_rule_not_enabled_EOPNOTSUPP", r_landlock_add, EOPNOTSUPP, LINUX_ANY, false },
+	{ "landlock_restrict_self_not_enabled_EOPNOTSUPP", r_landlock_restrict, EOPNOTSUPP,
+	  LINUX_ANY, false },
 };
 
 #define NROWS (int)(sizeof(rows) / sizeof(rows[0]))

@@ -145,9 +145,6 @@ static const int enosys_expected[] = {
 	437,				// openat2
 	442,				// mount_setattr
 	443,				// quotactl_fd
-	444,				// landlock_create_ruleset
-	445,				// landlock_add_rule
-	446,				// landlock_restrict_self
 	447,				// memfd_secret
 	449,				// futex_waitv
 	450,				// set_mempolicy_home_node
