@@ -10,6 +10,8 @@ extern volatile uint64_t jiffies;	// ticks on CPU 0 since boot
 uint64_t clock_monotonic_ns(void);
 void delay_ns(uint64_t ns);		// busy wait
 uint64_t clock_realtime_ns(void);	// wall clock
+// CLOCK_REALTIME less CLOCK_MONOTONIC, in ns (clock_settime moves it).
+int64_t clock_realtime_offset(void);
 int get_timespec_ns(uint64_t uaddr, uint64_t *ns);	// user timespec -> ns
 
 #endif

@@ -26,6 +26,13 @@ struct wait_queue {
 };
 
 #define WAIT_FOREVER 0
+// A deadline with this bit is absolute CLOCK_REALTIME ns (the rest of
+// the value) rather than monotonic: it follows clock_settime, as Linux's
+// absolute realtime timers do (clock_nanosleep TIMER_ABSTIME, futex
+// FUTEX_CLOCK_REALTIME).
+#define DEADLINE_REALTIME	(1ULL << 63)
+// Has 'deadline' (monotonic, or DEADLINE_REALTIME-tagged) passed?
+bool deadline_passed(uint64_t deadline);
 
 // Sleeps on 'wq' (may be NULL: a plain timed sleep), releasing 'lock'
 // (may be NULL) meanwhile and holding it again on return.  'deadline' is

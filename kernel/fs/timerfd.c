@@ -10,10 +10,13 @@
 // looked at, so a read, poll or gettime never sees a stale state; a
 // sleeper wakes within a tick of the expiry.
 //
-// CLOCK_REALTIME is the monotonic clock plus a constant here (nothing can
-// set the clock), so TFD_TIMER_CANCEL_ON_SET is exact: it is kept (and
-// shown in fdinfo) and never cancels.  The _ALARM clocks behave as their
-// plain ones (nothing suspends), behind CAP_WAKE_ALARM as on Linux.
+// CLOCK_REALTIME is the monotonic clock plus an offset that
+// clock_settime and settimeofday move.  An absolute realtime timer
+// compares with the clock at each tick, so it follows the change; with
+// TFD_TIMER_CANCEL_ON_SET it is cancelled instead, as Linux's: the
+// readers wake and the next read is ECANCELED.  The _ALARM clocks behave
+// as their plain ones (nothing suspends), behind CAP_WAKE_ALARM as on
+// Linux.
 
 #include <fs/anon.h>
 #include <fs/fcntl.h>
@@ -58,11 +61,18 @@ struct timerfd {
 	struct wait_queue wq;	// readers
 	struct timerfd *next;	// on 'running'
 	struct poll_events events;	// fs/poll.h: expirations, TFD_IOC_SET_TICKS
+	// TFD_TIMER_CANCEL_ON_SET on an absolute realtime setting: on the
+	// 'cancelable' list; 'moffs' is the clock's offset it last saw, or
+	// KTIME_MAX once a clock change cancelled it (Linux's fields).
+	bool might_cancel;
+	int64_t moffs;
+	struct timerfd *cancel_next;
 };
 
 // One lock for every timerfd: the tick walks them all, and they are few.
 static struct spinlock timerfd_lock = SPINLOCK_INIT("timerfd");
 static struct timerfd *running;
+static struct timerfd *cancelable;
 
 static bool is_alarm(const struct timerfd *t)
 {
@@ -105,6 +115,57 @@ static bool fire_locked(struct timerfd *t)
 	wq_wake_all(&t->wq);
 	poll_event(&t->events, POLLIN);
 	return true;
+}
+
+// Linux's timerfd_setup_cancel: an absolute realtime setting with
+// TFD_TIMER_CANCEL_ON_SET may be cancelled by a clock change.
+static void setup_cancel_locked(struct timerfd *t, int flags)
+{
+	bool want = (t->clockid == CLOCK_REALTIME || t->clockid == CLOCK_REALTIME_ALARM) &&
+		    (flags & TFD_TIMER_ABSTIME) && (flags & TFD_TIMER_CANCEL_ON_SET);
+
+	if (want && !t->might_cancel) {
+		t->might_cancel = true;
+		t->cancel_next = cancelable;
+		cancelable = t;
+	} else if (!want && t->might_cancel) {
+		for (struct timerfd **pp = &cancelable; *pp; pp = &(*pp)->cancel_next) {
+			if (*pp == t) {
+				*pp = t->cancel_next;
+				break;
+			}
+		}
+		t->might_cancel = false;
+	}
+}
+
+// Linux's timerfd_canceled: true once after a clock change cancelled it.
+static bool canceled_locked(struct timerfd *t)
+{
+	if (!t->might_cancel || t->moffs != KTIME_MAX)
+		return false;
+	t->moffs = clock_realtime_offset();
+	return true;
+}
+
+void timerfd_clock_was_set(void)
+{
+	int64_t moffs = clock_realtime_offset();
+	bool any = false;
+	uint64_t flags = spin_lock_irqsave(&timerfd_lock);
+
+	for (struct timerfd *t = cancelable; t; t = t->cancel_next) {
+		if (t->moffs != moffs) {
+			t->moffs = KTIME_MAX;
+			t->ticks++;
+			wq_wake_all(&t->wq);
+			poll_event(&t->events, POLLIN);
+			any = true;
+		}
+	}
+	spin_unlock_irqrestore(&timerfd_lock, flags);
+	if (any)
+		poll_notify();
 }
 
 // hrtimer_forward to now: the expiries the move past the present covers.
@@ -166,6 +227,13 @@ static long timerfd_read(struct vnode *vn, struct file *f, uint64_t off, struct 
 		else if (wq_wait(&t->wq, &timerfd_lock, WAIT_FOREVER, true))
 			rc = -ERESTARTSYS;
 		fire_locked(t);
+	}
+	// After a clock change the ticks mean nothing and the timer is not
+	// rearmed: the caller must look at the clock again (Linux).
+	if (canceled_locked(t)) {
+		t->ticks = 0;
+		t->expired = false;
+		rc = -ECANCELED;
 	}
 	if (t->ticks) {
 		rearm_locked(t);
@@ -250,6 +318,7 @@ static void timerfd_release(struct vnode *vn)
 
 	if (t->running)
 		stop_locked(t);
+	setup_cancel_locked(t, 0);
 	spin_unlock_irqrestore(&timerfd_lock, flags);
 	kfree(t);
 }
@@ -282,6 +351,7 @@ SYSCALL_DEFINE(SYS_timerfd_create, timerfd_create)
 	if (!t)
 		return -ENOMEM;
 	t->clockid = clockid;
+	t->moffs = clock_realtime_offset();
 	f = anon_file_new(&timerfd_ops, t, (uint32_t)flags);
 	if (!f) {
 		kfree(t);
@@ -322,6 +392,7 @@ static void setup_locked(struct timerfd *t, int flags, const struct itimerspec64
 {
 	int64_t value = timespec64_ns(&v->value);
 
+	setup_cancel_locked(t, flags);
 	if (t->running)
 		stop_locked(t);
 	t->expired = false;

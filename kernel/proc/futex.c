@@ -334,8 +334,7 @@ static int timeout_deadline(uint64_t utime, bool absolute, bool realtime, uint64
 	if (!absolute) {
 		*deadline = now + ns + 1;
 	} else if (realtime) {
-		uint64_t rt = clock_realtime_ns();
-		*deadline = ns > rt ? now + (ns - rt) : now;
+		*deadline = ns | DEADLINE_REALTIME;	// follows clock_settime
 	} else {
 		*deadline = ns;
 	}

@@ -9,7 +9,8 @@
 #include <arch/irq.h>
 
 // Threads with a deadline, checked on CPU 0's tick.  Unsorted: the list
-// is short and a tick is long.
+// is short and a tick is long.  A realtime deadline is checked against
+// the clock as it is at each tick, so setting the clock moves it.
 static struct spinlock timer_lock = SPINLOCK_INIT("sleep timers");
 static struct thread *timer_head;
 
@@ -36,15 +37,28 @@ static void timer_remove(struct thread *t)
 	spin_unlock_irqrestore(&timer_lock, flags);
 }
 
+static bool passed_at(uint64_t deadline, uint64_t mono, uint64_t real)
+{
+	if (deadline & DEADLINE_REALTIME)
+		return (deadline & ~DEADLINE_REALTIME) <= real;
+	return deadline <= mono;
+}
+
+bool deadline_passed(uint64_t deadline)
+{
+	return passed_at(deadline, clock_monotonic_ns(),
+			 deadline & DEADLINE_REALTIME ? clock_realtime_ns() : 0);
+}
+
 void sched_timers_tick(void)
 {
 	if (this_cpu()->id != 0 || !timer_head)
 		return;
-	uint64_t now = clock_monotonic_ns();
+	uint64_t now = clock_monotonic_ns(), real = clock_realtime_ns();
 	spin_lock(&timer_lock);
 	for (struct thread **p = &timer_head; *p;) {
 		struct thread *t = *p;
-		if (t->wake_deadline && t->wake_deadline <= now) {
+		if (t->wake_deadline && passed_at(t->wake_deadline, now, real)) {
 			*p = t->timer_next;
 			t->wake_deadline = 0;
 			t->timed_out = true;
@@ -99,7 +113,7 @@ static int sleep_on(struct wait_queue *wq, struct spinlock *lock, uint64_t deadl
 	__atomic_store_n(&t->killable, kind == SLEEP_KILLABLE, __ATOMIC_SEQ_CST);
 	if (sleep_broken(t, kind))
 		err = -EINTR;
-	else if (deadline != WAIT_FOREVER && deadline <= clock_monotonic_ns())
+	else if (deadline != WAIT_FOREVER && deadline_passed(deadline))
 		err = -ETIMEDOUT;
 	if (err) {
 		// Not sleeping after all (a racing sched_wake finds us still

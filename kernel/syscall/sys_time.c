@@ -7,6 +7,10 @@
 #include <kernel/thread.h>
 #include <kernel/arch.h>
 #include <kernel/cputime.h>
+#include <kernel/cred.h>
+#include <kernel/ktime.h>
+#include <kernel/spinlock.h>
+#include <fs/timerfd.h>
 #include <uapi/errno.h>
 
 #define CLOCK_REALTIME		0
@@ -18,21 +22,68 @@
 #define CLOCK_MONOTONIC_COARSE	6
 #define CLOCK_BOOTTIME		7
 #define TIMER_ABSTIME		1
+#define CAP_SYS_TIME		25
 
 #define NSEC 1000000000ULL
 
-struct timespec64 {
-	int64_t sec;
-	int64_t nsec;
-};
+// CLOCK_REALTIME is the monotonic clock plus an offset: read from the
+// RTC at first use, moved by clock_settime and settimeofday (and by the
+// historical first settimeofday with a time zone).  Never below the
+// monotonic clock (Linux refuses a time before boot).
+#define OFFSET_UNSET	INT64_MIN
+static int64_t realtime_offset = OFFSET_UNSET;	// ns
+static bool tz_seen;			// a settimeofday has carried a time zone
+static struct { int32_t minuteswest, dsttime; } sys_tz;
+static struct spinlock tz_lock = SPINLOCK_INIT("timezone");
 
-static uint64_t boot_epoch_ns;
+int64_t clock_realtime_offset(void)
+{
+	int64_t off = __atomic_load_n(&realtime_offset, __ATOMIC_ACQUIRE);
+
+	if (off == OFFSET_UNSET) {
+		int64_t rtc = (int64_t)(arch_rtc_seconds() * NSEC) - (int64_t)clock_monotonic_ns();
+		if (rtc < 0)
+			rtc = 0;
+		__atomic_compare_exchange_n(&realtime_offset, &off, rtc, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+		off = __atomic_load_n(&realtime_offset, __ATOMIC_ACQUIRE);
+	}
+	return off;
+}
 
 uint64_t clock_realtime_ns(void)
 {
-	if (!boot_epoch_ns)
-		boot_epoch_ns = arch_rtc_seconds() * NSEC - clock_monotonic_ns();
-	return boot_epoch_ns + clock_monotonic_ns();
+	return (uint64_t)clock_realtime_offset() + clock_monotonic_ns();
+}
+
+// The clock was set: what depends on the jump hears of it (timers and
+// sleepers on absolute realtime deadlines compare with the clock at
+// each tick already).
+static void clock_was_set(void)
+{
+	timerfd_clock_was_set();
+}
+
+// Linux's timespec64_valid_settod: a time, below KTIME_SEC_MAX less 30
+// years of uptime.
+#define TIME_SETTOD_SEC_MAX	(KTIME_SEC_MAX - 30LL * 365 * 86400)
+
+// do_settimeofday64: -EINVAL for a time before boot.
+static int set_realtime(int64_t sec, int64_t nsec)
+{
+	int64_t ns = sec * (int64_t)NSEC + nsec;
+	int64_t off = ns - (int64_t)clock_monotonic_ns();
+
+	if (off < 0)
+		return -EINVAL;
+	__atomic_store_n(&realtime_offset, off, __ATOMIC_RELEASE);
+	clock_was_set();
+	return 0;
+}
+
+static bool settod_valid(int64_t sec, int64_t nsec)
+{
+	return sec >= 0 && nsec >= 0 && nsec < (int64_t)NSEC && sec < TIME_SETTOD_SEC_MAX;
 }
 
 // Reads clock 'id' in ns; -EINVAL for unknown clocks.  The monotonic
@@ -112,10 +163,78 @@ SYSCALL_DEFINE(SYS_gettimeofday, gettimeofday)
 	if (args->a[0] && copy_to_user(args->a[0], tv, sizeof(tv)) < 0)
 		return -EFAULT;
 	if (args->a[1]) {
-		int32_t tz[2] = { 0, 0 };
+		uint64_t flags = spin_lock_irqsave(&tz_lock);
+		int32_t tz[2] = { sys_tz.minuteswest, sys_tz.dsttime };
+		spin_unlock_irqrestore(&tz_lock, flags);
 		if (copy_to_user(args->a[1], tz, sizeof(tz)) < 0)
 			return -EFAULT;
 	}
+	return 0;
+}
+
+// clock_settime: only CLOCK_REALTIME can be set, with CAP_SYS_TIME; a
+// CPU-time clock never (EPERM once the ID is known good), the others
+// are EINVAL, as Linux's k_clocks without clock_set.
+SYSCALL_DEFINE(SYS_clock_settime, clock_settime)
+{
+	int id = (int)args->a[0];
+	struct timespec64 ts;
+	uint64_t ns;
+
+	if (id != CLOCK_REALTIME && !cpu_clock_id(id))
+		return -EINVAL;
+	if (copy_from_user(&ts, args->a[1], sizeof(ts)) < 0)
+		return -EFAULT;
+	if (cpu_clock_id(id))
+		return cpu_clock_read(id, &ns) < 0 ? -EINVAL : -EPERM;
+	if (!settod_valid(ts.sec, ts.nsec))
+		return -EINVAL;
+	if (!cred_capable(current_cred(), CAP_SYS_TIME))
+		return -EPERM;
+	return set_realtime(ts.sec, ts.nsec);
+}
+
+// settimeofday(tv, tz), in Linux's order: the user values (EINVAL for
+// microseconds out of range, EFAULT), the time's range, CAP_SYS_TIME
+// (also for a time zone alone), the zone's range.  The first call with a
+// zone and no time shifts the clock by it (Linux's "persistent clock in
+// local time" warp); the zone is what gettimeofday reports.
+SYSCALL_DEFINE(SYS_settimeofday, settimeofday)
+{
+	int64_t tv[2];
+	int32_t tz[2];
+
+	if (args->a[0]) {
+		if (copy_from_user(tv, args->a[0], sizeof(tv)) < 0)
+			return -EFAULT;
+		if (tv[1] > 1000000 || tv[1] < 0)
+			return -EINVAL;
+		tv[1] *= 1000;
+	}
+	if (args->a[1] && copy_from_user(tz, args->a[1], sizeof(tz)) < 0)
+		return -EFAULT;
+	if (args->a[0] && !settod_valid(tv[0], tv[1]))
+		return -EINVAL;
+	if (!cred_capable(current_cred(), CAP_SYS_TIME))
+		return -EPERM;
+	if (args->a[1]) {
+		if (tz[0] > 15 * 60 || tz[0] < -15 * 60)
+			return -EINVAL;
+		uint64_t flags = spin_lock_irqsave(&tz_lock);
+		bool first = !tz_seen;
+		tz_seen = true;
+		sys_tz.minuteswest = tz[0];
+		sys_tz.dsttime = tz[1];
+		spin_unlock_irqrestore(&tz_lock, flags);
+		if (first && !args->a[0] && tz[0] != 0) {
+			uint64_t now = clock_realtime_ns() + (uint64_t)((int64_t)tz[0] * 60) * NSEC;
+			int rc = set_realtime((int64_t)(now / NSEC), (int64_t)(now % NSEC));
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (args->a[0])
+		return set_realtime(tv[0], tv[1]);
 	return 0;
 }
 
@@ -135,7 +254,7 @@ static long sleep_until(uint64_t deadline, uint64_t urem)
 
 	do {
 		r = wq_wait(0, 0, deadline, true);
-	} while (r == 0 && clock_monotonic_ns() < deadline);
+	} while (r == 0 && !deadline_passed(deadline));
 	if (r == -EINTR) {
 		uint64_t now = clock_monotonic_ns();
 		if (urem && put_timespec(urem, deadline > now ? deadline - now : 0) < 0)
@@ -171,12 +290,11 @@ SYSCALL_DEFINE(SYS_clock_nanosleep, clock_nanosleep)
 	int r = get_timespec_ns(args->a[2], &ns);
 	if (r < 0)
 		return r;
-	uint64_t deadline;
 	if (flags & TIMER_ABSTIME) {
-		int64_t now = clock_read(id);
-		uint64_t mono = clock_monotonic_ns();
-		deadline = ns > (uint64_t)now ? mono + (ns - (uint64_t)now) : mono;
-		return sleep_until(deadline, 0);
+		// A realtime sleep follows the clock if it is set meanwhile.
+		if (id == CLOCK_REALTIME)
+			return sleep_until(ns | DEADLINE_REALTIME, 0);
+		return sleep_until(ns ? ns : 1, 0);
 	}
 	return sleep_until(clock_monotonic_ns() + ns + 1, args->a[3]);
 }

@@ -47,6 +47,8 @@
 //   syslog's console actions      would silence the kernel's own lines
 // sethostname and setdomainname are fuzzed; the parent puts the names back
 // when the children are done, so the programs after it see the system's.
+// The clock too (clock_settime, settimeofday): it is put back where it
+// would have been, and the time zone to UTC.
 // So it does with the modes and owners of /dev/null and /dev/zero, which
 // the children hold open (fchmod and fchown reach them; an unprivileged
 // program after the fuzzer could no longer write to /dev/null), and it
@@ -1166,9 +1168,26 @@ int main(int argc, char **argv)
 		if (stat(devices[i], &dev_st[i]) < 0)
 			dev_st[i].st_mode = 0;
 
+	// The children may set the clock (and the time zone): it goes back
+	// to where it would be, as the names do.
+	struct timespec real0, mono0;
+	clock_gettime(CLOCK_REALTIME, &real0);
+	clock_gettime(CLOCK_MONOTONIC, &mono0);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	run_children(work, console);
 	double seconds = since(&start);
+	if (!safe_mode) {
+		struct timespec mono1, real1;
+		struct { int minuteswest, dsttime; } utc = { 0, 0 };
+		clock_gettime(CLOCK_MONOTONIC, &mono1);
+		int64_t ns = (int64_t)real0.tv_sec * 1000000000 + real0.tv_nsec +
+			     ((int64_t)mono1.tv_sec - mono0.tv_sec) * 1000000000 +
+			     (mono1.tv_nsec - mono0.tv_nsec);
+		real1.tv_sec = ns / 1000000000;
+		real1.tv_nsec = ns % 1000000000;
+		clock_settime(CLOCK_REALTIME, &real1);
+		syscall(SYS_settimeofday, 0, &utc);
+	}
 	if (have_names && !safe_mode) {
 		sethostname(names.nodename, strlen(names.nodename));
 		setdomainname(names.domainname, strlen(names.domainname));

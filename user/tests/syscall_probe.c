@@ -59,7 +59,6 @@ static const int enosys_expected[] = {
 	156,				// _sysctl (ENOSYS on Linux 6.1 too, with these arguments)
 	159,				// adjtimex
 	163,				// acct
-	164,				// settimeofday
 	165,				// mount
 	166,				// umount2
 	167,				// swapon
@@ -91,7 +90,6 @@ static const int enosys_expected[] = {
 	214,				// epoll_ctl_old (ENOSYS on Linux 6.1 too, with these arguments)
 	215,				// epoll_wait_old (ENOSYS on Linux 6.1 too, with these arguments)
 	216,				// remap_file_pages
-	227,				// clock_settime
 	236,				// vserver (ENOSYS on Linux 6.1 too, with these arguments)
 	237,				// mbind
 	238,				// set_mempolicy
