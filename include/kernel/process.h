@@ -115,6 +115,8 @@ void signal_send_pgrp(int pgid, int sig);
 // A synchronous fault: deliver now to the current thread (kills it if the
 // signal is blocked or ignored, as Linux does).
 void signal_force_fault(int sig, int code, uint64_t addr);
+void signal_force_info(const struct ksiginfo *info);
+__attribute__((noreturn)) void signal_die_now(int sig);
 
 // Job control (kernel/proc/jobctl.c).  Is p stopped by a signal (all
 // its threads parked)?  For /proc's state letter 'T'.

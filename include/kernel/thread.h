@@ -11,6 +11,7 @@
 #include <uapi/signal.h>
 #include <kernel/rseq.h>
 #include <kernel/cputime.h>
+#include <kernel/seccomp.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -90,6 +91,7 @@ struct thread {
 	// The I/O context of ioprio_set (kernel/proc/ioprio.c), shared by
 	// CLONE_IO; NULL until the first set.
 	struct io_context *io;
+	struct seccomp_thread seccomp;	// kernel/security/seccomp.c
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

@@ -80,6 +80,7 @@
 #define FPE_FLTINV	7
 #define CLD_EXITED	1
 #define CLD_KILLED	2
+#define SYS_SECCOMP	1	// SIGSYS from a seccomp filter's SECCOMP_RET_TRAP
 #define CLD_DUMPED	3
 #define CLD_TRAPPED	4
 #define CLD_STOPPED	5

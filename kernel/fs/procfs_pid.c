@@ -150,6 +150,8 @@ struct psnap {
 	struct cred *cred;		// referenced: the thread's, or the process's
 	int tty_nr, tpgid;
 	cpumask_t affinity;
+	bool no_new_privs;
+	int seccomp_mode, seccomp_filters;
 	struct rlimit_pair rlimits[RLIMIT_COUNT];
 	struct mm *mm;			// referenced; NULL for a zombie
 	int fdsize;
@@ -229,6 +231,9 @@ static int snap_take(const struct pnode *pn, struct psnap *s)
 			s->start_ns = p->start_ns;
 			s->cpu = t ? t->cpu : 0;
 			s->affinity = t ? t->affinity : 0;
+			s->no_new_privs = t && t->no_new_privs;
+			s->seccomp_mode = t ? t->seccomp.mode : 0;
+			s->seccomp_filters = t ? t->seccomp.nfilters : 0;
 			if (t)
 				memcpy(s->comm, t->name, sizeof(s->comm));
 			else
@@ -401,14 +406,15 @@ static void render_ids(struct text *t, const struct cred *c, int fdsize)
 	tprintf(t, " \n");
 }
 
-// The capability sets, then no_new_privs and seccomp (none) as Linux has
-// them.
-static void render_caps(struct text *t, const struct cred *c)
+// The capability sets, then no_new_privs and seccomp as Linux has them.
+static void render_caps(struct text *t, const struct cred *c, const struct psnap *s)
 {
 	tprintf(t, "CapInh:\t%016lx\nCapPrm:\t%016lx\nCapEff:\t%016lx\nCapBnd:\t%016lx\n"
 		"CapAmb:\t%016lx\n", (unsigned long)c->cap_inheritable,
 		(unsigned long)c->cap_permitted, (unsigned long)c->cap_effective,
 		(unsigned long)c->cap_bounding, (unsigned long)c->cap_ambient);
+	tprintf(t, "NoNewPrivs:\t%d\nSeccomp:\t%d\nSeccomp_filters:\t%d\n", s->no_new_privs,
+		s->seccomp_mode, s->seccomp_filters);
 }
 
 static void render_status(struct text *t, struct psnap *s)
@@ -438,7 +444,7 @@ static void render_status(struct text *t, struct psnap *s)
 		(unsigned long)s->rlimits[RLIMIT_SIGPENDING_INDEX].cur);
 	tprintf(t, "SigPnd:\t%016lx\nShdPnd:\t%016lx\nSigBlk:\t%016lx\nSigIgn:\t%016lx\n"
 		"SigCgt:\t%016lx\n", s->sigpnd, s->shdpnd, s->sigblk, s->sigign, s->sigcgt);
-	render_caps(t, s->cred);
+	render_caps(t, s->cred, s);
 	tprintf(t, "Cpus_allowed:\t%lx\nCpus_allowed_list:\t", s->affinity & online);
 	cpu_list(t, s->affinity & online);
 	tprintf(t, "voluntary_ctxt_switches:\t%lu\nnonvoluntary_ctxt_switches:\t%lu\n", s->nvcsw,

@@ -232,6 +232,7 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	child->timer_slack_ns = parent->timer_slack_ns;
 	child->default_timer_slack_ns = parent->timer_slack_ns;
 	child->no_new_privs = parent->no_new_privs;
+	seccomp_fork(child, parent);
 	child->personality = parent->personality;
 	child->cpu = parent->cpu;
 	if (ioprio_fork(child, parent, flags) < 0)

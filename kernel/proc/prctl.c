@@ -33,6 +33,8 @@
 #define PR_SET_TIMERSLACK	29
 #define PR_SET_CHILD_SUBREAPER	36
 #define PR_GET_CHILD_SUBREAPER	37
+#define PR_GET_SECCOMP		21
+#define PR_SET_SECCOMP		22
 #define PR_SET_NO_NEW_PRIVS	38
 #define PR_GET_NO_NEW_PRIVS	39
 #define PR_SET_THP_DISABLE	41
@@ -145,6 +147,10 @@ SYSCALL_DEFINE(SYS_prctl, prctl)
 		if (a2 || a3 || a4 || a5)
 			return -EINVAL;
 		return t->no_new_privs;
+	case PR_GET_SECCOMP:
+		return t->seccomp.mode;
+	case PR_SET_SECCOMP:
+		return seccomp_prctl_set(a2, a3);
 	case PR_GET_TIMING:
 		return PR_TIMING_STATISTICAL;
 	case PR_SET_TIMING:

@@ -555,12 +555,28 @@ static __attribute__((noreturn)) void die_of_signal(int sig)
 	thread_exit_user(status, true);
 }
 
+// The caller dies of 'sig' at once, whatever its handlers (seccomp's
+// kill actions).
+__attribute__((noreturn)) void signal_die_now(int sig)
+{
+	die_of_signal(sig);
+}
+
 // A fault in user mode: delivered now, and fatal if it cannot be handled.
 void signal_force_fault(int sig, int code, uint64_t addr)
 {
+	struct ksiginfo info = { .signo = sig, .code = code, .addr = addr };
+
+	signal_force_info(&info);
+}
+
+// The same with the whole siginfo (seccomp's SIGSYS).
+void signal_force_info(const struct ksiginfo *pinfo)
+{
 	struct thread *t = current_thread();
 	struct process *p = t->proc;
-	struct ksiginfo info = { .signo = sig, .code = code, .addr = addr };
+	struct ksiginfo info = *pinfo;
+	int sig = info.signo;
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 	struct k_sigaction *a = &p->sighand->action[sig];
 
@@ -587,6 +603,14 @@ void siginfo_to_user(struct user_siginfo *si, const struct ksiginfo *info)
 
 		memcpy(si->u.raw, ids, sizeof(ids));
 		memcpy(si->u.raw + 8, &info->value, 8);
+		return;
+	}
+	if (info->signo == SIGSYS && info->code == SYS_SECCOMP) {
+		// _sigsys: the call's address, its number, its ABI.
+		uint32_t nr_arch[2] = { (uint32_t)info->status, (uint32_t)info->value };
+
+		memcpy(si->u.raw, &info->addr, 8);
+		memcpy(si->u.raw + 8, nr_arch, 8);
 		return;
 	}
 	switch (info->signo) {

@@ -40,6 +40,7 @@ void thread_free(struct thread *t)
 	t->tid = (int)THREAD_FREED_MAGIC;
 	cred_put(t->cred);
 	ioprio_thread_free(t);
+	seccomp_thread_free(t);
 	thread_arch_free(t);
 	if (t->kstack)
 		arch_kstack_free(t->kstack);

@@ -56,6 +56,12 @@ static long unknown(uint64_t nr)
 
 long syscall_invoke(uint64_t nr, struct syscall_args *args)
 {
+	long ret;
+
+	// A seccomp filter sees every call, implemented or not.
+	if (current_thread()->seccomp.mode != SECCOMP_MODE_DISABLED &&
+	    !seccomp_check(nr, args, &ret))
+		return ret;
 	if (nr >= SYSCALL_MAX || !table[nr])
 		return unknown(nr);
 	return table[nr](args);

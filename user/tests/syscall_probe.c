@@ -126,7 +126,6 @@ static const int enosys_expected[] = {
 	313,				// finit_module (ENOSYS on Linux 6.1 too, with these arguments)
 	314,				// sched_setattr
 	315,				// sched_getattr
-	317,				// seccomp
 	320,				// kexec_file_load (ENOSYS on Linux 6.1 too, with these arguments)
 	321,				// bpf
 	323,				// userfaultfd

@@ -36,4 +36,8 @@ static inline int trap_from_user(const struct trap_frame *f)
 }
 #endif
 
+// The ABI a system call came through, as Linux's audit names it
+// (AUDIT_ARCH_X86_64: seccomp_data.arch, SIGSYS's si_arch).
+#define ARCH_AUDIT_ARCH	0xc000003eU
+
 #endif
