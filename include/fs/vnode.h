@@ -144,12 +144,29 @@ struct vnode {
 	bool memfd;
 	uint32_t seals;
 
+	struct xattr *xattrs;		// extended attributes (kernel/fs/xattr.c), under 'lock'
 	char *target;			// symlinks: immutable, 'size' bytes + NUL
 	const struct vnode_ops *ops;	// devices and synthetic files, else NULL
 	void *priv;
 };
 
 extern struct spinlock vfs_tree_lock;
+
+struct xattr;
+// Extended attributes (kernel/fs/xattr.c): the store of one vnode.  get
+// gives the value's length (copied if it fits in size; -ERANGE if not,
+// -ENODATA if there is none); set with XATTR_CREATE/XATTR_REPLACE
+// (-EEXIST, -ENODATA), -ENOSPC past the tree's size limit, -ENOMEM;
+// remove -ENODATA; list the names, NUL-separated (trusted.* only if
+// asked), or the length needed (size 0), -ERANGE.
+long xattr_get(struct vnode *vn, const char *name, void *buf, size_t size);
+long xattr_set(struct vnode *vn, const char *name, const void *value, size_t size, int flags);
+long xattr_remove(struct vnode *vn, const char *name);
+long xattr_list(struct vnode *vn, char *buf, size_t size, bool with_trusted);
+void xattr_free_all(struct vnode *vn);
+// The tree's space (tmpfs size=) taken and given back by pages.
+bool vfs_space_take(uint64_t pages);
+void vfs_space_give(uint64_t pages);
 
 // The wall clock, for file times.
 uint64_t fs_now_ns(void);

@@ -112,6 +112,16 @@ static void space_give(uint64_t n)
 	__atomic_sub_fetch(&space_used, n, __ATOMIC_RELAXED);
 }
 
+bool vfs_space_take(uint64_t pages)
+{
+	return space_take(pages);
+}
+
+void vfs_space_give(uint64_t pages)
+{
+	space_give(pages);
+}
+
 void vfs_space(uint64_t *total_pages, uint64_t *free_pages)
 {
 	uint64_t max = space_limit();
@@ -211,6 +221,7 @@ static void vnode_free(struct vnode *vn)
 		vnode_put(vn->parent);
 	free_pages_from(vn, 0);
 	kfree(vn->pages);
+	xattr_free_all(vn);
 	kfree(vn->target);
 	kfree(vn->name);
 	kfree(vn);
