@@ -34,6 +34,7 @@
 #define CAP_SYS_ADMIN		21
 #define CAP_SYS_NICE		23
 #define CAP_SYS_RESOURCE	24
+#define CAP_SYS_TIME		25
 #define CAP_SYS_TTY_CONFIG	26
 #define CAP_MKNOD		27
 #define CAP_MAC_OVERRIDE	32

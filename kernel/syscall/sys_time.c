@@ -21,8 +21,9 @@
 #define CLOCK_REALTIME_COARSE	5
 #define CLOCK_MONOTONIC_COARSE	6
 #define CLOCK_BOOTTIME		7
+#define CLOCK_REALTIME_ALARM	8	// as REALTIME and BOOTTIME (nothing suspends,
+#define CLOCK_BOOTTIME_ALARM	9	// so no alarm ever has to wake the machine)
 #define TIMER_ABSTIME		1
-#define CAP_SYS_TIME		25
 
 #define NSEC 1000000000ULL
 
@@ -101,11 +102,13 @@ static int64_t clock_read(int id)
 	switch (id) {
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
+	case CLOCK_REALTIME_ALARM:
 		return (int64_t)clock_realtime_ns();
 	case CLOCK_MONOTONIC:
 	case CLOCK_MONOTONIC_RAW:
 	case CLOCK_MONOTONIC_COARSE:
 	case CLOCK_BOOTTIME:
+	case CLOCK_BOOTTIME_ALARM:
 		return (int64_t)clock_monotonic_ns();
 	default:
 		return -EINVAL;
@@ -287,6 +290,15 @@ SYSCALL_DEFINE(SYS_clock_nanosleep, clock_nanosleep)
 	// Linux has no sleep on these clocks either.
 	if (id == CLOCK_MONOTONIC_RAW || id == CLOCK_REALTIME_COARSE || id == CLOCK_MONOTONIC_COARSE)
 		return -EOPNOTSUPP;
+	// The alarm clocks' sleeps (Linux's alarm_timer_nsleep) check their
+	// flags and need CAP_WAKE_ALARM, then sleep as their plain clocks.
+	if (id == CLOCK_REALTIME_ALARM || id == CLOCK_BOOTTIME_ALARM) {
+		if (flags & ~TIMER_ABSTIME)
+			return -EINVAL;
+		if (!cred_capable(current_cred(), CAP_WAKE_ALARM))
+			return -EPERM;
+		id = id == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME : CLOCK_BOOTTIME;
+	}
 	int r = get_timespec_ns(args->a[2], &ns);
 	if (r < 0)
 		return r;

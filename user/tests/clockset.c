@@ -253,6 +253,27 @@ static void t_errors(void)
 	}
 }
 
+// The alarm clocks read as their plain ones; sleeping on them needs
+// CAP_WAKE_ALARM.  (A Linux without a real-time clock device has none:
+// EINVAL, and the case is skipped.)
+static void t_alarm_clocks(void)
+{
+	struct timespec ts, res, ten_ms = { 0, 10000000 };
+
+	if (clock_gettime(CLOCK_BOOTTIME_ALARM, &ts) < 0 && errno == EINVAL && !on_switchyard) {
+		skip("no RTC: no alarm clocks on this Linux");
+		return;
+	}
+	int64_t boot = ns_of(CLOCK_BOOTTIME), real = ns_of(CLOCK_REALTIME);
+	int64_t balarm = ns_of(CLOCK_BOOTTIME_ALARM), ralarm = ns_of(CLOCK_REALTIME_ALARM);
+	check(balarm - boot >= 0 && balarm - boot < 1000000000LL, "BOOTTIME_ALARM reads BOOTTIME");
+	check(ralarm - real >= 0 && ralarm - real < 1000000000LL, "REALTIME_ALARM reads REALTIME");
+	check_ok(clock_getres(CLOCK_BOOTTIME_ALARM, &res), "clock_getres");
+	check_errno(clock_settime(CLOCK_BOOTTIME_ALARM, &ts), EINVAL, "not settable");
+	check(clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ten_ms, 0) == 0, "a 10 ms alarm sleep");
+	check(clock_nanosleep(CLOCK_REALTIME_ALARM, 2, &ten_ms, 0) == EINVAL, "unknown flags");
+}
+
 static int c_unprivileged(void)
 {
 	struct timespec ts;
@@ -262,6 +283,10 @@ static int c_unprivileged(void)
 		return 1;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	int bad = c_err(clock_settime(CLOCK_REALTIME, &ts), EPERM, "clock_settime");
+	struct timespec ms = { 0, 1000000 };
+	int r = clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ms, 0);
+	if ((r != EINVAL && r != EOPNOTSUPP) || on_switchyard)	// a Linux without RTC
+		bad |= c_eq(r, EPERM, "an alarm sleep without CAP_WAKE_ALARM");
 	bad |= c_err(settod(0, &tz), EPERM, "settimeofday, a zone only");
 	bad |= c_err(settod(0, 0), EPERM, "settimeofday, nothing");
 	return bad;
@@ -279,6 +304,7 @@ static const struct test_case cases[] = {
 	{ "timerfd_abs_and_cancel_on_set", t_timerfd },
 	{ "timezone", t_timezone },
 	{ "errors", t_errors },
+	{ "alarm_clocks", t_alarm_clocks },
 	{ "unprivileged_EPERM", t_unprivileged },
 };
 
