@@ -42,6 +42,9 @@ int tid_alloc_exact(struct thread *t, struct process *p, int want);
 void tid_free(int tid);
 bool tid_in_use_locked(int tid);
 int pid_last(void);		// the process or thread ID allocated last
+// /proc/sys/kernel/ns_last_pid: the next ID is tried after v (0 to
+// pid_max, else -EINVAL).
+int pid_last_set(uint64_t v);
 
 // Creating user threads (clone.c) and ending them (exit.c).
 struct thread *user_thread_alloc(struct process *p, const char *name);

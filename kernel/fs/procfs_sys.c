@@ -324,6 +324,24 @@ static int store_dmesg_restrict(const char *text, size_t len)
 	return 0;
 }
 
+static size_t show_ns_last_pid(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%d", pid_last());
+}
+
+// Linux's pid_ns_ctl_handler: CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE.
+static int store_ns_last_pid(const char *text, size_t len)
+{
+	const struct cred *c = current_cred();
+	uint64_t v;
+	int rc;
+
+	if (!cred_capable(c, CAP_SYS_ADMIN) && !cred_capable(c, CAP_CHECKPOINT_RESTORE))
+		return -EPERM;
+	rc = parse_uint(text, len, &v);
+	return rc ? rc : pid_last_set(v);
+}
+
 static int store_pid_max(const char *text, size_t len)
 {
 	uint64_t v;
@@ -434,6 +452,7 @@ static int store_sem(const char *text, size_t len)
 static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "pid_max", show_pid_max, store_pid_max, false },
 	{ "/proc/sys/kernel", "dmesg_restrict", show_dmesg_restrict, store_dmesg_restrict, false },
+	{ "/proc/sys/kernel", "ns_last_pid", show_ns_last_pid, store_ns_last_pid, false },
 	{ "/proc/sys/kernel", "threads-max", show_threads_max, NULL, false },
 	{ "/proc/sys/kernel", "ostype", show_ostype, NULL, true },
 	{ "/proc/sys/kernel", "osrelease", show_osrelease, NULL, true },

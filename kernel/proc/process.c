@@ -58,6 +58,19 @@ int pid_last(void)
 	return __atomic_load_n(&last_pid, __ATOMIC_RELAXED);
 }
 
+int pid_last_set(uint64_t v)
+{
+	if (v > (uint64_t)pid_max_get())
+		return -EINVAL;
+	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+	last_pid = (int)v;
+	next_pid = (int)v + 1 >= pid_max ? PID_RESERVED + 1 : (int)v + 1;
+	if (next_pid < 1)
+		next_pid = 1;
+	spin_unlock_irqrestore(&proc_tree_lock, flags);
+	return 0;
+}
+
 // Allocates the lowest free ID at or after the last one handed out, so
 // IDs are not reused quickly (as Linux does).
 static int pid_alloc_locked(struct process *p)

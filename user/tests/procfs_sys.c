@@ -833,6 +833,34 @@ static void t_pid_max_writable(void)
 	check(write_file(path, orig) == 0, "restore pid_max");
 }
 
+// ns_last_pid: the last ID handed out; writing it (root) makes the next
+// process's ID come after the value written.
+static void t_ns_last_pid(void)
+{
+	const char *path = "/proc/sys/kernel/ns_last_pid";
+	long pid_max, last;
+	char text[32];
+
+	if (!read_long("/proc/sys/kernel/pid_max", &pid_max) || !read_long(path, &last))
+		return (void)fail("read pid_max or ns_last_pid: errno %d", errno);
+	check(last > 0 && last < pid_max, "within pid_max");
+	check(write_file(path, "-1") == EINVAL, "a negative value");
+	snprintf(text, sizeof(text), "%ld", pid_max + 1);
+	check(write_file(path, text) == EINVAL, "past pid_max");
+	long want = last + 500 < pid_max - 100 ? last + 500 : 400;
+	snprintf(text, sizeof(text), "%ld", want);
+	if (!check(write_file(path, text) == 0, "write it"))
+		return;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return (void)fail("fork: errno %d", errno);
+	waitpid(pid, NULL, 0);
+	// Other programs may take IDs meanwhile (on a busy Linux host).
+	check(pid > want && pid < want + 50, "the next child's ID comes after it");
+}
+
 // The names in /proc and /sys are the kernel's: even root cannot add or
 // remove one, with Linux's errnos (procfs: ENOENT for a new name, EPERM
 // for a removal, EACCES in /proc/sys; sysfs: EACCES for a new file).
@@ -859,6 +887,7 @@ static void t_names_fixed(void)
 static const struct test_case cases[] = {
 	{ "cpuinfo_layout_one_block_per_online_cpu", t_cpuinfo_layout },
 	{ "pid_max_writable", t_pid_max_writable },
+	{ "ns_last_pid", t_ns_last_pid },
 	{ "cpuinfo_small_reads", t_cpuinfo_small_reads },
 	{ "loadavg_format", t_loadavg_format },
 	{ "loadavg_rises_under_load", t_loadavg_rises },
