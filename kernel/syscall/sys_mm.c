@@ -19,9 +19,6 @@
 #define PROT_GROWSDOWN		0x01000000
 #define PROT_GROWSUP		0x02000000
 
-#define MS_ASYNC	1
-#define MS_INVALIDATE	2
-#define MS_SYNC		4
 #define MCL_CURRENT	1
 #define MCL_FUTURE	2
 #define MCL_ONFAULT	4
@@ -50,6 +47,7 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 	int type = flags & MAP_TYPE;
 	struct vnode *vn = 0;
 	uint64_t file_bytes = 0;
+	bool writable = false;
 
 	if (off & PAGE_OFFSET_MASK)
 		return -EINVAL;
@@ -88,13 +86,9 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 			file_put(f);
 			return -EACCES;
 		}
-		// A shared file mapping would be private copies of the pages,
-		// not coherent with read and write: refused as Linux refuses a
-		// file that cannot be shared-mapped.
-		if (type != MAP_PRIVATE) {
-			file_put(f);
-			return -ENODEV;
-		}
+		// A shared mapping of a descriptor not open for writing can
+		// never be made writable (Linux clears VM_MAYWRITE).
+		writable = file_writable(f);
 		vn = f->vn;
 		vnode_get(vn);
 		file_put(f);
@@ -109,7 +103,8 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 		if (file_bytes > len)
 			file_bytes = len;
 	}
-	long r = vm_map(current_process()->mm, addr, len, prot, flags, vn, off, file_bytes);
+	long r = vm_map(current_process()->mm, addr, len, prot, flags, vn, off, file_bytes,
+			writable);
 	if (vn)
 		vnode_put(vn);
 	return r;
@@ -205,19 +200,26 @@ SYSCALL_DEFINE(SYS_mincore, mincore)
 	return 0;
 }
 
-// There are no shared file mappings (mmap refuses them), so there is
-// never anything to write back; the flags are still Linux's.
+// A shared file mapping maps the file's own pages, so there is never
+// anything to write back or invalidate: the checks and errno are Linux's
+// (mm/msync.c, in its order), the walk is vm_msync's.
 SYSCALL_DEFINE(SYS_msync, msync)
 {
+	uint64_t start = args->a[0], len = args->a[1];
 	int flags = (int)args->a[2];
 
-	if (args->a[0] & PAGE_OFFSET_MASK)
-		return -EINVAL;
 	if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC))
+		return -EINVAL;
+	if (start & PAGE_OFFSET_MASK)
 		return -EINVAL;
 	if ((flags & MS_ASYNC) && (flags & MS_SYNC))
 		return -EINVAL;
-	return 0;
+	len = page_up(len);
+	if (start + len < start)
+		return -ENOMEM;
+	if (len == 0)
+		return 0;
+	return vm_msync(current_process()->mm, start, start + len, flags);
 }
 
 // Locking is a no-op that is exact: there is no swap, so every page a
