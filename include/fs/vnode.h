@@ -150,6 +150,11 @@ struct vnode {
 	uint32_t maps_writable;
 	uint64_t map_gen;
 	struct mutex map_mutex;
+	// System V shared memory segments (kernel/ipc/shm.c): told of each
+	// mapping of the file made (+1: mmap, split, fork, mremap) or gone
+	// (-1), with that address space's mm->lock held; 'priv' is the
+	// segment.  NULL for every other file.
+	void (*map_count)(struct vnode *vn, int delta);
 
 	struct file_lock *locks;	// fcntl and flock locks (kernel/fs/locks.c)
 	// memfd files (kernel/syscall/fs_memfd.c): F_SEAL_* bits, under 'lock'.
@@ -217,6 +222,8 @@ int vnode_punch(struct vnode *vn, uint64_t off, uint64_t len);
 int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa);
 // Does file page 'index' hold data (not a hole)?  (mincore)
 bool vnode_page_resident(struct vnode *vn, uint64_t index);
+// How many of its pages hold data (a System V segment's shm_rss).
+uint64_t vnode_resident_pages(struct vnode *vn);
 
 // fallocate mode 0: pages for [off, off+len) (zeroed where there were
 // holes), the size grown to cover them.  -ENOSPC, changing nothing, when

@@ -110,6 +110,10 @@ int vm_msync(struct mm *mm, uint64_t start, uint64_t end, int flags);
 // them go: private copies too with 'even_cows'.  May sleep briefly; the
 // caller holds vn->map_mutex and no spinlock.
 void vm_unmap_file(struct vnode *vn, uint64_t first, uint64_t end, bool even_cows);
+// shmdt (addr page aligned): unmaps the System V segment attached at addr
+// and the pieces of it mprotect or munmap left (Linux's ksys_shmdt);
+// -EINVAL if none is attached there.
+int vm_shmdt(struct mm *mm, uint64_t addr);
 // Writes into an address space that need not be the current one (exec's
 // initial stack), faulting pages in as needed.
 int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n);

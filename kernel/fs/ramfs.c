@@ -766,6 +766,16 @@ bool vnode_page_resident(struct vnode *vn, uint64_t index)
 	return in;
 }
 
+uint64_t vnode_resident_pages(struct vnode *vn)
+{
+	uint64_t flags = spin_lock_irqsave(&vn->lock), n = 0;
+
+	for (uint64_t i = 0; i < vn->npages; i++)
+		n += vn->pages[i] != NULL;
+	spin_unlock_irqrestore(&vn->lock, flags);
+	return n;
+}
+
 int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa)
 {
 	uint64_t flags;

@@ -170,6 +170,8 @@ static void file_link(struct mm *mm, struct vma *v)
 	if (v->flags & VMA_MAYWRITE)
 		vn->maps_writable++;
 	spin_unlock_irqrestore(&vn->lock, flags);
+	if (vn->map_count)
+		vn->map_count(vn, 1);	// a System V segment's shm_nattch
 }
 
 static void file_unlink(struct vma *v)
@@ -186,6 +188,8 @@ static void file_unlink(struct vma *v)
 	if (v->flags & VMA_MAYWRITE)
 		vn->maps_writable--;
 	spin_unlock_irqrestore(&vn->lock, flags);
+	if (vn->map_count)
+		vn->map_count(vn, -1);
 }
 
 // A new mapping of v->file: the memfd write seals decide first (Linux's
@@ -1614,4 +1618,50 @@ int vm_msync(struct mm *mm, uint64_t start, uint64_t end, int flags)
 	}
 	spin_unlock(&mm->lock);
 	return err ? err : unmapped;
+}
+
+// ---- shmdt ----
+
+// Is v a piece of a System V segment attached at addr: a mapping of the
+// segment's file that lies at the file offset its distance from addr
+// says (what mprotect and munmap leave of an attachment)?
+static bool shm_piece(const struct vma *v, uint64_t addr)
+{
+	return v->file && v->file->map_count && v->node.start >= addr &&
+	       v->node.start - addr == v->file_off;
+}
+
+int vm_shmdt(struct mm *mm, uint64_t addr)
+{
+	struct vnode *seg = 0;
+	uint64_t size = 0;
+	struct gather g;
+	struct vma *v;
+
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	for (v = vma_from(mm, addr); v; v = vma_next(v))
+		if (shm_piece(v, addr))
+			break;
+	if (v) {
+		// The first piece tells the segment and its size; the other
+		// pieces of the same segment within that size go with it.
+		struct vma *next = vma_next(v);
+		seg = v->file;
+		vnode_get(seg);		// its pointer is compared below
+		size = page_up(seg->size);
+		unmap_locked(mm, v->node.start, v->node.end, &g);
+		v = next;
+		while (v && v->node.end - addr <= size) {
+			struct vma *next = vma_next(v);
+			if (shm_piece(v, addr) && v->file == seg)
+				unmap_locked(mm, v->node.start, v->node.end, &g);
+			v = next;
+		}
+	}
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
+	if (seg)
+		vnode_put(seg);
+	return seg ? 0 : -EINVAL;
 }
