@@ -3,8 +3,8 @@
 // An mm is a set of mappings (VMAs) in a balanced tree keyed by address
 // (mm/vma_tree.h: lookups and free-range searches are O(log n)), plus the
 // arch page tables.  Pages appear on first touch (vm_fault): zero pages
-// for anonymous memory, a private copy of the file's bytes for file
-// mappings.  fork shares every private page read-only and marks it
+// for anonymous memory, the file's own frames for file mappings (below;
+// a private one copies a frame at its first write).  fork shares every private page read-only and marks it
 // copy-on-write; the first write copies it (or just takes it back if no
 // one else holds it).  MAP_SHARED anonymous memory is populated at mmap
 // time and shared as-is across fork.  Adjacent anonymous private mappings
@@ -90,7 +90,10 @@ struct vma {
 	int flags;			// VMA_*
 	struct vnode *file;		// private file mapping, or NULL (anonymous)
 	uint64_t file_off;		// file offset of node.start
-	uint64_t file_end;		// file bytes end at this address; beyond: zeros
+	// The file bytes mmap saw end at this address: the page they end in
+	// is a private copy with zeros after them (an ELF segment's last
+	// page); whole pages past it are the file's, or SIGBUS past its end.
+	uint64_t file_end;
 	// File mappings: the file's list of its mappings (under file->lock),
 	// the address space this one is in, and the last vm_unmap_file pass
 	// that has been through it.
@@ -495,10 +498,11 @@ static uint64_t file_index(const struct vma *v, uint64_t page)
 	return (v->file_off + (page - v->node.start)) / PAGE_SIZE;
 }
 
-// A shared file mapping maps the file's own page, made if it is a hole
-// (taking the tree's space).  A page wholly past the end of the file, or
-// one the full tree cannot give, is SIGBUS (-EIO), as on tmpfs.
-static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *e)
+// Maps the file's own page, made if it is a hole (taking the tree's
+// space): writable in a shared mapping, copy on write ('cow') in a
+// private one.  A page wholly past the end of the file, or one the full
+// tree cannot give, is SIGBUS (-EIO), as on tmpfs.
+static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *e, bool cow)
 {
 	uint64_t pa;
 	int r = vnode_get_page(v->file, file_index(v, page), &pa);
@@ -507,15 +511,57 @@ static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *
 		return r;
 	if (r < 0)
 		return -EIO;
-	*e = pte_make(pa, v->prot, false, true);
+	*e = pte_make(pa, v->prot, cow, !cow);
 	rss_add(mm);
 	return 0;
 }
 
+// A private copy of the file's page for 'page' of a private mapping: for
+// a write, and for the page where the mapped bytes end (zeros after them:
+// an ELF segment's last page).  SIGBUS (-EIO) as map_file_page.
+static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *e)
+{
+	uint64_t fpa, pa;
+	int r = vnode_get_page(v->file, file_index(v, page), &fpa);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return -EIO;
+	pa = user_frame(true);
+	if (!pa) {
+		frame_unref(fpa);	// never mapped: no shootdown owed
+		return -ENOMEM;
+	}
+	frame_set_use(pa, FRAME_USER);
+	uint64_t n = page < v->file_end ? min_u64(v->file_end - page, PAGE_SIZE) : PAGE_SIZE;
+	memcpy(phys_to_virt(pa), phys_to_virt(fpa), n);
+	frame_unref(fpa);
+	*e = pte_make(pa, v->prot, false, false);
+	rss_add(mm);
+	return 0;
+}
+
+// A private mapping of a file of the tree: a page not written yet is the
+// file's own frame, read-only, so the file's later writes show through it
+// until the first write copies it (as Linux's page cache).  Past the
+// bytes mmap saw the file may have grown: its current end decides.
+static int private_file_page(struct mm *mm, struct vma *v, uint64_t page, bool write,
+			     uint64_t *e)
+{
+	bool tail = page < v->file_end && page + PAGE_SIZE > v->file_end;
+
+	if (write || tail)
+		return copy_file_page(mm, v, page, e);
+	return map_file_page(mm, v, page, e, true);
+}
+
 // Gives the page at 'page' of v a frame if it has none, whatever the
-// protection (shared anonymous memory is populated up front).  0,
-// -ENOMEM, or -EIO (SIGBUS: past the end of a shared file mapping).
-static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
+// protection (shared anonymous memory is populated up front), for a
+// 'write' or not.  0, -ENOMEM, or -EIO (SIGBUS: past the end of a file).
+// Synthetic files (/proc: vn->ops) have no pages: a private mapping of
+// one gets a copy of what reading it gives.
+static int populate_page(struct mm *mm, struct vma *v, uint64_t page, bool write)
 {
 	uint64_t *e = pte_walk(mm->root_pa, page, true, true);
 
@@ -524,7 +570,9 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
 	if (pte_has_frame(*e))
 		return 0;
 	if (vma_shared_file(v))
-		return map_file_page(mm, v, page, e);
+		return map_file_page(mm, v, page, e, false);
+	if (v->file && !v->file->ops)
+		return private_file_page(mm, v, page, write, e);
 	uint64_t pa = fill_page(v, page);
 	if (!pa)
 		return -ENOMEM;
@@ -536,7 +584,7 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
 static int populate_range(struct mm *mm, struct vma *v, uint64_t start, uint64_t end)
 {
 	for (uint64_t p = start; p < end; p += PAGE_SIZE)
-		if (populate_page(mm, v, p) < 0)
+		if (populate_page(mm, v, p, false) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -590,10 +638,12 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 		return -ENOMEM;
 	bool shared = v->flags & VMA_SHARED;
 	if (!pte_has_frame(*e))
-		return populate_page(mm, v, page);
+		return populate_page(mm, v, page, write);
 	if (write && pte_is_cow(*e)) {
 		uint64_t old = pte_frame(*e);
-		if (frame_page(old)->refcount == 1) {
+		// A file's frame is never taken over, even when no one else
+		// maps it: it is the file's.
+		if (frame_page(old)->refcount == 1 && frame_page(old)->use != FRAME_FILE) {
 			// Only ours: keep it.  A CPU still caching the read-only
 			// entry faults once more and flushes it (below).
 			*e = pte_make(old, v->prot, false, shared);
@@ -776,12 +826,12 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 		}
 	}
 	vt_insert(&mm->vmas, &v->node);
-	// Shared file pages are the file's, found at each fault; MAP_POPULATE
+	// File pages are the file's, found at each fault; MAP_POPULATE
 	// faults them in up to the end of the file, failing nothing (Linux).
-	if (file && (vflags & VMA_SHARED)) {
+	if (file) {
 		if (flags & MAP_POPULATE)
 			for (uint64_t p = v->node.start; p < v->file_end; p += PAGE_SIZE)
-				if (populate_page(mm, v, p) < 0)
+				if (populate_page(mm, v, p, false) < 0)
 					break;
 	} else if ((vflags & VMA_SHARED) || (flags & MAP_POPULATE)) {
 		// Shared anonymous pages must exist before a fork can share them.

@@ -86,6 +86,12 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 			file_put(f);
 			return -EACCES;
 		}
+		// Synthetic files (/proc) have no pages to share: Linux's
+		// procfs has no mmap.
+		if (type != MAP_PRIVATE && f->vn->ops) {
+			file_put(f);
+			return -ENODEV;
+		}
 		// A shared mapping of a descriptor not open for writing can
 		// never be made writable (Linux clears VM_MAYWRITE).
 		writable = file_writable(f);

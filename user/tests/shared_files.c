@@ -9,7 +9,9 @@
 // MADV_DONTNEED keeps the data, MADV_REMOVE punches a hole (EACCES where
 // it may not); mremap and mincore of a shared mapping; memfd write seals
 // (EPERM for a writable shared mapping, EBUSY for F_SEAL_WRITE while one
-// exists, EACCES for mprotect under F_SEAL_FUTURE_WRITE).
+// exists, EACCES for mprotect under F_SEAL_FUTURE_WRITE); and private file
+// mappings: a page not yet written sees later writes to the file, a
+// written one keeps its own bytes, a page past the end is SIGBUS.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -516,6 +518,47 @@ out:
 	close(fd);
 }
 
+// ---- private file mappings ----
+
+static void t_private_sees_later_writes(void)
+{
+	int fd = make_file(2 * PAGE);
+	char *p;
+
+	if (fd < 0 || !(p = map(2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)))
+		goto out;
+	check(p[0] == 'A' && p[PAGE] == 'B', "the mapping shows the file");
+	p[PAGE] = 'c';		// copied on this write
+	check(pwrite(fd, "w", 1, 1) == 1 && pwrite(fd, "v", 1, PAGE + 1) == 1, "pwrite");
+	check(p[1] == 'w', "a page not written yet sees the later write");
+	check(p[PAGE] == 'c' && p[PAGE + 1] == 'B', "a written page keeps its own bytes");
+	check(byte_at(fd, PAGE) == 'B', "the private store is not in the file");
+	p[2] = 'x';
+	check(pwrite(fd, "y", 1, 3) == 1 && p[3] == 'A', "once written, the page is a copy");
+	check_ok(madvise(p, PAGE, MADV_DONTNEED), "MADV_DONTNEED drops the copy");
+	check(p[2] == 'A' && p[3] == 'y', "the file's bytes again");
+	// A forked child's page not yet written shows the file too.
+	pid_t pid = fork_child();
+	if (pid == 0)
+		_exit(pwrite(fd, "k", 1, 4) == 1 && p[4] == 'k' ? 0 : 1);
+	check_child_ok(pid, "the child sees a write through its inherited mapping");
+	check(p[4] == 'k', "and so does the parent");
+	munmap(p, 2 * PAGE);
+	// Past the end of the file: SIGBUS, also after truncation, even where
+	// the page had been copied.
+	if (!(p = map(3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)))
+		goto out;
+	check_sigbus(p + 2 * PAGE, "a private page wholly past the end");
+	p[PAGE] = 'c';
+	check_ok(ftruncate(fd, PAGE), "ftruncate");
+	check_sigbus(p + PAGE, "a copied page past the new end");
+	check(p[0] == 'A', "the page before it stays");
+	munmap(p, 3 * PAGE);
+out:
+	if (fd >= 0)
+		close(fd);
+}
+
 static const struct test_case cases[] = {
 	{ "shared_mapping_and_pread_pwrite", t_mapping_and_pread },
 	{ "two_shared_mappings", t_two_mappings },
@@ -528,6 +571,7 @@ static const struct test_case cases[] = {
 	{ "madvise_dontneed_remove", t_madvise },
 	{ "mremap_mincore", t_mremap_mincore },
 	{ "memfd_seals", t_seals },
+	{ "private_sees_later_writes", t_private_sees_later_writes },
 };
 
 int main(void)
