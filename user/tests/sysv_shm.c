@@ -360,6 +360,14 @@ static int write_ulong(const char *path, unsigned long v)
 	return write_file(path, buf);
 }
 
+// Puts a limit back, trying again if the write fails for want of memory
+// (under allocation-failure injection): the programs after us need it.
+static void restore_ulong(const char *path, unsigned long v)
+{
+	for (int i = 0; i < 100 && write_ulong(path, v) != 0; i++)
+		usleep(1000);
+}
+
 // shmmax, shmall and shmmni are the limits shmget and IPC_INFO obey.
 static void t_sysctl_limits(void)
 {
@@ -377,7 +385,7 @@ static void t_sysctl_limits(void)
 	int id = shmget(IPC_PRIVATE, 2 * PAGE, 0600);
 	check(id >= 0, "8192 bytes");
 	shmctl(id, IPC_RMID, NULL);
-	write_ulong("/proc/sys/kernel/shmmax", shmmax);
+	restore_ulong("/proc/sys/kernel/shmmax", shmmax);
 	check(read_ulong("/proc/sys/kernel/shmmax") == shmmax, "shmmax restored");
 	long tot = shmctl(0, SHM_INFO, (struct shmid_ds *)&hi) >= 0 ? (long)hi.shm_tot : -1;
 	check(write_ulong("/proc/sys/kernel/shmall", (unsigned long)tot + 1) == 0, "shmall: one page more");
@@ -385,7 +393,7 @@ static void t_sysctl_limits(void)
 	id = shmget(IPC_PRIVATE, PAGE, 0600);
 	check(id >= 0, "one page fits");
 	shmctl(id, IPC_RMID, NULL);
-	write_ulong("/proc/sys/kernel/shmall", shmall);
+	restore_ulong("/proc/sys/kernel/shmall", shmall);
 	check(read_ulong("/proc/sys/kernel/shmall") == shmall, "shmall restored");
 	check(write_file("/proc/sys/kernel/shmmni", "40000") == EINVAL, "shmmni above 32768: EINVAL");
 	int in_use = shmctl(0, SHM_INFO, (struct shmid_ds *)&hi) >= 0 ? hi.used_ids : -1;
@@ -394,7 +402,7 @@ static void t_sysctl_limits(void)
 	id = shmget(IPC_PRIVATE, PAGE, 0600);
 	check(id >= 0, "that one");
 	check_errno(shmget(IPC_PRIVATE, PAGE, 0600), ENOSPC, "then ENOSPC");
-	write_ulong("/proc/sys/kernel/shmmni", (unsigned long)shmmni);
+	restore_ulong("/proc/sys/kernel/shmmni", (unsigned long)shmmni);
 	check(read_long("/proc/sys/kernel/shmmni") == shmmni, "shmmni restored");
 	shmctl(id, IPC_RMID, NULL);
 }
