@@ -1199,10 +1199,33 @@ static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len)
 {
 	if (old_len > v->node.end - old)
 		return -EFAULT;
-	// old_len 0 duplicates a shared mapping on Linux; not supported.
-	if (old_len == 0)
+	// old_len 0 duplicates a shared mapping on Linux (EINVAL for a
+	// private one); shared anonymous memory has no file to map again
+	// here: not supported.
+	if (old_len == 0 && !vma_shared_file(v))
 		return -EINVAL;
 	return 0;
+}
+
+// mremap with old_len 0: a second mapping of the same file pages at
+// [dst, dst + new_len), which must be free; the old one stays as it is.
+static long dup_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t dst,
+		       uint64_t new_len)
+{
+	if (mm->vmas.count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	struct vma *w = kmalloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = *v;
+	w->node.start = dst;
+	w->node.end = dst + new_len;
+	w->file_off = v->file_off + (old - v->node.start);
+	w->file_end = dst + (v->file_end > old ? v->file_end - old : 0);
+	vnode_get(w->file);
+	file_link(mm, w);
+	vt_insert(&mm->vmas, &w->node);
+	return (long)dst;
 }
 
 // MREMAP_FIXED: to exactly new_addr, replacing what is there.
@@ -1236,6 +1259,8 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 		return r;
 	if (new_len > old_len && accounted(v->prot, v->flags) && !fits_in_ram(new_len - old_len))
 		return -ENOMEM;
+	if (old_len == 0)
+		return dup_locked(mm, v, old, new_addr, new_len);
 	return move_locked(mm, v, old, old_len, new_addr, new_len, g);
 }
 
@@ -1273,6 +1298,8 @@ static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 	uint64_t dst = find_room(mm, 0, new_len, 0);
 	if (!dst)
 		return -ENOMEM;
+	if (old_len == 0)
+		return dup_locked(mm, v, old, dst, new_len);
 	return move_locked(mm, v, old, old_len, dst, new_len, g);
 }
 

@@ -7,9 +7,10 @@
 // descriptor open for writing (mmap and a later mprotect: EACCES); msync's
 // errnos (EINVAL, ENOMEM, EBUSY for MS_INVALIDATE of locked memory);
 // MADV_DONTNEED keeps the data, MADV_REMOVE punches a hole (EACCES where
-// it may not); mremap and mincore of a shared mapping; memfd write seals
-// (EPERM for a writable shared mapping, EBUSY for F_SEAL_WRITE while one
-// exists, EACCES for mprotect under F_SEAL_FUTURE_WRITE); and private file
+// it may not); mremap (growing, old_len 0) and mincore of a shared
+// mapping; memfd write seals (EPERM for a writable shared mapping, EBUSY
+// for F_SEAL_WRITE while one exists, EACCES for mprotect under
+// F_SEAL_FUTURE_WRITE); and private file
 // mappings: a page not yet written sees later writes to the file, a
 // written one keeps its own bytes, a page past the end is SIGBUS.
 #define _GNU_SOURCE
@@ -467,6 +468,19 @@ static void t_mremap_mincore(void)
 	check(pwrite(fd, "w", 1, 2) == 1 && q[2] == 'w', "the moved mapping sees writes");
 	check_ok(mincore(q, 4 * PAGE, vec), "mincore");
 	check(vec[0] & vec[3] & 1, "the file's pages are resident");
+	// old_len 0: a second mapping of the same pages (the old one stays).
+	char *d = mremap(q + PAGE, 0, 2 * PAGE, MREMAP_MAYMOVE);
+	if (d == MAP_FAILED) {
+		fail("mremap old_len 0: errno=%d", errno);
+	} else {
+		check(d != q + PAGE && d[0] == 'B' && d[2 * PAGE - 1] == 'C', "the duplicate shows the file");
+		d[1] = 'd';
+		check(q[PAGE + 1] == 'd' && byte_at(fd, PAGE + 1) == 'd', "and shares its pages");
+		check(q[0] == '0', "the old mapping stays");
+		munmap(d, 2 * PAGE);
+	}
+	check_errno((long)mremap(q, 0, PAGE, 0) == (long)MAP_FAILED ? -1 : 0, ENOMEM,
+		    "old_len 0 without MREMAP_MAYMOVE");
 	munmap(q, 4 * PAGE);
 out:
 	if (fd >= 0)
