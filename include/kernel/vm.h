@@ -110,6 +110,12 @@ int vm_msync(struct mm *mm, uint64_t start, uint64_t end, int flags);
 // them go: private copies too with 'even_cows'.  May sleep briefly; the
 // caller holds vn->map_mutex and no spinlock.
 void vm_unmap_file(struct vnode *vn, uint64_t first, uint64_t end, bool even_cows);
+// mlock and munlock of [start, end) (page aligned, start < end): as
+// Linux's apply_vma_lock_flags, up to the first hole, which is ENOMEM.
+int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock);
+// mlockall and munlockall: the mappings made later are locked if
+// 'future'; with 'change', every mapping there is becomes locked or not.
+void vm_lock_all(struct mm *mm, bool future, bool change, bool lock);
 // shmdt (addr page aligned): unmaps the System V segment attached at addr
 // and the pieces of it mprotect or munmap left (Linux's ksys_shmdt);
 // -EINVAL if none is attached there.

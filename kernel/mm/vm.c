@@ -82,7 +82,9 @@
 // the file was opened for writing, and is not write-sealed or was mapped
 // writable).  Counted in vn->maps_writable, which F_SEAL_WRITE waits for.
 #define VMA_MAYWRITE	0x20
-#define VMA_LOCKED	0x80	// MAP_LOCKED: msync(MS_INVALIDATE) is EBUSY
+// MAP_LOCKED, mlock, mlockall (Linux's VM_LOCKED): nothing swaps, so all
+// it changes is msync(MS_INVALIDATE), EBUSY on it.  fork drops it.
+#define VMA_LOCKED	0x80
 
 struct vma {
 	struct vt_node node;		// [node.start, node.end) and its place in mm->vmas
@@ -787,6 +789,8 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	if ((flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && (addr & ~PAGE_MASK))
 		return -EINVAL;
 	int vflags = vma_flags_for(flags);
+	if (mm->lock_future)
+		vflags |= VMA_LOCKED;	// mlockall(MCL_FUTURE)
 	if (accounted(prot, vflags) && !fits_in_ram(size))
 		return -ENOMEM;
 	struct vma *v = kzalloc(sizeof(*v));
@@ -1436,6 +1440,7 @@ struct mm *mm_copy(struct mm *src)
 			break;
 		}
 		*c = *v;
+		c->flags &= ~VMA_LOCKED;	// locks are not inherited, as Linux
 		if (c->file) {
 			vnode_get(c->file);
 			file_link(mm, c);
@@ -1741,4 +1746,67 @@ int vm_shmdt(struct mm *mm, uint64_t addr)
 	if (seg)
 		vnode_put(seg);
 	return seg ? 0 : -EINVAL;
+}
+
+// ---- mlock ----
+
+// Sets VMA_LOCKED on v's part [start, end) to 'lock', splitting v as
+// needed; the mapping now holding that part, or NULL when a split would
+// pass the map count limit.
+static struct vma *set_locked(struct mm *mm, struct vma *v, uint64_t start, uint64_t end,
+			      bool lock)
+{
+	int flags = lock ? v->flags | VMA_LOCKED : v->flags & ~VMA_LOCKED;
+
+	if (flags == v->flags)
+		return v;
+	if (boundary_at(mm, start) < 0 || boundary_at(mm, end) < 0)
+		return NULL;
+	v = vma_find(mm, start);
+	v->flags = flags;
+	return merge_prev(mm, v);
+}
+
+int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock)
+{
+	uint64_t cur = start;
+	struct vma *v, *last = 0;
+	int err = 0;
+
+	spin_lock(&mm->lock);
+	v = vma_find(mm, start);
+	if (!v)
+		err = -ENOMEM;
+	while (v && cur < end) {
+		if (v->node.start > cur) {
+			err = -ENOMEM;		// a hole
+			break;
+		}
+		uint64_t e = min_u64(v->node.end, end);
+		last = set_locked(mm, v, cur, e, lock);
+		if (!last) {
+			err = -ENOMEM;
+			break;
+		}
+		cur = e;
+		v = vma_next(last);
+	}
+	if (!err && cur < end)
+		err = -ENOMEM;
+	if (last)
+		merge_next(mm, last);
+	spin_unlock(&mm->lock);
+	return err;
+}
+
+void vm_lock_all(struct mm *mm, bool future, bool change, bool lock)
+{
+	spin_lock(&mm->lock);
+	mm->lock_future = future;
+	// Whole mappings: no split, so nothing can fail.
+	for (struct vma *v = vma_from(mm, 0); v && change; v = vma_next(v))
+		v = set_locked(mm, v, v->node.start, v->node.end, lock);
+	for (struct vma *v = vma_from(mm, 0); v && change; v = vma_next(v))
+		v = merge_prev(mm, v);
+	spin_unlock(&mm->lock);
 }

@@ -4,6 +4,7 @@
 
 #include <kernel/syscall.h>
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/vm.h>
 #include <kernel/uaccess.h>
 #include <mm/phys.h>
@@ -228,21 +229,45 @@ SYSCALL_DEFINE(SYS_msync, msync)
 	return vm_msync(current_process()->mm, start, start + len, flags);
 }
 
-// Locking is a no-op that is exact: there is no swap, so every page a
-// process has stays in memory, locked or not (and everyone is root, so
-// RLIMIT_MEMLOCK never applies).
-SYSCALL_DEFINE(SYS_mlock, mlock) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_munlock, munlock) { (void)args; return 0; }
+// Locking: there is no swap, so every page a process has stays in
+// memory, locked or not; what a lock changes is the mappings' VM_LOCKED
+// (msync's EBUSY) and the checks, Linux's (mm/mlock.c).  RLIMIT_MEMLOCK
+// is not counted against: only 0 refuses (EPERM without CAP_IPC_LOCK).
+#define CAP_IPC_LOCK	14
+#define RLIMIT_MEMLOCK	8
+
+static bool may_lock(void)
+{
+	return current_process()->rlimits[RLIMIT_MEMLOCK].cur != 0 ||
+	       cred_capable(current_cred(), CAP_IPC_LOCK);
+}
+
+// mlock, mlock2 and munlock: the range widened to whole pages.
+static long lock_range(uint64_t start, uint64_t len, bool lock)
+{
+	if (lock && !may_lock())
+		return -EPERM;
+	len = page_up(len + (start & PAGE_OFFSET_MASK));
+	start &= ~PAGE_OFFSET_MASK;
+	if (start + len < start)
+		return -EINVAL;
+	if (len == 0)
+		return 0;
+	return vm_lock(current_process()->mm, start, start + len, lock);
+}
+
+SYSCALL_DEFINE(SYS_mlock, mlock) { return lock_range(args->a[0], args->a[1], true); }
+SYSCALL_DEFINE(SYS_munlock, munlock) { return lock_range(args->a[0], args->a[1], false); }
 
 #define MLOCK_ONFAULT	1
 
-// mlock2: mlock with MLOCK_ONFAULT (lock pages as they are touched:
-// nothing to lock either way without swap).
+// mlock2: mlock with MLOCK_ONFAULT (lock pages as they are touched: the
+// same without swap).
 SYSCALL_DEFINE(SYS_mlock2, mlock2)
 {
 	if (args->a[2] & ~(uint64_t)MLOCK_ONFAULT)
 		return -EINVAL;
-	return 0;
+	return lock_range(args->a[0], args->a[1], true);
 }
 
 SYSCALL_DEFINE(SYS_mlockall, mlockall)
@@ -251,10 +276,18 @@ SYSCALL_DEFINE(SYS_mlockall, mlockall)
 
 	if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
 		return -EINVAL;
+	if (!may_lock())
+		return -EPERM;
+	vm_lock_all(current_process()->mm, flags & MCL_FUTURE, flags & MCL_CURRENT, true);
 	return 0;
 }
 
-SYSCALL_DEFINE(SYS_munlockall, munlockall) { (void)args; return 0; }
+SYSCALL_DEFINE(SYS_munlockall, munlockall)
+{
+	(void)args;
+	vm_lock_all(current_process()->mm, false, true, false);
+	return 0;
+}
 
 SYSCALL_DEFINE(SYS_mremap, mremap)
 {

@@ -377,7 +377,15 @@ static void t_msync(void)
 	} else {
 		check_errno(msync(l, PAGE, MS_INVALIDATE), EBUSY, "MS_INVALIDATE of locked memory");
 		check_ok(msync(l, PAGE, MS_SYNC), "MS_SYNC of locked memory");
+		check_ok(munlock(l, PAGE), "munlock");
+		check_ok(msync(l, PAGE, MS_INVALIDATE), "MS_INVALIDATE once unlocked");
+		check_ok(mlock(l + 100, 10), "mlock of a part of a page");
+		check_errno(msync(l, PAGE, MS_INVALIDATE), EBUSY, "locks the page");
+		check_ok(munlockall(), "munlockall");
+		check_ok(msync(l, PAGE, MS_INVALIDATE), "unlocked by munlockall");
 		munmap(l, PAGE);
+		check_errno(mlock(l, PAGE), ENOMEM, "mlock of an unmapped page");
+		check_errno(munlock(l, PAGE), ENOMEM, "munlock of an unmapped page");
 	}
 	munmap(p, PAGE);
 out:
