@@ -2,8 +2,9 @@
 // read/write/pread/pwrite see each other's bytes at once, so do two
 // mappings, another process's mapping and a forked child's; a page wholly
 // past the end of the file is SIGBUS (BUS_ADRERR), also after ftruncate
-// shrinks the file under a mapping (in this process and in another one),
-// and a write that grows the file makes it readable; PROT_WRITE needs a
+// shrinks the file under a mapping (in this process and in another one,
+// and under children storing all over it), and a write that grows the
+// file makes it readable; PROT_WRITE needs a
 // descriptor open for writing (mmap and a later mprotect: EACCES); msync's
 // errnos (EINVAL, ENOMEM, EBUSY for MS_INVALIDATE of locked memory);
 // MADV_DONTNEED keeps the data, MADV_REMOVE punches a hole (EACCES where
@@ -24,6 +25,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <setjmp.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testcase.h"
@@ -75,6 +78,8 @@ static char byte_at(int fd, off_t off)
 		fail("pread at %ld: errno=%d", (long)off, errno);
 	return c;
 }
+
+static int memfd(unsigned flags);
 
 // ---- SIGBUS in a child ----
 
@@ -294,6 +299,82 @@ out_p:
 out:
 	if (fd >= 0)
 		close(fd);
+}
+
+// Children store and load all over a shared mapping while the parent
+// shrinks, grows and punches the file under them (every CPU at once on
+// Switchyard): a page is the file's or SIGBUS, never stale, and at the
+// end the mapping and pread agree byte for byte.
+static sigjmp_buf race_jmp;
+
+static void race_bus(int sig)
+{
+	(void)sig;
+	siglongjmp(race_jmp, 1);
+}
+
+static void race_child(volatile char *p, int pages, int seed)
+{
+	struct sigaction sa;
+	struct timespec t0, t;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = race_bus;
+	sigaction(SIGBUS, &sa, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = (unsigned)seed;; i = i * 1103515245 + 12345) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec > 300000000L)
+			break;
+		volatile char *at = p + ((i >> 8) % (unsigned)pages) * PAGE + (i >> 20) % PAGE;
+		if (sigsetjmp(race_jmp, 1) == 0) {
+			if (i & 1)
+				*at = (char)i;
+			else
+				(void)*at;
+		}
+	}
+	_exit(0);
+}
+
+static void t_truncate_race(void)
+{
+	enum { PAGES = 8 };
+	int fd = memfd(0);
+	char *p, buf[PAGE];
+	pid_t kids[2];
+
+	if (fd < 0)
+		return;
+	check_ok(ftruncate(fd, PAGES * PAGE), "ftruncate");
+	if (!(p = map(PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)))
+		goto out;
+	for (int k = 0; k < 2; k++) {
+		kids[k] = fork_child();
+		if (kids[k] == 0)
+			race_child(p, PAGES, k + 1);
+	}
+	for (int round = 0; round < 200; round++) {
+		check_ok(ftruncate(fd, (round % PAGES) * PAGE + (round & 1) * 100), "ftruncate");
+		if (round % 3 == 0)
+			check_ok(ftruncate(fd, PAGES * PAGE), "ftruncate up");
+		if (round % 5 == 0)
+			madvise(p + (round % PAGES) * PAGE, PAGE, MADV_REMOVE);
+		usleep(1000);
+	}
+	for (int k = 0; k < 2; k++)
+		check_child_ok(kids[k], "a storing child");
+	check_ok(ftruncate(fd, PAGES * PAGE), "ftruncate to the full size");
+	int same = 1;
+	for (int i = 0; i < PAGES; i++) {
+		if (pread(fd, buf, PAGE, (off_t)i * PAGE) != PAGE)
+			same = 0;
+		same &= memcmp(buf, p + i * PAGE, PAGE) == 0;
+	}
+	check(same, "the mapping and the file agree afterwards");
+	munmap(p, PAGES * PAGE);
+out:
+	close(fd);
 }
 
 // ---- permissions ----
@@ -588,6 +669,7 @@ static const struct test_case cases[] = {
 	{ "past_eof_sigbus", t_past_eof_sigbus },
 	{ "ftruncate_sigbus", t_truncate_sigbus },
 	{ "ftruncate_other_process", t_truncate_other_process },
+	{ "truncate_and_punch_under_stores", t_truncate_race },
 	{ "prot_write_needs_writable_fd", t_write_needs_writable_fd },
 	{ "msync", t_msync },
 	{ "madvise_dontneed_remove", t_madvise },
