@@ -142,9 +142,9 @@ struct vnode {
 	uint64_t npages;		// slots in 'pages' (a NULL slot is a hole)
 
 	// Its mappings (kernel/mm/vm.c's reverse map), under 'lock': the
-	// list, how many are shared mappings of a descriptor open for writing
-	// (what F_SEAL_WRITE waits for), and the number of the last pass that
-	// took pages out of them.  map_mutex serialises those passes
+	// list, how many are shared mappings that may be written (what
+	// F_SEAL_WRITE waits for), and the number of the last pass that took
+	// pages out of them.  map_mutex serialises those passes
 	// (truncation, hole punching); it comes before any mm->lock.
 	struct vma *maps;
 	uint32_t maps_writable;

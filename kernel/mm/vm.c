@@ -4,9 +4,10 @@
 // (mm/vma_tree.h: lookups and free-range searches are O(log n)), plus the
 // arch page tables.  Pages appear on first touch (vm_fault): zero pages
 // for anonymous memory, the file's own frames for file mappings (below;
-// a private one copies a frame at its first write).  fork shares every private page read-only and marks it
-// copy-on-write; the first write copies it (or just takes it back if no
-// one else holds it).  MAP_SHARED anonymous memory is populated at mmap
+// a private one copies a frame at its first write).  fork shares every
+// private page read-only and marks it copy-on-write; the first write
+// copies it (or just takes it back if no one else holds it, and it is no
+// file's).  MAP_SHARED anonymous memory is populated at mmap
 // time and shared as-is across fork.  Adjacent anonymous private mappings
 // with the same protection and flags merge, as on Linux, and an address
 // space holds at most MAX_MAP_COUNT mappings.
@@ -90,15 +91,15 @@ struct vma {
 	struct vt_node node;		// [node.start, node.end) and its place in mm->vmas
 	int prot;			// PROT_*
 	int flags;			// VMA_*
-	struct vnode *file;		// private file mapping, or NULL (anonymous)
+	struct vnode *file;		// file mapping, or NULL (anonymous)
 	uint64_t file_off;		// file offset of node.start
 	// The file bytes mmap saw end at this address: the page they end in
 	// is a private copy with zeros after them (an ELF segment's last
 	// page); whole pages past it are the file's, or SIGBUS past its end.
 	uint64_t file_end;
-	// File mappings: the file's list of its mappings (under file->lock),
-	// the address space this one is in, and the last vm_unmap_file pass
-	// that has been through it.
+	// File mappings: the file's list of its mappings (under file->lock;
+	// map_gen written with this mm->lock held too), the address space
+	// this one is in, and the last vm_unmap_file pass through it.
 	struct vma *map_prev, *map_next;
 	struct mm *mm;
 	uint64_t map_gen;
