@@ -32,6 +32,11 @@ void user_page_fault(struct trap_frame *f, uint64_t addr, bool write, bool exec,
 			return;
 	if (r == 0)
 		return;
+	// No page behind a shared file mapping (past the end of the file).
+	if (r == -EIO) {
+		signal_force_fault(SIGBUS, BUS_ADRERR, addr);
+		return;
+	}
 	signal_force_fault(SIGSEGV, r == -EACCES ? SEGV_ACCERR : SEGV_MAPERR, addr);
 }
 

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <kernel/spinlock.h>
+#include <kernel/mutex.h>
 #include <fs/iobuf.h>
 
 enum vnode_type {
@@ -36,6 +37,7 @@ struct vnode;
 struct tty;
 struct file_lock;
 struct file;
+struct vma;
 
 // getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
 // entries from position *pos on ("." and ".." first) until emit returns
@@ -139,6 +141,21 @@ struct vnode {
 	void **pages;			// regular files: page i holds bytes [i*4K, (i+1)*4K)
 	uint64_t npages;		// slots in 'pages' (a NULL slot is a hole)
 
+	// Its mappings (kernel/mm/vm.c's reverse map), under 'lock': the
+	// list, how many are shared mappings that may be written (what
+	// F_SEAL_WRITE waits for), and the number of the last pass that took
+	// pages out of them.  map_mutex serialises those passes
+	// (truncation, hole punching); it comes before any mm->lock.
+	struct vma *maps;
+	uint32_t maps_writable;
+	uint64_t map_gen;
+	struct mutex map_mutex;
+	// System V shared memory segments (kernel/ipc/shm.c): told of each
+	// mapping of the file made (+1: mmap, split, fork, mremap) or gone
+	// (-1), with that address space's mm->lock held; 'priv' is the
+	// segment.  NULL for every other file.
+	void (*map_count)(struct vnode *vn, int delta);
+
 	struct file_lock *locks;	// fcntl and flock locks (kernel/fs/locks.c)
 	// memfd files (kernel/syscall/fs_memfd.c): F_SEAL_* bits, under 'lock'.
 	bool memfd;
@@ -211,6 +228,10 @@ long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b
 		    size_t n, uint64_t *end);
 long vnode_write(struct vnode *vn, uint64_t off, const void *kbuf, size_t n);
 int vnode_truncate(struct vnode *vn, uint64_t size);
+// Punches a hole: [off, off+len) reads as zeros, its whole pages freed and
+// taken out of every shared mapping; the size stays.  -EPERM on a memfd
+// sealed against writes.
+int vnode_punch(struct vnode *vn, uint64_t off, uint64_t len);
 
 // The frame holding page 'index' of a regular file, with a reference
 // the caller drops with frame_unref (file mappings).  A hole inside the
@@ -218,6 +239,8 @@ int vnode_truncate(struct vnode *vn, uint64_t size);
 int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa);
 // Does file page 'index' hold data (not a hole)?  (mincore)
 bool vnode_page_resident(struct vnode *vn, uint64_t index);
+// How many of its pages hold data (a System V segment's shm_rss).
+uint64_t vnode_resident_pages(struct vnode *vn);
 
 // fallocate mode 0: pages for [off, off+len) (zeroed where there were
 // holes), the size grown to cover them.  -ENOSPC, changing nothing, when

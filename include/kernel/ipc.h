@@ -1,5 +1,5 @@
-// System V IPC objects (kernel/ipc/): what message queues (and, later,
-// semaphores and shared memory) share with each other, as Linux's
+// System V IPC objects (kernel/ipc/): what message queues, semaphores and
+// shared memory share with each other, as Linux's
 // ipc/util.c: keys, identifiers, the permission structure and its check.
 #ifndef KERNEL_IPC_H
 #define KERNEL_IPC_H
@@ -26,7 +26,7 @@
 struct ipc_perm_k {
 	int32_t key;
 	uint32_t uid, gid, cuid, cgid;
-	uint32_t mode;			// the low 9 bits
+	uint32_t mode;			// the low 9 bits (shm adds SHM_DEST, SHM_LOCKED)
 	uint16_t seq;
 	int id;				// seq << IPCMNI_SHIFT | slot
 	int slot;
@@ -39,7 +39,7 @@ struct ipc_table {
 	struct ipc_perm_k *head;
 	int count;
 	uint16_t next_seq;
-	int next_id_limit;		// IPC_MSG_NEXT_ID or IPC_SEM_NEXT_ID
+	int next_id_limit;		// IPC_MSG_NEXT_ID, IPC_SEM_NEXT_ID or IPC_SHM_NEXT_ID
 };
 
 struct ipc_perm_k *ipc_find_id(const struct ipc_table *t, int id);
@@ -77,8 +77,8 @@ bool ipc_owner_or_admin(const struct ipc_perm_k *p);
 // owner and creator, the mode from the get call's flags.
 void ipc_perm_init(struct ipc_perm_k *p, int32_t key, int flags);
 void ipc_perm_to_user(const struct ipc_perm_k *p, struct user_ipc64_perm *u);
-// IPC_SET: the owner and mode from the caller's structure (Linux's
-// ipc_update_perm); the caller has checked ipc_owner_or_admin.
+// IPC_SET: the owner and the mode's low 9 bits from the caller's structure
+// (Linux's ipc_update_perm); the caller has checked ipc_owner_or_admin.
 void ipc_perm_from_user(struct ipc_perm_k *p, const struct user_ipc64_perm *u);
 
 // Semaphore adjustments (SEM_UNDO, kernel/ipc/sem.c): a new process gets
@@ -88,6 +88,11 @@ void ipc_perm_from_user(struct ipc_perm_k *p, const struct user_ipc64_perm *u);
 struct process;
 int sem_undo_fork(struct process *child, bool share);
 void sem_exit(struct process *p);
+
+// Shared memory (kernel/ipc/shm.c): shmmax and shmall, unsigned longs as
+// Linux's (bytes of one segment, pages of all), any value.
+uint64_t shm_limit(bool all);
+void shm_set_limit(bool all, uint64_t value);
 
 // The limits /proc/sys/kernel/{msgmax,msgmnb,msgmni,sem} show and set,
 // Linux's defaults at boot.  A change applies to what comes after it:
@@ -100,11 +105,13 @@ enum ipc_limit {
 	IPC_SEMMNS,		// semaphores in all (shown; sets are counted)
 	IPC_SEMOPM,		// operations in one semop
 	IPC_SEMMNI,		// sets at most
-	// msg_next_id, sem_next_id: the identifier the next object gets
+	IPC_SHMMNI,		// shared memory segments at most
+	// msg_next_id, sem_next_id, shm_next_id: the identifier the next object gets
 	// (Linux's CONFIG_CHECKPOINT_RESTORE), -1 when unset; taken, it
 	// goes back to -1.
 	IPC_MSG_NEXT_ID,
 	IPC_SEM_NEXT_ID,
+	IPC_SHM_NEXT_ID,
 	IPC_NLIMITS
 };
 int ipc_limit(enum ipc_limit which);
@@ -113,8 +120,8 @@ int ipc_limit(enum ipc_limit which);
 int ipc_set_limit(enum ipc_limit which, int64_t value);
 bool ipc_limit_in_range(enum ipc_limit which, int64_t value);
 
-// /proc/sysvipc/msg and /proc/sysvipc/sem (procfs_sys.c makes the files).
+// /proc/sysvipc/msg, sem and shm (procfs_sys.c makes the files).
 struct vnode_ops;
-extern const struct vnode_ops msg_proc_ops, sem_proc_ops;
+extern const struct vnode_ops msg_proc_ops, sem_proc_ops, shm_proc_ops;
 
 #endif

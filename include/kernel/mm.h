@@ -26,6 +26,7 @@ struct mm {
 	uint16_t asid;			// arch address-space id (PCID), 0 = none
 	volatile cpumask_t stale_cpus;	// CPUs whose TLB may hold stale entries tagged asid
 	int membarrier_state;		// registrations (membarrier(2))
+	bool lock_future;		// mlockall(MCL_FUTURE): new mappings are locked
 	uint64_t rseq_cids;		// rseq mm_cid values in use, one bit each
 };
 

@@ -59,6 +59,10 @@
 #define MADV_POPULATE_WRITE	23
 #define MADV_DONTNEED_LOCKED	24
 
+#define MS_ASYNC		1
+#define MS_INVALIDATE		2
+#define MS_SYNC			4
+
 #define USER_STACK_TOP		0x7ffffffff000UL
 #define USER_STACK_SIZE		(8UL << 20)
 #define USER_MMAP_BASE		0x10000000000UL		// 1 TiB: mmap searches upward from here
@@ -74,14 +78,20 @@ void mm_put(struct mm *mm);
 
 // Resolves a fault at addr: 0 if the access may now proceed, -EFAULT if
 // nothing is mapped there (SEGV_MAPERR), -EACCES if the mapping forbids
-// the access (SEGV_ACCERR), -ENOMEM if memory ran out.
+// the access (SEGV_ACCERR), -EIO if a shared file mapping has no page
+// there (past the end of the file, or the tree is full: SIGBUS,
+// BUS_ADRERR), -ENOMEM if memory ran out.
 int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec);
 
 // Maps [addr, addr+len); with MAP_FIXED exactly there (replacing what was
 // mapped), else at the hint if it is free, else anywhere free.  Returns
-// the address or -errno, as Linux's mmap for the same arguments.
+// the address or -errno, as Linux's mmap for the same arguments.  A file
+// mapping reads file bytes up to file_bytes into it; a MAP_SHARED one maps
+// the file's own pages (coherent with read and write; SIGBUS wholly past
+// the end of the file) and may become writable only if 'file_writable'
+// (the descriptor was opened for writing).
 long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
-	    struct vnode *file, uint64_t off, uint64_t file_bytes);
+	    struct vnode *file, uint64_t off, uint64_t file_bytes, bool file_writable);
 // munmap, mprotect (PROT_* plus 'growsdown' for PROT_GROWSDOWN), madvise
 // and mremap, with Linux's checks and errno.
 int vm_unmap(struct mm *mm, uint64_t addr, size_t len);
@@ -92,6 +102,24 @@ int vm_advise(struct mm *mm, uint64_t addr, size_t len, int advice);
 int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec);
 long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, int flags,
 	      uint64_t new_addr);
+// msync of [start, end) (page aligned, not empty, not wrapping; flags
+// checked): Linux's ENOMEM and EBUSY; the data needs no writing back.
+int vm_msync(struct mm *mm, uint64_t start, uint64_t end, int flags);
+// Takes file pages [first, end) of vn out of every mapping of it, in
+// every address space (truncation, hole punching), after the file let
+// them go: private copies too with 'even_cows'.  May sleep briefly; the
+// caller holds vn->map_mutex and no spinlock.
+void vm_unmap_file(struct vnode *vn, uint64_t first, uint64_t end, bool even_cows);
+// mlock and munlock of [start, end) (page aligned, start < end): as
+// Linux's apply_vma_lock_flags, up to the first hole, which is ENOMEM.
+int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock);
+// mlockall and munlockall: the mappings made later are locked if
+// 'future'; with 'change', every mapping there is becomes locked or not.
+void vm_lock_all(struct mm *mm, bool future, bool change, bool lock);
+// shmdt (addr page aligned): unmaps the System V segment attached at addr
+// and the pieces of it mprotect or munmap left (Linux's ksys_shmdt);
+// -EINVAL if none is attached there.
+int vm_shmdt(struct mm *mm, uint64_t addr);
 // Writes into an address space that need not be the current one (exec's
 // initial stack), faulting pages in as needed.
 int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n);

@@ -408,6 +408,32 @@ static size_t show_msg_next_id(char *b, size_t n) { return show_limit(b, n, IPC_
 static size_t show_sem_next_id(char *b, size_t n) { return show_limit(b, n, IPC_SEM_NEXT_ID); }
 static int store_msg_next_id(const char *t, size_t n) { return store_limit(t, n, IPC_MSG_NEXT_ID); }
 static int store_sem_next_id(const char *t, size_t n) { return store_limit(t, n, IPC_SEM_NEXT_ID); }
+static size_t show_shmmni(char *buf, size_t size) { return show_limit(buf, size, IPC_SHMMNI); }
+static int store_shmmni(const char *t, size_t n) { return store_limit(t, n, IPC_SHMMNI); }
+static size_t show_shm_next_id(char *b, size_t n) { return show_limit(b, n, IPC_SHM_NEXT_ID); }
+static int store_shm_next_id(const char *t, size_t n) { return store_limit(t, n, IPC_SHM_NEXT_ID); }
+
+// shmmax and shmall: unsigned longs, any value (Linux's
+// proc_doulongvec_minmax without bounds).
+static size_t show_shm_limit(char *buf, size_t size, bool all)
+{
+	return kappendf(buf, size, 0, "%lu", shm_limit(all));
+}
+
+static int store_shm_limit(const char *text, size_t len, bool all)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	if (rc == 0)
+		shm_set_limit(all, v);
+	return rc;
+}
+
+static size_t show_shmmax(char *buf, size_t size) { return show_shm_limit(buf, size, false); }
+static size_t show_shmall(char *buf, size_t size) { return show_shm_limit(buf, size, true); }
+static int store_shmmax(const char *t, size_t n) { return store_shm_limit(t, n, false); }
+static int store_shmall(const char *t, size_t n) { return store_shm_limit(t, n, true); }
 
 // "semmsl semmns semopm semmni", tab-separated as Linux's.
 static const enum ipc_limit sem_fields[4] = { IPC_SEMMSL, IPC_SEMMNS, IPC_SEMOPM, IPC_SEMMNI };
@@ -466,6 +492,10 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "sem", show_sem, store_sem, false },
 	{ "/proc/sys/kernel", "msg_next_id", show_msg_next_id, store_msg_next_id, false },
 	{ "/proc/sys/kernel", "sem_next_id", show_sem_next_id, store_sem_next_id, false },
+	{ "/proc/sys/kernel", "shmmax", show_shmmax, store_shmmax, false },
+	{ "/proc/sys/kernel", "shmall", show_shmall, store_shmall, false },
+	{ "/proc/sys/kernel", "shmmni", show_shmmni, store_shmmni, false },
+	{ "/proc/sys/kernel", "shm_next_id", show_shm_next_id, store_shm_next_id, false },
 	{ "/proc/sys/fs", "pipe-max-size", show_pipe_max_size, store_pipe_max_size, false },
 	{ "/proc/sys/fs", "pipe-user-pages-soft", show_pipe_user_pages_soft, NULL, false },
 	{ "/proc/sys/fs", "file-max", show_file_max, NULL, false },
@@ -617,6 +647,8 @@ int procfs_sys_init(void)
 		rc = procfs_add("/proc/sysvipc", "msg", VNODE_REG, 0444, &msg_proc_ops, NULL);
 	if (rc == 0)
 		rc = procfs_add("/proc/sysvipc", "sem", VNODE_REG, 0444, &sem_proc_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/proc/sysvipc", "shm", VNODE_REG, 0444, &shm_proc_ops, NULL);
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]) && rc == 0; i++)
 		rc = procfs_add(sysctls[i].dir, sysctls[i].name, VNODE_REG,
 				sysctls[i].store ? 0644 : 0444, &sysctl_ops, &sysctls[i]);

@@ -5,6 +5,7 @@
 #include <fs/vnode.h>
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
+#include <kernel/vm.h>
 #include <kernel/boot.h>
 #include <kernel/uaccess.h>
 #include <kernel/time.h>
@@ -194,6 +195,7 @@ struct vnode *vnode_alloc(enum vnode_type type, uint32_t perm)
 	vn->refcount = 1;
 	vn->next_seq = 2;	// positions 0 and 1 are "." and ".."
 	spin_init(&vn->lock, "vnode");
+	mutex_init(&vn->map_mutex, "vnode maps");
 	vn->atime_ns = vn->mtime_ns = vn->ctime_ns = now;
 	return vn;
 }
@@ -684,12 +686,17 @@ int vnode_truncate(struct vnode *vn, uint64_t size)
 		return -EFBIG;
 	if (vn->ops)
 		return 0;	// synthetic files have no data to cut
+	// One truncation at a time: each takes its pages out of the mappings
+	// before the next decides what to cut.
+	mutex_lock(&vn->map_mutex);
 	flags = spin_lock_irqsave(&vn->lock);
 	if ((size < vn->size && (vn->seals & F_SEAL_SHRINK)) ||
 	    (size > vn->size && (vn->seals & F_SEAL_GROW))) {
 		spin_unlock_irqrestore(&vn->lock, flags);
+		mutex_unlock(&vn->map_mutex);
 		return -EPERM;
 	}
+	bool shrinks = size < vn->size;
 	// Whatever lies past the smaller of the two sizes must read as zero
 	// once the file is that long: drop whole pages, clear the partial
 	// one.  (Even when growing: a failed write may have left bytes
@@ -704,6 +711,60 @@ int vnode_truncate(struct vnode *vn, uint64_t size)
 	vn->size = size;
 	vn->mtime_ns = vn->ctime_ns = fs_now_ns();
 	spin_unlock_irqrestore(&vn->lock, flags);
+	// Faults past the new end are SIGBUS from here on; the pages already
+	// mapped there leave every mapping (their frames stay alive until
+	// then: each entry holds a reference).
+	if (shrinks)
+		vm_unmap_file(vn, keep, UINT64_MAX, true);
+	mutex_unlock(&vn->map_mutex);
+	return 0;
+}
+
+// Zeroes [from, to) inside page 'index', if the page exists (vn->lock).
+static void zero_in_page(struct vnode *vn, uint64_t index, size_t from, size_t to)
+{
+	if (index < vn->npages && vn->pages[index] && from < to)
+		memset((char *)vn->pages[index] + from, 0, to - from);
+}
+
+int vnode_punch(struct vnode *vn, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, flags, freed = 0;
+
+	if (vn->type != VNODE_REG || vn->ops)
+		return -EOPNOTSUPP;
+	if (len == 0 || end < off)
+		return 0;
+	uint64_t first = (off + PAGE_SIZE - 1) >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
+	mutex_lock(&vn->map_mutex);
+	flags = spin_lock_irqsave(&vn->lock);
+	if (vn->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
+		spin_unlock_irqrestore(&vn->lock, flags);
+		mutex_unlock(&vn->map_mutex);
+		return -EPERM;
+	}
+	if ((off >> PAGE_SHIFT) == ((end - 1) >> PAGE_SHIFT) && first > last) {
+		// Within one page.
+		zero_in_page(vn, off >> PAGE_SHIFT, off & (PAGE_SIZE - 1),
+			     ((end - 1) & (PAGE_SIZE - 1)) + 1);
+	} else {
+		zero_in_page(vn, off >> PAGE_SHIFT, off & (PAGE_SIZE - 1),
+			     (off & (PAGE_SIZE - 1)) ? PAGE_SIZE : 0);
+		zero_in_page(vn, last, 0, end & (PAGE_SIZE - 1));
+	}
+	for (uint64_t i = first; i < last && i < vn->npages; i++) {
+		if (vn->pages[i]) {
+			frame_unref(virt_to_phys(vn->pages[i]));
+			vn->pages[i] = NULL;
+			freed++;
+		}
+	}
+	space_give(freed);
+	vn->mtime_ns = vn->ctime_ns = fs_now_ns();
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (first < last)
+		vm_unmap_file(vn, first, last, false);
+	mutex_unlock(&vn->map_mutex);
 	return 0;
 }
 
@@ -714,6 +775,16 @@ bool vnode_page_resident(struct vnode *vn, uint64_t index)
 
 	spin_unlock_irqrestore(&vn->lock, flags);
 	return in;
+}
+
+uint64_t vnode_resident_pages(struct vnode *vn)
+{
+	uint64_t flags = spin_lock_irqsave(&vn->lock), n = 0;
+
+	for (uint64_t i = 0; i < vn->npages; i++)
+		n += vn->pages[i] != NULL;
+	spin_unlock_irqrestore(&vn->lock, flags);
+	return n;
 }
 
 int vnode_get_page(struct vnode *vn, uint64_t index, uint64_t *pa)

@@ -57,21 +57,23 @@ void ipc_perm_from_user(struct ipc_perm_k *p, const struct user_ipc64_perm *u)
 {
 	p->uid = u->uid;
 	p->gid = u->gid;
-	p->mode = u->mode & 0777;
+	p->mode = (p->mode & ~0777u) | (u->mode & 0777);
 }
 
-// Linux 6.1's defaults (include/uapi/linux/msg.h, sem.h) and ranges
+// Linux 6.1's defaults (include/uapi/linux/msg.h, sem.h, shm.h) and ranges
 // (ipc/ipc_sysctl.c: 0..INT_MAX, the counts of objects 0..IPCMNI).
 static int limits[IPC_NLIMITS] = {
 	[IPC_MSGMAX] = 8192, [IPC_MSGMNB] = 16384, [IPC_MSGMNI] = 32000,
 	[IPC_SEMMSL] = 32000, [IPC_SEMMNS] = 1024000000, [IPC_SEMOPM] = 500,
-	[IPC_SEMMNI] = 32000, [IPC_MSG_NEXT_ID] = -1, [IPC_SEM_NEXT_ID] = -1,
+	[IPC_SEMMNI] = 32000, [IPC_SHMMNI] = 4096, [IPC_MSG_NEXT_ID] = -1,
+	[IPC_SEM_NEXT_ID] = -1, [IPC_SHM_NEXT_ID] = -1,
 };
 
 static const int limit_max[IPC_NLIMITS] = {
 	[IPC_MSGMAX] = INT32_MAX, [IPC_MSGMNB] = INT32_MAX, [IPC_MSGMNI] = IPCMNI,
 	[IPC_SEMMSL] = 32000, [IPC_SEMMNS] = INT32_MAX, [IPC_SEMOPM] = INT32_MAX,
-	[IPC_SEMMNI] = IPCMNI, [IPC_MSG_NEXT_ID] = INT32_MAX, [IPC_SEM_NEXT_ID] = INT32_MAX,
+	[IPC_SEMMNI] = IPCMNI, [IPC_SHMMNI] = IPCMNI, [IPC_MSG_NEXT_ID] = INT32_MAX,
+	[IPC_SEM_NEXT_ID] = INT32_MAX, [IPC_SHM_NEXT_ID] = INT32_MAX,
 };
 
 int ipc_limit(enum ipc_limit which)

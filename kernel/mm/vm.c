@@ -3,10 +3,11 @@
 // An mm is a set of mappings (VMAs) in a balanced tree keyed by address
 // (mm/vma_tree.h: lookups and free-range searches are O(log n)), plus the
 // arch page tables.  Pages appear on first touch (vm_fault): zero pages
-// for anonymous memory, a private copy of the file's bytes for file
-// mappings.  fork shares every private page read-only and marks it
-// copy-on-write; the first write copies it (or just takes it back if no
-// one else holds it).  MAP_SHARED anonymous memory is populated at mmap
+// for anonymous memory, the file's own frames for file mappings (below;
+// a private one copies a frame at its first write).  fork shares every
+// private page read-only and marks it copy-on-write; the first write
+// copies it (or just takes it back if no one else holds it, and it is no
+// file's).  MAP_SHARED anonymous memory is populated at mmap
 // time and shared as-is across fork.  Adjacent anonymous private mappings
 // with the same protection and flags merge, as on Linux, and an address
 // space holds at most MAX_MAP_COUNT mappings.
@@ -15,6 +16,18 @@
 // taken with interrupts enabled and never from an interrupt: a holder may
 // wait for other CPUs to acknowledge a TLB shootdown, and a CPU spinning
 // on the lock must still be able to take that IPI.
+//
+// File mappings and the page cache.  A file's pages (vn->pages[]) are its
+// only copy of the data: a MAP_SHARED mapping maps those very frames, so
+// a store through it is what read() sees and write() is what it sees.
+// Each vnode knows its mappings (vn->maps, shared and private, linked
+// through vma->map_next), so that truncation and hole punching can take
+// the pages they remove out of every address space (vm_unmap_file).
+// Lock order: vn->map_mutex (truncation, sleeping), then mm->lock, then
+// vn->lock (irqsave; the list and the page array).  vn->lock is never
+// held across a TLB shootdown (it keeps interrupts off), and vm_unmap_file
+// holds one mm->lock at a time, each mm pinned by a reference taken
+// under vn->lock.
 //
 // The TLB rule: a frame is not freed, nor its reference dropped, until
 // every CPU that may cache a translation to it has flushed that
@@ -66,14 +79,30 @@
 #define VMA_DONTFORK	0x04	// MADV_DONTFORK: a child does not get it
 #define VMA_WIPEONFORK	0x08	// MADV_WIPEONFORK: a child gets it empty
 #define VMA_GROWSDOWN	0x10	// a stack: a fault below it grows it
+// Shared file mappings: mprotect may add PROT_WRITE (Linux's VM_MAYWRITE:
+// the file was opened for writing, and is not write-sealed or was mapped
+// writable).  Counted in vn->maps_writable, which F_SEAL_WRITE waits for.
+#define VMA_MAYWRITE	0x20
+// MAP_LOCKED, mlock, mlockall (Linux's VM_LOCKED): nothing swaps, so all
+// it changes is msync(MS_INVALIDATE), EBUSY on it.  fork drops it.
+#define VMA_LOCKED	0x80
 
 struct vma {
 	struct vt_node node;		// [node.start, node.end) and its place in mm->vmas
 	int prot;			// PROT_*
 	int flags;			// VMA_*
-	struct vnode *file;		// private file mapping, or NULL (anonymous)
+	struct vnode *file;		// file mapping, or NULL (anonymous)
 	uint64_t file_off;		// file offset of node.start
-	uint64_t file_end;		// file bytes end at this address; beyond: zeros
+	// The file bytes mmap saw end at this address: the page they end in
+	// is a private copy with zeros after them (an ELF segment's last
+	// page); whole pages past it are the file's, or SIGBUS past its end.
+	uint64_t file_end;
+	// File mappings: the file's list of its mappings (under file->lock;
+	// map_gen written with this mm->lock held too), the address space
+	// this one is in, and the last vm_unmap_file pass through it.
+	struct vma *map_prev, *map_next;
+	struct mm *mm;
+	uint64_t map_gen;
 };
 
 _Static_assert(__builtin_offsetof(struct vma, node) == 0, "a vma starts with its tree node");
@@ -123,10 +152,80 @@ static struct vma *vma_prev(struct vma *v)
 	return vma_of(vt_prev(&v->node));
 }
 
+// ---- the file's reverse map ----
+
+static bool vma_shared_file(const struct vma *v)
+{
+	return v->file && (v->flags & VMA_SHARED);
+}
+
+// Puts v (a file mapping in mm; mm->lock held) on its file's list.  A
+// copy (split, fork, mremap) keeps the pass mark of what it was copied
+// from: it holds the same pages.
+static void file_link(struct mm *mm, struct vma *v)
+{
+	struct vnode *vn = v->file;
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+
+	v->mm = mm;
+	v->map_prev = 0;
+	v->map_next = vn->maps;
+	if (vn->maps)
+		vn->maps->map_prev = v;
+	vn->maps = v;
+	if (v->flags & VMA_MAYWRITE)
+		vn->maps_writable++;
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (vn->map_count)
+		vn->map_count(vn, 1);	// a System V segment's shm_nattch
+}
+
+static void file_unlink(struct vma *v)
+{
+	struct vnode *vn = v->file;
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+
+	if (v->map_prev)
+		v->map_prev->map_next = v->map_next;
+	else
+		vn->maps = v->map_next;
+	if (v->map_next)
+		v->map_next->map_prev = v->map_prev;
+	if (v->flags & VMA_MAYWRITE)
+		vn->maps_writable--;
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (vn->map_count)
+		vn->map_count(vn, -1);
+}
+
+// A new mapping of v->file: the memfd write seals decide first (Linux's
+// seal_check_write: no writable shared mapping; a read-only one may never
+// become writable), then it joins the list with the current pass mark (it
+// cannot hold pages a pass in progress removes: faults see the new size).
+static int file_link_new(struct mm *mm, struct vma *v)
+{
+	struct vnode *vn = v->file;
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+	int r = 0;
+
+	if ((vn->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) && (v->flags & VMA_SHARED)) {
+		if (v->prot & PROT_WRITE)
+			r = -EPERM;
+		v->flags &= ~VMA_MAYWRITE;
+	}
+	v->map_gen = vn->map_gen;
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (r == 0)
+		file_link(mm, v);
+	return r;
+}
+
 static void vma_free(struct vma *v)
 {
-	if (v->file)
+	if (v->file) {
+		file_unlink(v);
 		vnode_put(v->file);
+	}
 	kfree(v);
 }
 
@@ -143,6 +242,7 @@ static int vma_split(struct mm *mm, struct vma *v, uint64_t at)
 	if (hi->file) {
 		hi->file_off += at - v->node.start;
 		vnode_get(hi->file);
+		file_link(mm, hi);
 	}
 	v->node.end = at;
 	vt_update(&v->node);
@@ -395,9 +495,76 @@ static int vma_allows(struct vma *v, bool write, bool exec)
 	return 1;
 }
 
+// The index of the file page behind 'page' of v.
+static uint64_t file_index(const struct vma *v, uint64_t page)
+{
+	return (v->file_off + (page - v->node.start)) / PAGE_SIZE;
+}
+
+// Maps the file's own page, made if it is a hole (taking the tree's
+// space): writable in a shared mapping, copy on write ('cow') in a
+// private one.  A page wholly past the end of the file, or one the full
+// tree cannot give, is SIGBUS (-EIO), as on tmpfs.
+static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *e, bool cow)
+{
+	uint64_t pa;
+	int r = vnode_get_page(v->file, file_index(v, page), &pa);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return -EIO;
+	*e = pte_make(pa, v->prot, cow, !cow);
+	rss_add(mm);
+	return 0;
+}
+
+// A private copy of the file's page for 'page' of a private mapping: for
+// a write, and for the page where the mapped bytes end (zeros after them:
+// an ELF segment's last page).  SIGBUS (-EIO) as map_file_page.
+static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *e)
+{
+	uint64_t fpa, pa;
+	int r = vnode_get_page(v->file, file_index(v, page), &fpa);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return -EIO;
+	pa = user_frame(true);
+	if (!pa) {
+		frame_unref(fpa);	// never mapped: no shootdown owed
+		return -ENOMEM;
+	}
+	frame_set_use(pa, FRAME_USER);
+	uint64_t n = page < v->file_end ? min_u64(v->file_end - page, PAGE_SIZE) : PAGE_SIZE;
+	memcpy(phys_to_virt(pa), phys_to_virt(fpa), n);
+	frame_unref(fpa);
+	*e = pte_make(pa, v->prot, false, false);
+	rss_add(mm);
+	return 0;
+}
+
+// A private mapping of a file of the tree: a page not written yet is the
+// file's own frame, read-only, so the file's later writes show through it
+// until the first write copies it (as Linux's page cache).  Past the
+// bytes mmap saw the file may have grown: its current end decides.
+static int private_file_page(struct mm *mm, struct vma *v, uint64_t page, bool write,
+			     uint64_t *e)
+{
+	bool tail = page < v->file_end && page + PAGE_SIZE > v->file_end;
+
+	if (write || tail)
+		return copy_file_page(mm, v, page, e);
+	return map_file_page(mm, v, page, e, true);
+}
+
 // Gives the page at 'page' of v a frame if it has none, whatever the
-// protection (shared memory is populated up front).  0 or -ENOMEM.
-static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
+// protection (shared anonymous memory is populated up front), for a
+// 'write' or not.  0, -ENOMEM, or -EIO (SIGBUS: past the end of a file).
+// Synthetic files (/proc: vn->ops) have no pages: a private mapping of
+// one gets a copy of what reading it gives.
+static int populate_page(struct mm *mm, struct vma *v, uint64_t page, bool write)
 {
 	uint64_t *e = pte_walk(mm->root_pa, page, true, true);
 
@@ -405,6 +572,10 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
 		return -ENOMEM;
 	if (pte_has_frame(*e))
 		return 0;
+	if (vma_shared_file(v))
+		return map_file_page(mm, v, page, e, false);
+	if (v->file && !v->file->ops)
+		return private_file_page(mm, v, page, write, e);
 	uint64_t pa = fill_page(v, page);
 	if (!pa)
 		return -ENOMEM;
@@ -416,7 +587,7 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page)
 static int populate_range(struct mm *mm, struct vma *v, uint64_t start, uint64_t end)
 {
 	for (uint64_t p = start; p < end; p += PAGE_SIZE)
-		if (populate_page(mm, v, p) < 0)
+		if (populate_page(mm, v, p, false) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -470,10 +641,12 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 		return -ENOMEM;
 	bool shared = v->flags & VMA_SHARED;
 	if (!pte_has_frame(*e))
-		return populate_page(mm, v, page);
+		return populate_page(mm, v, page, write);
 	if (write && pte_is_cow(*e)) {
 		uint64_t old = pte_frame(*e);
-		if (frame_page(old)->refcount == 1) {
+		// A file's frame is never taken over, even when no one else
+		// maps it: it is the file's.
+		if (frame_page(old)->refcount == 1 && frame_page(old)->use != FRAME_FILE) {
 			// Only ours: keep it.  A CPU still caching the read-only
 			// entry faults once more and flushes it (below).
 			*e = pte_make(old, v->prot, false, shared);
@@ -581,6 +754,8 @@ static int vma_flags_for(int map_flags)
 		f |= VMA_NORESERVE;
 	if (map_flags & MAP_GROWSDOWN)
 		f |= VMA_GROWSDOWN;
+	if (map_flags & MAP_LOCKED)
+		f |= VMA_LOCKED;
 	return f;
 }
 
@@ -605,7 +780,7 @@ static long place_locked(struct mm *mm, uint64_t addr, uint64_t size, int flags,
 }
 
 long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
-	    struct vnode *file, uint64_t off, uint64_t file_bytes)
+	    struct vnode *file, uint64_t off, uint64_t file_bytes, bool file_writable)
 {
 	if (len == 0)
 		return -EINVAL;
@@ -615,6 +790,8 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	if ((flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && (addr & ~PAGE_MASK))
 		return -EINVAL;
 	int vflags = vma_flags_for(flags);
+	if (mm->lock_future)
+		vflags |= VMA_LOCKED;	// mlockall(MCL_FUTURE)
 	if (accounted(prot, vflags) && !fits_in_ram(size))
 		return -ENOMEM;
 	struct vma *v = kzalloc(sizeof(*v));
@@ -642,9 +819,27 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 		v->file_off = off;
 		v->file_end = (uint64_t)start + file_bytes;
 	}
+	if (file && file_writable && (vflags & VMA_SHARED))
+		v->flags |= VMA_MAYWRITE;
+	if (file) {
+		int r = file_link_new(mm, v);
+		if (r < 0) {
+			vnode_put(file);
+			spin_unlock(&mm->lock);
+			kfree(v);
+			return r;
+		}
+	}
 	vt_insert(&mm->vmas, &v->node);
-	// Shared anonymous pages must exist before a fork can share them.
-	if ((vflags & VMA_SHARED) || (flags & MAP_POPULATE)) {
+	// File pages are the file's, found at each fault; MAP_POPULATE
+	// faults them in up to the end of the file, failing nothing (Linux).
+	if (file) {
+		if (flags & MAP_POPULATE)
+			for (uint64_t p = v->node.start; p < v->file_end; p += PAGE_SIZE)
+				if (populate_page(mm, v, p, false) < 0)
+					break;
+	} else if ((vflags & VMA_SHARED) || (flags & MAP_POPULATE)) {
+		// Shared anonymous pages must exist before a fork can share them.
 		if (populate_range(mm, v, v->node.start, v->node.end) < 0) {
 			unmap_locked(mm, v->node.start, v->node.end, &g);
 			gather_flush(&g);
@@ -734,6 +929,13 @@ int vm_protect(struct mm *mm, uint64_t start, size_t len, int prot, bool growsdo
 			err = -ENOMEM;		// a hole
 			break;
 		}
+		// A shared mapping of a file not open for writing (or sealed
+		// against future writes) never becomes writable: Linux's
+		// VM_MAYWRITE.
+		if ((prot & PROT_WRITE) && vma_shared_file(v) && !(v->flags & VMA_MAYWRITE)) {
+			err = -EACCES;
+			break;
+		}
 		if (v->prot == prot) {
 			// Nothing to change: no split (which could fail at the
 			// map count limit), as Linux.
@@ -797,14 +999,12 @@ static int advise_one(struct mm *mm, struct vma **vp, uint64_t start, uint64_t e
 		return 0;
 	case MADV_DONTNEED:
 	case MADV_DONTNEED_LOCKED:
-		// Shared pages would come back with the same bytes: keep them.
-		if (!shared)
+		// Shared anonymous pages have no other home: keep them (they
+		// would come back with the same bytes).  A shared file page
+		// stays in the file and comes back from it.
+		if (!shared || v->file)
 			unmap_pages(mm, start, end, g);
 		return 0;
-	case MADV_REMOVE:
-		// Freeing the pages of shared memory for every sharer is
-		// not supported.
-		return shared ? -EOPNOTSUPP : -EINVAL;
 	case MADV_DONTFORK:
 		return change_flags(mm, vp, start, end, VMA_DONTFORK, 0);
 	case MADV_DOFORK:
@@ -859,6 +1059,56 @@ int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec)
 	return err;
 }
 
+// Why MADV_REMOVE refuses v, or 0: it punches a hole in the file behind
+// a shared file mapping that may be writable (Linux's
+// vma_is_shared_maywrite).  Freeing shared anonymous memory for
+// every sharer is not supported; the rest is Linux's EINVAL or EACCES.
+static int remove_refused(const struct vma *v)
+{
+	if (!v->file)
+		return (v->flags & VMA_SHARED) ? -EOPNOTSUPP : -EINVAL;
+	if (!(v->flags & VMA_SHARED) || !(v->flags & VMA_MAYWRITE))
+		return -EACCES;
+	return 0;
+}
+
+// MADV_REMOVE: one mapping at a time, with mm->lock dropped while the
+// hole is punched (that takes the pages out of every address space, this
+// one included).  As Linux, the first mapping that refuses ends it, and a
+// hole in the range gives ENOMEM at the end.
+static int vm_remove(struct mm *mm, uint64_t start, uint64_t end)
+{
+	uint64_t cur = start;
+	bool hole = false;
+
+	while (cur < end) {
+		spin_lock(&mm->lock);
+		struct vma *v = vma_from(mm, cur);
+		if (!v || v->node.start >= end) {
+			spin_unlock(&mm->lock);
+			hole = true;
+			break;
+		}
+		if (v->node.start > cur)
+			hole = true;
+		uint64_t s = max_u64(v->node.start, cur), e = min_u64(v->node.end, end);
+		int r = remove_refused(v);
+		struct vnode *vn = v->file;
+		uint64_t off = v->file_off + (s - v->node.start);
+		if (r == 0)
+			vnode_get(vn);
+		spin_unlock(&mm->lock);
+		if (r < 0)
+			return r;
+		r = vnode_punch(vn, off, e - s);
+		vnode_put(vn);
+		if (r < 0)
+			return r;
+		cur = e;
+	}
+	return hole ? -ENOMEM : 0;
+}
+
 int vm_advise(struct mm *mm, uint64_t start, size_t len, int advice)
 {
 	uint64_t end = start + len, cur = start;
@@ -867,6 +1117,8 @@ int vm_advise(struct mm *mm, uint64_t start, size_t len, int advice)
 	int err = 0;
 	struct gather g;
 
+	if (advice == MADV_REMOVE)
+		return vm_remove(mm, start, end);
 	gather_init(&g, mm);
 	spin_lock(&mm->lock);
 	for (v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v)) {
@@ -931,12 +1183,15 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 		va += PAGE_SIZE;
 	}
 	gather_range(g, old, old + old_len);
-	if (w->file)
+	if (w->file) {
 		vnode_get(w->file);
+		file_link(mm, w);
+	}
 	vt_remove(&mm->vmas, &v->node);
 	vma_free(v);
 	vt_insert(&mm->vmas, &w->node);
-	if ((w->flags & VMA_SHARED) && populate_range(mm, w, dst + old_len, dst + new_len) < 0) {
+	if ((w->flags & VMA_SHARED) && !w->file &&
+	    populate_range(mm, w, dst + old_len, dst + new_len) < 0) {
 		unmap_locked(mm, dst, dst + new_len, g);
 		return -ENOMEM;
 	}
@@ -949,10 +1204,33 @@ static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len)
 {
 	if (old_len > v->node.end - old)
 		return -EFAULT;
-	// old_len 0 duplicates a shared mapping on Linux; not supported.
-	if (old_len == 0)
+	// old_len 0 duplicates a shared mapping on Linux (EINVAL for a
+	// private one); shared anonymous memory has no file to map again
+	// here: not supported.
+	if (old_len == 0 && !vma_shared_file(v))
 		return -EINVAL;
 	return 0;
+}
+
+// mremap with old_len 0: a second mapping of the same file pages at
+// [dst, dst + new_len), which must be free; the old one stays as it is.
+static long dup_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t dst,
+		       uint64_t new_len)
+{
+	if (mm->vmas.count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	struct vma *w = kmalloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = *v;
+	w->node.start = dst;
+	w->node.end = dst + new_len;
+	w->file_off = v->file_off + (old - v->node.start);
+	w->file_end = dst + (v->file_end > old ? v->file_end - old : 0);
+	vnode_get(w->file);
+	file_link(mm, w);
+	vt_insert(&mm->vmas, &w->node);
+	return (long)dst;
 }
 
 // MREMAP_FIXED: to exactly new_addr, replacing what is there.
@@ -986,6 +1264,8 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 		return r;
 	if (new_len > old_len && accounted(v->prot, v->flags) && !fits_in_ram(new_len - old_len))
 		return -ENOMEM;
+	if (old_len == 0)
+		return dup_locked(mm, v, old, new_addr, new_len);
 	return move_locked(mm, v, old, old_len, new_addr, new_len, g);
 }
 
@@ -1010,7 +1290,8 @@ static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 			v->file_end = v->node.start + min_u64(v->file->size > v->file_off ?
 							       v->file->size - v->file_off : 0,
 							       v->node.end - v->node.start);
-		if ((v->flags & VMA_SHARED) && populate_range(mm, v, from, v->node.end) < 0) {
+		if ((v->flags & VMA_SHARED) && !v->file &&
+		    populate_range(mm, v, from, v->node.end) < 0) {
 			unmap_locked(mm, from, v->node.end, g);
 			return -ENOMEM;
 		}
@@ -1022,6 +1303,8 @@ static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 	uint64_t dst = find_room(mm, 0, new_len, 0);
 	if (!dst)
 		return -ENOMEM;
+	if (old_len == 0)
+		return dup_locked(mm, v, old, dst, new_len);
 	return move_locked(mm, v, old, old_len, dst, new_len, g);
 }
 
@@ -1143,6 +1426,11 @@ struct mm *mm_copy(struct mm *src)
 	mm->env_end = src->env_end;
 	// membarrier registrations survive fork, as on Linux.
 	mm->membarrier_state = __atomic_load_n(&src->membarrier_state, __ATOMIC_SEQ_CST);
+	// The child's file mappings are on their files' lists from here on,
+	// where vm_unmap_file may find them: it must wait for the copy.  (No
+	// one else knows the child yet; vm_unmap_file holds one mm->lock at
+	// a time, so taking two here cannot deadlock.)
+	spin_lock(&mm->lock);
 	bool ok = true;
 	for (struct vma *v = vma_from(src, 0); v && ok; v = vma_next(v)) {
 		if (v->flags & VMA_DONTFORK)
@@ -1153,8 +1441,11 @@ struct mm *mm_copy(struct mm *src)
 			break;
 		}
 		*c = *v;
-		if (c->file)
+		c->flags &= ~VMA_LOCKED;	// locks are not inherited, as Linux
+		if (c->file) {
 			vnode_get(c->file);
+			file_link(mm, c);
+		}
 		vt_insert(&mm->vmas, &c->node);
 		if (!(v->flags & VMA_WIPEONFORK))
 			ok = copy_pages(src, mm, v) == 0;
@@ -1162,6 +1453,7 @@ struct mm *mm_copy(struct mm *src)
 	// The parent's writable pages just became read-only: before any
 	// thread of it writes again, and before the child can run.
 	tlb_shootdown(src, 0, USER_END);
+	spin_unlock(&mm->lock);
 	spin_unlock(&src->lock);
 	if (!ok) {
 		mm_put(mm);
@@ -1286,7 +1578,8 @@ int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 
 // Futex keys: 1 and the physical address of uaddr when it lies in
 // MAP_SHARED memory (whose frames stay put for the mapping's life: they
-// are populated at mmap time and never copied on write), 0 when it lies
+// are populated at mmap time, or are the file's own pages, and never
+// copied on write), 0 when it lies
 // in private memory, -EFAULT when nothing readable is mapped there.
 int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 {
@@ -1294,8 +1587,14 @@ int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 	struct vma *v = vma_find(mm, uaddr);
 	int r = v && vma_allows(v, false, false) ? 0 : -EFAULT;
 	if (r == 0 && (v->flags & VMA_SHARED)) {
+		struct gather g;
+		gather_init(&g, mm);
+		// A shared file page appears at its first touch.
+		if (v->file && fault_locked(mm, uaddr, false, false, &g) < 0)
+			r = -EFAULT;
+		gather_flush(&g);
 		uint64_t *e = pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true);
-		if (e && pte_has_frame(*e)) {
+		if (r == 0 && e && pte_has_frame(*e)) {
 			*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);
 			r = 1;
 		} else {
@@ -1304,4 +1603,240 @@ int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 	}
 	spin_unlock(&mm->lock);
 	return r;
+}
+
+// ---- truncation and holes: the file's pages leave every mapping ----
+
+// A reference to mm unless it is already being freed (then no thread can
+// use it any more, and its teardown drops the pages anyway).
+static bool mm_tryget(struct mm *mm)
+{
+	int n = __atomic_load_n(&mm->refcount, __ATOMIC_SEQ_CST);
+
+	do {
+		if (n == 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&mm->refcount, &n, n + 1, false,
+					      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+	return true;
+}
+
+// An address space with a mapping of vn that this pass (gen) has not
+// been through yet, referenced; NULL when there is none left.
+static struct mm *next_mm_to_clear(struct vnode *vn, uint64_t gen)
+{
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+	struct mm *mm = 0;
+
+	for (struct vma *v = vn->maps; v && !mm; v = v->map_next) {
+		if (v->map_gen == gen)
+			continue;
+		if (mm_tryget(v->mm))
+			mm = v->mm;
+		else
+			v->map_gen = gen;	// dying: its teardown drops the pages
+	}
+	spin_unlock_irqrestore(&vn->lock, flags);
+	return mm;
+}
+
+// Clears the entries of v that map file pages [first, end): every entry
+// with 'even_cows' (truncation takes private copies too, as Linux), else
+// only those mapping the file's own frames.  mm->lock held.
+static void clear_file_range(struct mm *mm, struct vma *v, uint64_t first, uint64_t end,
+			     bool even_cows, struct gather *g)
+{
+	uint64_t lo = v->file_off / PAGE_SIZE, hi = lo + (v->node.end - v->node.start) / PAGE_SIZE;
+
+	first = max_u64(first, lo);
+	end = min_u64(end, hi);
+	if (first >= end)
+		return;
+	uint64_t va = v->node.start + (first - lo) * PAGE_SIZE;
+	uint64_t va_end = v->node.start + (end - lo) * PAGE_SIZE, *e;
+	while ((e = pte_next_with_frame(mm->root_pa, &va, va_end)) != 0) {
+		uint64_t pa = pte_frame(*e);
+		if (even_cows || frame_page(pa)->use == FRAME_FILE) {
+			*e = 0;
+			mm->rss--;
+			gather_frame(g, va, pa);
+		}
+		va += PAGE_SIZE;
+	}
+}
+
+void vm_unmap_file(struct vnode *vn, uint64_t first, uint64_t end, bool even_cows)
+{
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+	uint64_t gen = ++vn->map_gen;
+	struct mm *mm;
+
+	spin_unlock_irqrestore(&vn->lock, flags);
+	while ((mm = next_mm_to_clear(vn, gen)) != 0) {
+		struct gather g;
+		gather_init(&g, mm);
+		spin_lock(&mm->lock);
+		for (struct vma *v = vma_from(mm, 0); v; v = vma_next(v)) {
+			if (v->file != vn)
+				continue;
+			clear_file_range(mm, v, first, end, even_cows, &g);
+			flags = spin_lock_irqsave(&vn->lock);
+			v->map_gen = gen;
+			spin_unlock_irqrestore(&vn->lock, flags);
+		}
+		gather_flush(&g);
+		spin_unlock(&mm->lock);
+		mm_put(mm);
+	}
+}
+
+// ---- msync ----
+
+// Linux's msync walk: the data of every file mapping is always the
+// file's (there is nothing to write back or to invalidate), so what is
+// left are its errors.  A hole gives ENOMEM (at once for a plain
+// MS_ASYNC, else at the end); MS_INVALIDATE of locked memory is EBUSY.
+int vm_msync(struct mm *mm, uint64_t start, uint64_t end, int flags)
+{
+	int unmapped = 0, err = 0;
+
+	spin_lock(&mm->lock);
+	struct vma *v = vma_from(mm, start);
+	for (;;) {
+		if (!v) {
+			err = -ENOMEM;
+			break;
+		}
+		if (start < v->node.start) {
+			if (flags == MS_ASYNC) {
+				err = -ENOMEM;
+				break;
+			}
+			start = v->node.start;
+			if (start >= end) {
+				err = -ENOMEM;
+				break;
+			}
+			unmapped = -ENOMEM;
+		}
+		if ((flags & MS_INVALIDATE) && (v->flags & VMA_LOCKED)) {
+			err = -EBUSY;
+			break;
+		}
+		start = v->node.end;
+		if (start >= end)
+			break;
+		v = vma_next(v);
+	}
+	spin_unlock(&mm->lock);
+	return err ? err : unmapped;
+}
+
+// ---- shmdt ----
+
+// Is v a piece of a System V segment attached at addr: a mapping of the
+// segment's file that lies at the file offset its distance from addr
+// says (what mprotect and munmap leave of an attachment)?
+static bool shm_piece(const struct vma *v, uint64_t addr)
+{
+	return v->file && v->file->map_count && v->node.start >= addr &&
+	       v->node.start - addr == v->file_off;
+}
+
+int vm_shmdt(struct mm *mm, uint64_t addr)
+{
+	struct vnode *seg = 0;
+	uint64_t size = 0;
+	struct gather g;
+	struct vma *v;
+
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	for (v = vma_from(mm, addr); v; v = vma_next(v))
+		if (shm_piece(v, addr))
+			break;
+	if (v) {
+		// The first piece tells the segment and its size; the other
+		// pieces of the same segment within that size go with it.
+		struct vma *next = vma_next(v);
+		seg = v->file;
+		vnode_get(seg);		// its pointer is compared below
+		size = page_up(seg->size);
+		unmap_locked(mm, v->node.start, v->node.end, &g);
+		v = next;
+		while (v && v->node.end - addr <= size) {
+			struct vma *next = vma_next(v);
+			if (shm_piece(v, addr) && v->file == seg)
+				unmap_locked(mm, v->node.start, v->node.end, &g);
+			v = next;
+		}
+	}
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
+	if (seg)
+		vnode_put(seg);
+	return seg ? 0 : -EINVAL;
+}
+
+// ---- mlock ----
+
+// Sets VMA_LOCKED on v's part [start, end) to 'lock', splitting v as
+// needed; the mapping now holding that part, or NULL when a split would
+// pass the map count limit.
+static struct vma *set_locked(struct mm *mm, struct vma *v, uint64_t start, uint64_t end,
+			      bool lock)
+{
+	int flags = lock ? v->flags | VMA_LOCKED : v->flags & ~VMA_LOCKED;
+
+	if (flags == v->flags)
+		return v;
+	if (boundary_at(mm, start) < 0 || boundary_at(mm, end) < 0)
+		return NULL;
+	v = vma_find(mm, start);
+	v->flags = flags;
+	return merge_prev(mm, v);
+}
+
+int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock)
+{
+	uint64_t cur = start;
+	struct vma *v, *last = 0;
+	int err = 0;
+
+	spin_lock(&mm->lock);
+	v = vma_find(mm, start);
+	if (!v)
+		err = -ENOMEM;
+	while (v && cur < end) {
+		if (v->node.start > cur) {
+			err = -ENOMEM;		// a hole
+			break;
+		}
+		uint64_t e = min_u64(v->node.end, end);
+		last = set_locked(mm, v, cur, e, lock);
+		if (!last) {
+			err = -ENOMEM;
+			break;
+		}
+		cur = e;
+		v = vma_next(last);
+	}
+	if (!err && cur < end)
+		err = -ENOMEM;
+	if (last)
+		merge_next(mm, last);
+	spin_unlock(&mm->lock);
+	return err;
+}
+
+void vm_lock_all(struct mm *mm, bool future, bool change, bool lock)
+{
+	spin_lock(&mm->lock);
+	mm->lock_future = future;
+	// Whole mappings: no split, so nothing can fail.
+	for (struct vma *v = vma_from(mm, 0); v && change; v = vma_next(v))
+		v = set_locked(mm, v, v->node.start, v->node.end, lock);
+	for (struct vma *v = vma_from(mm, 0); v && change; v = vma_next(v))
+		v = merge_prev(mm, v);
+	spin_unlock(&mm->lock);
 }

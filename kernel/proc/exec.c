@@ -247,7 +247,7 @@ static int map_segments(struct mm *mm, struct vnode *vn, const struct elf_image 
 
 		if (s->filesz) {
 			r = vm_map(mm, start, file_map_end - start, s->prot, MAP_PRIVATE | MAP_FIXED,
-				   vn, off, file_end - start);
+				   vn, off, file_end - start, false);
 			if (r < 0)
 				return (int)r;
 		} else {
@@ -255,7 +255,7 @@ static int map_segments(struct mm *mm, struct vnode *vn, const struct elf_image 
 		}
 		if (mem_end > file_map_end) {
 			r = vm_map(mm, file_map_end, mem_end - file_map_end, s->prot,
-				   MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, 0, 0, 0);
+				   MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, 0, 0, 0, false);
 			if (r < 0)
 				return (int)r;
 		}
@@ -270,7 +270,7 @@ static int map_anywhere(struct mm *mm, struct vnode *vn, const struct elf_image 
 			uint64_t *bias)
 {
 	long at = vm_map(mm, 0, img->hi - img->lo, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 0, 0, 0);
+			 0, 0, 0, false);
 
 	if (at < 0)
 		return (int)at;
@@ -440,7 +440,8 @@ static int build_stack(struct mm *mm, const struct exec_strings *s, const char *
 	if (r == 0) {
 		long m = vm_map(mm, USER_STACK_TOP - size - STACK_EXPAND, size + STACK_EXPAND,
 				PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_GROWSDOWN, 0, 0, 0);
+				MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_GROWSDOWN, 0, 0, 0,
+				false);
 		r = m < 0 ? (int)m : 0;
 	}
 	if (r == 0)

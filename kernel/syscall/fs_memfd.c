@@ -56,8 +56,10 @@ SYSCALL_DEFINE(SYS_memfd_create, memfd_create)
 
 // fcntl F_ADD_SEALS and F_GET_SEALS, Linux's memfd_fcntl: only memfd files
 // have seals (EINVAL); adding needs the file open for writing (EPERM), no
-// unknown bits (EINVAL) and no F_SEAL_SEAL yet (EPERM).  F_SEAL_WRITE
-// would wait for writable shared mappings: none exist here.
+// unknown bits (EINVAL) and no F_SEAL_SEAL yet (EPERM).  F_SEAL_WRITE is
+// refused while a shared mapping that may be written exists (EBUSY:
+// Linux's mapping_deny_writable; mmap checks the seals under the same
+// lock, kernel/mm/vm.c).
 long memfd_fcntl_seals(struct file *f, int cmd, uint64_t arg)
 {
 	struct vnode *vn = f->vn;
@@ -75,6 +77,8 @@ long memfd_fcntl_seals(struct file *f, int cmd, uint64_t arg)
 	flags = spin_lock_irqsave(&vn->lock);
 	if (vn->seals & F_SEAL_SEAL)
 		rc = -EPERM;
+	else if ((arg & F_SEAL_WRITE) && !(vn->seals & F_SEAL_WRITE) && vn->maps_writable)
+		rc = -EBUSY;
 	else
 		vn->seals |= (uint32_t)arg;
 	spin_unlock_irqrestore(&vn->lock, flags);

@@ -4,6 +4,7 @@
 
 #include <kernel/syscall.h>
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/vm.h>
 #include <kernel/uaccess.h>
 #include <mm/phys.h>
@@ -19,9 +20,6 @@
 #define PROT_GROWSDOWN		0x01000000
 #define PROT_GROWSUP		0x02000000
 
-#define MS_ASYNC	1
-#define MS_INVALIDATE	2
-#define MS_SYNC		4
 #define MCL_CURRENT	1
 #define MCL_FUTURE	2
 #define MCL_ONFAULT	4
@@ -50,6 +48,7 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 	int type = flags & MAP_TYPE;
 	struct vnode *vn = 0;
 	uint64_t file_bytes = 0;
+	bool writable = false;
 
 	if (off & PAGE_OFFSET_MASK)
 		return -EINVAL;
@@ -88,13 +87,15 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 			file_put(f);
 			return -EACCES;
 		}
-		// A shared file mapping would be private copies of the pages,
-		// not coherent with read and write: refused as Linux refuses a
-		// file that cannot be shared-mapped.
-		if (type != MAP_PRIVATE) {
+		// Synthetic files (/proc) have no pages to share: Linux's
+		// procfs has no mmap.
+		if (type != MAP_PRIVATE && f->vn->ops) {
 			file_put(f);
 			return -ENODEV;
 		}
+		// A shared mapping of a descriptor not open for writing can
+		// never be made writable (Linux clears VM_MAYWRITE).
+		writable = file_writable(f);
 		vn = f->vn;
 		vnode_get(vn);
 		file_put(f);
@@ -109,7 +110,8 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 		if (file_bytes > len)
 			file_bytes = len;
 	}
-	long r = vm_map(current_process()->mm, addr, len, prot, flags, vn, off, file_bytes);
+	long r = vm_map(current_process()->mm, addr, len, prot, flags, vn, off, file_bytes,
+			writable);
 	if (vn)
 		vnode_put(vn);
 	return r;
@@ -236,36 +238,67 @@ SYSCALL_DEFINE(SYS_mincore, mincore)
 	return 0;
 }
 
-// There are no shared file mappings (mmap refuses them), so there is
-// never anything to write back; the flags are still Linux's.
+// A shared file mapping maps the file's own pages, so there is never
+// anything to write back or invalidate: the checks and errno are Linux's
+// (mm/msync.c, in its order), the walk is vm_msync's.
 SYSCALL_DEFINE(SYS_msync, msync)
 {
+	uint64_t start = args->a[0], len = args->a[1];
 	int flags = (int)args->a[2];
 
-	if (args->a[0] & PAGE_OFFSET_MASK)
-		return -EINVAL;
 	if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC))
+		return -EINVAL;
+	if (start & PAGE_OFFSET_MASK)
 		return -EINVAL;
 	if ((flags & MS_ASYNC) && (flags & MS_SYNC))
 		return -EINVAL;
-	return 0;
+	len = page_up(len);
+	if (start + len < start)
+		return -ENOMEM;
+	if (len == 0)
+		return 0;
+	return vm_msync(current_process()->mm, start, start + len, flags);
 }
 
-// Locking is a no-op that is exact: there is no swap, so every page a
-// process has stays in memory, locked or not (and everyone is root, so
-// RLIMIT_MEMLOCK never applies).
-SYSCALL_DEFINE(SYS_mlock, mlock) { (void)args; return 0; }
-SYSCALL_DEFINE(SYS_munlock, munlock) { (void)args; return 0; }
+// Locking: there is no swap, so every page a process has stays in
+// memory, locked or not; what a lock changes is the mappings' VM_LOCKED
+// (msync's EBUSY) and the checks, Linux's (mm/mlock.c).  RLIMIT_MEMLOCK
+// is not counted against: only 0 refuses (EPERM without CAP_IPC_LOCK).
+#define CAP_IPC_LOCK	14
+#define RLIMIT_MEMLOCK	8
+
+static bool may_lock(void)
+{
+	return current_process()->rlimits[RLIMIT_MEMLOCK].cur != 0 ||
+	       cred_capable(current_cred(), CAP_IPC_LOCK);
+}
+
+// mlock, mlock2 and munlock: the range widened to whole pages.
+static long lock_range(uint64_t start, uint64_t len, bool lock)
+{
+	if (lock && !may_lock())
+		return -EPERM;
+	len = page_up(len + (start & PAGE_OFFSET_MASK));
+	start &= ~PAGE_OFFSET_MASK;
+	if (start + len < start)
+		return -EINVAL;
+	if (len == 0)
+		return 0;
+	return vm_lock(current_process()->mm, start, start + len, lock);
+}
+
+SYSCALL_DEFINE(SYS_mlock, mlock) { return lock_range(args->a[0], args->a[1], true); }
+SYSCALL_DEFINE(SYS_munlock, munlock) { return lock_range(args->a[0], args->a[1], false); }
 
 #define MLOCK_ONFAULT	1
 
-// mlock2: mlock with MLOCK_ONFAULT (lock pages as they are touched:
-// nothing to lock either way without swap).
+// mlock2: mlock with MLOCK_ONFAULT (lock pages as they are touched: the
+// same without swap).
 SYSCALL_DEFINE(SYS_mlock2, mlock2)
 {
 	if (args->a[2] & ~(uint64_t)MLOCK_ONFAULT)
 		return -EINVAL;
-	return 0;
+	return lock_range(args->a[0], args->a[1], true);
 }
 
 SYSCALL_DEFINE(SYS_mlockall, mlockall)
@@ -274,10 +307,18 @@ SYSCALL_DEFINE(SYS_mlockall, mlockall)
 
 	if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
 		return -EINVAL;
+	if (!may_lock())
+		return -EPERM;
+	vm_lock_all(current_process()->mm, flags & MCL_FUTURE, flags & MCL_CURRENT, true);
 	return 0;
 }
 
-SYSCALL_DEFINE(SYS_munlockall, munlockall) { (void)args; return 0; }
+SYSCALL_DEFINE(SYS_munlockall, munlockall)
+{
+	(void)args;
+	vm_lock_all(current_process()->mm, false, true, false);
+	return 0;
+}
 
 SYSCALL_DEFINE(SYS_mremap, mremap)
 {

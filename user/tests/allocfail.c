@@ -6,7 +6,8 @@
 // makes fewer than K + 1 allocations.  At every K the operation must
 // either succeed or fail with the errno Linux gives when memory runs out
 // (ENOMEM, or what the call's man page names: EAGAIN for fork and
-// sigqueue, ENFILE for pipe, ENOSPC for file data), leave nothing half
+// sigqueue, ENFILE for pipe, ENOSPC for file data; a fault with no page
+// to map is SIGKILL from the OOM policy or SIGBUS), leave nothing half
 // done, and give back everything it took: /proc/switchyard/memstat must
 // come back to where it was (the rules of user/lib/memstat.h).  This is
 // how the clone failure path (process_discard) is tested.
@@ -27,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -542,6 +544,79 @@ static enum outcome op_touch(long k)
 	return fail("K=%ld: child ended with status %#x", k, status), BAD;
 }
 
+// Shared memory faulted in by a child: a MAP_SHARED mapping of a memfd,
+// whose pages are the file's (made at the first touch).
+static enum outcome op_shared_touch(long k)
+{
+	int status;
+	pid_t pid = fork_child();
+
+	if (pid < 0)
+		return BAD;
+	if (pid == 0) {
+		int fd = (int)syscall(SYS_memfd_create, "allocfail", 0);
+		if (fd < 0 || ftruncate(fd, 16 * 4096) < 0)
+			_exit(3);
+		volatile char *p = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			_exit(4);
+		arm(k);
+		for (int i = 0; i < 16; i++)
+			p[i * 4096] = 1;
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("K=%ld: lost the child", k), BAD;
+	disarm();
+	int fired = strcmp(self_state(), "fired") == 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return fired ? FIRED : DONE;
+	if (WIFSIGNALED(status) && fired &&
+	    (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGBUS))
+		return FIRED;
+	return fail("K=%ld: child ended with status %#x", k, status), BAD;
+}
+
+// shmget of a new segment: made, or ENOMEM with nothing left behind.
+static enum outcome op_shmget(long k)
+{
+	long id = armed_call(k, SYS_shmget, IPC_PRIVATE, 8192, 0600, 0, 0, 0, 0);
+	int hit = fired();
+
+	if (id >= 0) {
+		shmctl((int)id, IPC_RMID, NULL);
+	} else if (id != -ENOMEM) {
+		return fail("K=%ld: shmget returned %ld, want an id or -ENOMEM", k, id), BAD;
+	} else if (!hit) {
+		return fail("K=%ld: shmget failed with no failure injected", k), BAD;
+	}
+	return hit ? FIRED : DONE;
+}
+
+// shmat of a segment: attached (then detached), or ENOMEM, the segment
+// still there with no attachment counted.
+static enum outcome op_shmat(long k)
+{
+	struct shmid_ds ds;
+	int id = shmget(IPC_PRIVATE, 8192, 0600);
+
+	if (id < 0)
+		return fail("shmget: errno=%d", errno), BAD;
+	long at = armed_call(k, SYS_shmat, id, 0, 0, 0, 0, 0, 0);
+	int hit = fired();
+	if (at > 0 && at < 0x800000000000L) {
+		shmdt((void *)at);
+	} else if (at != -ENOMEM) {
+		shmctl(id, IPC_RMID, NULL);
+		return fail("K=%ld: shmat returned %ld, want an address or -ENOMEM", k, at), BAD;
+	}
+	int ok = shmctl(id, IPC_STAT, &ds) == 0 && ds.shm_nattch == 0;
+	shmctl(id, IPC_RMID, NULL);
+	if (!ok)
+		return fail("K=%ld: the segment lost or still counted attached", k), BAD;
+	return hit ? FIRED : DONE;
+}
+
 static volatile int rt_delivered;
 
 static void count_rt(int sig)
@@ -709,6 +784,9 @@ static void t_writev(void) { sweep(op_writev); }
 static void t_getdents(void) { sweep(op_getdents); }
 static void t_proc(void) { sweep(op_proc); }
 static void t_touch(void) { sweep(op_touch); }
+static void t_shared_touch(void) { sweep(op_shared_touch); }
+static void t_shmget(void) { sweep(op_shmget); }
+static void t_shmat(void) { sweep(op_shmat); }
 static void t_sigqueue(void) { sweep(op_sigqueue); }
 static void t_dup_high(void) { sweep(op_dup_high); }
 
@@ -729,6 +807,9 @@ static const struct test_case cases[] = {
 	{ "getdents_fails_cleanly", t_getdents },
 	{ "proc_lookup_and_read_fail_cleanly", t_proc },
 	{ "page_fault_out_of_memory", t_touch },
+	{ "shared_file_fault_out_of_memory", t_shared_touch },
+	{ "shmget_fails_cleanly", t_shmget },
+	{ "shmat_fails_cleanly", t_shmat },
 	{ "rt_signal_queued_or_eagain", t_sigqueue },
 	{ "descriptor_table_growth_fails_cleanly", t_dup_high },
 	{ "open_creat_emfile_creates_nothing", t_open_emfile },

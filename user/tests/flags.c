@@ -1439,9 +1439,9 @@ static const struct flag_row rows[] = {
 	{ "fchownat_unknown_flag_EINVAL", r_fchownat_flag, EINVAL, LINUX_SAME, false },
 
 	// Memory.
-	{ "mmap_MAP_SHARED_file_ENODEV", r_map_shared_file, ENODEV, LINUX_OK, false },
-	{ "mmap_MAP_SHARED_read_only_file_ENODEV", r_map_shared_ro_file, ENODEV, LINUX_OK, false },
-	{ "mmap_MAP_SHARED_VALIDATE_file_ENODEV", r_map_validate_file, ENODEV, LINUX_OK, false },
+	{ "mmap_MAP_SHARED_file", r_map_shared_file, 0, LINUX_SAME, false },
+	{ "mmap_MAP_SHARED_read_only_file", r_map_shared_ro_file, 0, LINUX_SAME, false },
+	{ "mmap_MAP_SHARED_VALIDATE_file", r_map_validate_file, 0, LINUX_SAME, false },
 	{ "mmap_MAP_SHARED_VALIDATE_MAP_SYNC_EOPNOTSUPP", r_map_validate_sync, EOPNOTSUPP, LINUX_SAME,
 	  false },
 	{ "mmap_MAP_PRIVATE_file", r_map_private_file, 0, LINUX_SAME, false },

@@ -52,8 +52,9 @@
 // So it does with the modes and owners of /dev/null and /dev/zero, which
 // the children hold open (fchmod and fchown reach them; an unprivileged
 // program after the fuzzer could no longer write to /dev/null), and it
-// removes the System V message queues and semaphore sets the children
-// and the probe made (they outlive their makers, as on Linux).
+// removes the System V message queues, semaphore sets and shared memory
+// segments the children and the probe made (they outlive their makers, as
+// on Linux; shmat, a memory call, attaches only on the arena).
 // A forked or cloned child of a fuzzing thread exits at once, inside the
 // asm statement of the call (user/lib/rawsys.h), touching no memory.
 //
@@ -188,7 +189,7 @@ static const char *const sig_table[NR_MAX] = {
 	[12] = "a", [13] = "gpol", [14] = "ipol", [15] = "!", [16] = "fix", [17] = "folx",
 	[18] = "fplx", [19] = "fvl", [20] = "fvl", [21] = "si", [22] = "o",
 	[23] = "iooot", [24] = "", [25] = "allFa", [26] = "alF", [27] = "alo", [28] = "ali",
-	[29] = "ilF", [30] = "ipF", [31] = "iio", [32] = "f", [33] = "ff", [34] = "!",
+	[29] = "ilF", [30] = "iaF", [31] = "iio", [32] = "f", [33] = "ff", [34] = "!",
 	[35] = "to", [36] = "io", [37] = "i", [38] = "ipo", [39] = "", [40] = "ffol",
 	[41] = "iii", [42] = "fpl", [43] = "fol", [44] = "fplFpl", [45] = "folFol",
 	[46] = "fpF", [47] = "foF", [48] = "fi", [49] = "fpl", [50] = "fi", [51] = "foo",

@@ -31,9 +31,6 @@
 // NUMA policy, and what Linux itself lacks (marked); docs/syscalls.md
 // says why each is left out.
 static const int enosys_expected[] = {
-	29,				// shmget
-	30,				// shmat
-	31,				// shmctl
 	41,				// socket
 	42,				// connect
 	43,				// accept
@@ -49,7 +46,6 @@ static const int enosys_expected[] = {
 	53,				// socketpair
 	54,				// setsockopt
 	55,				// getsockopt
-	67,				// shmdt
 	101,				// ptrace
 	134,				// uselib (ENOSYS on Linux 6.1 too, with these arguments)
 	140,				// getpriority
