@@ -95,6 +95,15 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 // munmap, mprotect (PROT_* plus 'growsdown' for PROT_GROWSDOWN), madvise
 // and mremap, with Linux's checks and errno.
 int vm_unmap(struct mm *mm, uint64_t addr, size_t len);
+// remap_file_pages: the shared file mapping at start, running on without
+// a hole over [start, start + size) in mappings of the same file,
+// protection and flags; its file referenced.  0 or -EINVAL.
+struct vm_span {
+	struct vnode *file;
+	int prot;
+	bool writable, locked;
+};
+int vm_shared_file_span(struct mm *mm, uint64_t start, uint64_t size, struct vm_span *out);
 int vm_protect(struct mm *mm, uint64_t addr, size_t len, int prot, bool growsdown);
 int vm_advise(struct mm *mm, uint64_t addr, size_t len, int advice);
 // mincore: 1 in vec[i] for each page of the range in memory (faulted in,

@@ -1033,6 +1033,36 @@ static int advise_one(struct mm *mm, struct vma **vp, uint64_t start, uint64_t e
 // [start, end) is page aligned, not empty, and does not wrap; advice is
 // one the caller accepts.  As Linux, every mapped part is advised and a
 // hole anywhere gives ENOMEM at the end.
+int vm_shared_file_span(struct mm *mm, uint64_t start, uint64_t size, struct vm_span *out)
+{
+	int rc = -EINVAL;
+
+	spin_lock(&mm->lock);
+	struct vma *v = vma_find(mm, start);
+	if (v && (v->flags & VMA_SHARED) && v->file) {
+		struct vma *w = v;
+		rc = 0;
+		// The range may run over more mappings, if they go on without a
+		// hole, of the same file with the same protection and flags.
+		while (rc == 0 && w->node.end < start + size) {
+			struct vma *n = vma_next(w);
+			if (!n || n->node.start != w->node.end || n->file != v->file ||
+			    n->prot != v->prot || n->flags != v->flags)
+				rc = -EINVAL;
+			w = n;
+		}
+	}
+	if (rc == 0) {
+		out->file = v->file;
+		vnode_get(out->file);
+		out->prot = v->prot;
+		out->writable = v->flags & VMA_MAYWRITE;
+		out->locked = v->flags & VMA_LOCKED;
+	}
+	spin_unlock(&mm->lock);
+	return rc;
+}
+
 int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec)
 {
 	uint64_t addr = start;

@@ -117,6 +117,37 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 	return r;
 }
 
+// remap_file_pages, as Linux since 4.0 emulates it: the range of a shared
+// file mapping is mapped again (MAP_FIXED) at page 'pgoff' of the same
+// file, with the mapping's protection, populated.  prot must be 0.
+SYSCALL_DEFINE(SYS_remap_file_pages, remap_file_pages)
+{
+	uint64_t start = args->a[0] & ~PAGE_OFFSET_MASK, size = args->a[1] & ~PAGE_OFFSET_MASK;
+	uint64_t pgoff = args->a[3];
+	int flags = ((int)args->a[4] & MAP_NONBLOCK) | MAP_SHARED | MAP_FIXED | MAP_POPULATE;
+	struct vm_span span;
+
+	if (args->a[2])
+		return -EINVAL;
+	if (start + size <= start)
+		return -EINVAL;
+	if (pgoff + (size >> PAGE_SHIFT) < pgoff || pgoff > (UINT64_MAX >> PAGE_SHIFT))
+		return -EINVAL;
+	struct mm *mm = current_process()->mm;
+	if (vm_shared_file_span(mm, start, size, &span) < 0)
+		return -EINVAL;
+	if (span.locked)
+		flags |= MAP_LOCKED;
+	uint64_t off = pgoff << PAGE_SHIFT;
+	uint64_t file_bytes = span.file->size > off ? span.file->size - off : 0;
+	if (file_bytes > size)
+		file_bytes = size;
+	long r = vm_map(mm, start, size, span.prot, flags, span.file, off, file_bytes,
+			span.writable);
+	vnode_put(span.file);
+	return r < 0 ? r : 0;
+}
+
 SYSCALL_DEFINE(SYS_munmap, munmap)
 {
 	return vm_unmap(current_process()->mm, args->a[0], args->a[1]);

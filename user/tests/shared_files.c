@@ -662,6 +662,39 @@ out:
 		close(fd);
 }
 
+// remap_file_pages (as Linux emulates it): a page of a shared mapping
+// shows another page of the file; private and anonymous mappings and a
+// non-zero prot are EINVAL.
+static void t_remap_file_pages(void)
+{
+	int fd = make_file(3 * PAGE);
+	if (fd < 0)
+		return;
+	char *m = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	char *a = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || p == MAP_FAILED || a == MAP_FAILED) {
+		fail("mmap: errno=%d", errno);
+		close(fd);
+		return;
+	}
+	check(m[0] == 'A' && m[PAGE] == 'B', "pages 0 and 1");
+	check_ok(syscall(SYS_remap_file_pages, m, PAGE, 0, 2, 0), "remap page 2 over page 0");
+	check(m[0] == 'C' && m[PAGE] == 'B', "page 2, then page 1");
+	m[0] = 'z';
+	char c;
+	check(pread(fd, &c, 1, 2 * PAGE) == 1 && c == 'z', "a store reaches page 2 of the file");
+	check_errno(syscall(SYS_remap_file_pages, m, PAGE, PROT_READ, 1, 0), EINVAL, "prot not 0");
+	check_errno(syscall(SYS_remap_file_pages, p, PAGE, 0, 1, 0), EINVAL, "a private mapping");
+	check_errno(syscall(SYS_remap_file_pages, a, PAGE, 0, 1, 0), EINVAL, "anonymous memory");
+	check_errno(syscall(SYS_remap_file_pages, m, 3 * PAGE, 0, 0, 0), EINVAL,
+		    "past the mapping's end");
+	munmap(m, 2 * PAGE);
+	munmap(p, PAGE);
+	munmap(a, PAGE);
+	close(fd);
+}
+
 static const struct test_case cases[] = {
 	{ "shared_mapping_and_pread_pwrite", t_mapping_and_pread },
 	{ "two_shared_mappings", t_two_mappings },
@@ -676,6 +709,7 @@ static const struct test_case cases[] = {
 	{ "mremap_mincore", t_mremap_mincore },
 	{ "memfd_seals", t_seals },
 	{ "private_sees_later_writes", t_private_sees_later_writes },
+	{ "remap_file_pages", t_remap_file_pages },
 };
 
 int main(void)

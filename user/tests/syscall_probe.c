@@ -85,7 +85,6 @@ static const int enosys_expected[] = {
 	212,				// lookup_dcookie (ENOSYS on Linux 6.1 too, with these arguments)
 	214,				// epoll_ctl_old (ENOSYS on Linux 6.1 too, with these arguments)
 	215,				// epoll_wait_old (ENOSYS on Linux 6.1 too, with these arguments)
-	216,				// remap_file_pages
 	236,				// vserver (ENOSYS on Linux 6.1 too, with these arguments)
 	237,				// mbind
 	238,				// set_mempolicy
