@@ -33,6 +33,17 @@ struct file *fget(int fd);
 struct file *fget_raw(int fd);
 
 
+// An iovec of readv/writev (and vmsplice).
+struct user_iovec {
+	uint64_t base;
+	uint64_t len;
+};
+// The iovec array, checked as Linux's import_iovec: -EINVAL for a count
+// above 1024 or a segment above SSIZE_MAX, -EFAULT for the array or a
+// segment outside the user half; segments cut to MAX_RW_COUNT in all.
+// *out (kfree) on success.
+long get_iovecs(uint64_t uiov, int64_t count, struct user_iovec **out);
+
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);
 

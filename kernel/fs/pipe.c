@@ -222,21 +222,19 @@ static void ring_consume(struct pipe *p, char *dst, size_t n)
 	}
 }
 
-// Copies up to n bytes from the front of the ring without taking them,
-// buffer after buffer (splice to a file takes them only once they are
-// written; it pays no heed to packets, as Linux's).
-__attribute__((unused)) static size_t ring_peek(struct pipe *p, char *dst, size_t n)
+// Copies up to n bytes of the first buffer without taking them (splice
+// to a file or to user memory takes them only once they are delivered;
+// it pays no heed to packets, as Linux's).
+static size_t ring_peek(struct pipe *p, char *dst, size_t n)
 {
-	size_t done = 0;
+	struct pipe_buf *b = first_buf(p);
 
-	for (size_t i = 0; i < p->nbufs && done < n; i++) {
-		struct pipe_buf *b = &p->bufs[slot_of(p, i)];
-		size_t m = b->len < n - done ? b->len : n - done;
-
-		memcpy(dst + done, buf_data(p, b), m);
-		done += m;
-	}
-	return done;
+	if (p->nbufs == 0)
+		return 0;
+	if (n > b->len)
+		n = b->len;
+	memcpy(dst, buf_data(p, b), n);
+	return n;
 }
 
 struct bounce {
@@ -680,4 +678,269 @@ void pipe_release(struct file *f)
 	poll_notify();
 	if (last)
 		pipe_free(p);
+}
+
+// ---- splice, tee, vmsplice (kernel/syscall/fs_splice.c) ----
+
+// Takes both pipes' locks, in address order so that two callers going
+// opposite ways cannot deadlock (Linux's pipe_double_lock).
+static uint64_t double_lock(struct pipe *a, struct pipe *b)
+{
+	struct pipe *first = a < b ? a : b, *second = a < b ? b : a;
+	uint64_t flags = spin_lock_irqsave(&first->lock);
+
+	spin_lock(&second->lock);
+	return flags;
+}
+
+static void double_unlock(struct pipe *a, struct pipe *b, uint64_t flags)
+{
+	struct pipe *first = a < b ? a : b, *second = a < b ? b : a;
+
+	spin_unlock(&second->lock);
+	spin_unlock_irqrestore(&first->lock, flags);
+}
+
+bool pipe_same(const struct file *a, const struct file *b)
+{
+	return a->pipe == b->pipe;
+}
+
+// Linux's ipipe_prep and splice_from_pipe_next: waits while p is empty.
+// 0 when there is data or no writer is left (end of file), -EAGAIN,
+// -ERESTARTSYS.
+int pipe_wait_data(struct file *f, bool nonblock)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	int rc = 0;
+
+	while (p->nbufs == 0) {
+		if (thread_signal_pending(current_thread())) {
+			rc = -ERESTARTSYS;
+			break;
+		}
+		if (p->writers == 0)
+			break;
+		if (nonblock) {
+			rc = -EAGAIN;
+			break;
+		}
+		wq_wait(&p->read_wq, &p->lock, WAIT_FOREVER, true);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	return rc;
+}
+
+// Linux's opipe_prep and wait_for_space: waits while p is full.  0,
+// -EPIPE (with SIGPIPE) when nobody reads, -EAGAIN, -ERESTARTSYS.
+int pipe_wait_room(struct file *f, bool nonblock)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	int rc = 0;
+
+	for (;;) {
+		if (p->readers == 0) {
+			rc = -EPIPE;
+			break;
+		}
+		if (!ring_full(p))
+			break;
+		if (nonblock) {
+			rc = -EAGAIN;
+			break;
+		}
+		if (thread_signal_pending(current_thread())) {
+			rc = -ERESTARTSYS;
+			break;
+		}
+		wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	if (rc == -EPIPE)
+		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	return rc;
+}
+
+// A copy of buffer 'from' of 'in' as the next buffer of 'out', cut to
+// 'len' bytes (both locks held, out not full).
+static void copy_buf_locked(struct pipe *in, const struct pipe_buf *from, struct pipe *out,
+			    size_t len, uint32_t flags)
+{
+	struct pipe_buf *to = &out->bufs[slot_of(out, out->nbufs)];
+
+	to->offset = from->offset;
+	to->len = (uint32_t)len;
+	to->flags = flags;
+	memcpy(buf_data(out, to), buf_data(in, from), len);
+	out->nbufs++;
+	out->count += len;
+}
+
+// Linux's splice_pipe_to_pipe: whole buffers move from 'in' to 'out'
+// (flags and all), a last partial one is copied without its merge flag,
+// until 'len' bytes, 'in' is empty or 'out' full.  Waits for data and
+// room before the first buffer only.
+long pipe_splice_pipe(struct file *fin, struct file *fout, size_t len, bool nonblock)
+{
+	struct pipe *in = fin->pipe, *out = fout->pipe;
+
+	for (;;) {
+		long ret = pipe_wait_data(fin, nonblock);
+		bool retry = false, taken = false, in_was_full;
+		uint64_t flags;
+
+		if (ret == 0)
+			ret = pipe_wait_room(fout, nonblock);
+		if (ret)
+			return ret;
+		flags = double_lock(in, out);
+		in_was_full = ring_full(in);
+		while (len) {
+			struct pipe_buf *ibuf;
+			size_t moved;
+
+			if (out->readers == 0) {
+				if (!ret)
+					ret = -EPIPE;
+				break;
+			}
+			if (in->nbufs == 0 && in->writers == 0)
+				break;
+			if (in->nbufs == 0 || ring_full(out)) {
+				// Someone was quicker since we waited: wait
+				// again unless something moved already.
+				if (!ret && nonblock)
+					ret = -EAGAIN;
+				else if (!ret)
+					retry = true;
+				break;
+			}
+			ibuf = first_buf(in);
+			moved = len >= ibuf->len ? ibuf->len : len;
+			copy_buf_locked(in, ibuf, out, moved,
+					moved == ibuf->len ? ibuf->flags : ibuf->flags & ~BUF_CAN_MERGE);
+			ring_consume(in, NULL, moved);
+			taken = true;
+			ret += (long)moved;
+			len -= moved;
+		}
+		if (ret > 0)
+			added_locked(out, false);
+		if (taken)
+			taken_locked(in, in_was_full, false);
+		double_unlock(in, out, flags);
+		poll_notify();
+		if (retry)
+			continue;
+		if (ret == -EPIPE)
+			signal_send_thread(current_thread(), SIGPIPE, NULL);
+		return ret;
+	}
+}
+
+// Linux's link_pipe (tee): copies of 'in''s buffers, cut to 'len' bytes
+// in all, become 'out''s, 'in' unchanged; stops when in's buffers are
+// all copied or out is full.  No waiting (the caller waited).
+long pipe_tee(struct file *fin, struct file *fout, size_t len)
+{
+	struct pipe *in = fin->pipe, *out = fout->pipe;
+	uint64_t flags = double_lock(in, out);
+	long ret = 0;
+
+	for (size_t i = 0; len; i++) {
+		struct pipe_buf *ibuf;
+		size_t n;
+
+		if (out->readers == 0) {
+			if (!ret)
+				ret = -EPIPE;
+			break;
+		}
+		if (i >= in->nbufs || ring_full(out))
+			break;
+		ibuf = &in->bufs[slot_of(in, i)];
+		n = ibuf->len < len ? ibuf->len : len;
+		copy_buf_locked(in, ibuf, out, n, ibuf->flags & ~BUF_CAN_MERGE);
+		ret += (long)n;
+		len -= n;
+	}
+	if (ret > 0)
+		added_locked(out, false);
+	double_unlock(in, out, flags);
+	poll_notify();
+	if (ret == -EPIPE)
+		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	return ret;
+}
+
+// Linux's add_to_pipe: n bytes (at most a page) of src as a new buffer
+// of their own (never topped up by a write).  n, -EPIPE (with SIGPIPE),
+// or -EAGAIN when full.
+long pipe_add_buf(struct file *f, const char *src, size_t n, size_t offset)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	long rc = (long)n;
+
+	if (p->readers == 0) {
+		rc = -EPIPE;
+	} else if (ring_full(p)) {
+		rc = -EAGAIN;
+	} else {
+		struct pipe_buf *b = &p->bufs[slot_of(p, p->nbufs)];
+
+		b->offset = (uint32_t)offset;	// where the data sat in its page
+		b->len = (uint32_t)n;
+		b->flags = 0;
+		memcpy(buf_data(p, b), src, n);
+		p->nbufs++;
+		p->count += n;
+		added_locked(p, false);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	poll_notify();
+	if (rc == -EPIPE)
+		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	return rc;
+}
+
+size_t pipe_free_slots(struct file *f)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	size_t n = p->nslots - p->nbufs;
+
+	spin_unlock_irqrestore(&p->lock, flags);
+	return n;
+}
+
+// Up to n bytes of the first buffer, copied but left there.
+size_t pipe_peek(struct file *f, char *dst, size_t n)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	size_t got = ring_peek(p, dst, n);
+
+	spin_unlock_irqrestore(&p->lock, flags);
+	return got;
+}
+
+// The first n bytes go (fewer if a reader took some meanwhile).
+void pipe_consume(struct file *f, size_t n)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	bool was_full = ring_full(p);
+
+	while (n && p->nbufs) {
+		size_t m = first_buf(p)->len < n ? first_buf(p)->len : n;
+
+		ring_consume(p, NULL, m);
+		n -= m;
+	}
+	taken_locked(p, was_full, false);
+	spin_unlock_irqrestore(&p->lock, flags);
+	poll_notify();
 }

@@ -14,10 +14,6 @@
 #define IOV_MAX		1024
 #define PAGE_CHUNK	4096
 
-struct user_iovec {
-	uint64_t base;
-	uint64_t len;
-};
 
 // ---- read and write ----
 
@@ -80,7 +76,7 @@ SYSCALL_DEFINE(SYS_pwrite64, pwrite64)
 // -EINVAL for a bad count or a segment longer than SSIZE_MAX, then
 // -EFAULT for the array or any segment outside the user half.  Segments
 // are cut so that the whole transfer is at most MAX_RW_COUNT bytes.
-static long get_iovecs(uint64_t uiov, int64_t count, struct user_iovec **out)
+long get_iovecs(uint64_t uiov, int64_t count, struct user_iovec **out)
 {
 	struct user_iovec *iov;
 	uint64_t total = 0;

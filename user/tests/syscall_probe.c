@@ -110,9 +110,6 @@ static const int enosys_expected[] = {
 	254,				// inotify_add_watch
 	255,				// inotify_rm_watch
 	256,				// migrate_pages
-	275,				// splice
-	276,				// tee
-	278,				// vmsplice
 	279,				// move_pages
 	288,				// accept4
 	294,				// inotify_init1
