@@ -328,6 +328,19 @@ static void notify_send(const struct mq_signal *s)
 
 // ---- the queue's file ----
 
+// A queue's file times follow its use, as Linux's: a message in or out
+// changes all three, a status read, a registration or a flag change the
+// access and change times.
+static void touch(struct vnode *vn, bool modified)
+{
+	uint64_t now = fs_now_ns(), irq = spin_lock_irqsave(&vn->lock);
+
+	vn->atime_ns = vn->ctime_ns = now;
+	if (modified)
+		vn->mtime_ns = now;
+	spin_unlock_irqrestore(&vn->lock, irq);
+}
+
 static long mq_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	struct mqueue *q = vn->priv;
@@ -343,11 +356,14 @@ static long mq_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf
 		  q->notify_pid);
 	spin_unlock_irqrestore(&mq_lock, irq);
 	len = strlen(text);
-	if (off >= len)
+	if (off >= len || n == 0)
 		return 0;
 	if (n > len - off)
 		n = len - off;
-	return iobuf_put(b, 0, text + off, n) < 0 ? -EFAULT : (long)n;
+	if (iobuf_put(b, 0, text + off, n) < 0)
+		return -EFAULT;
+	touch(vn, false);
+	return (long)n;
 }
 
 static int mq_poll(struct vnode *vn)
@@ -712,6 +728,7 @@ SYSCALL_DEFINE(SYS_mq_timedsend, mq_timedsend)
 	int64_t abs_ns, deadline;
 	struct mq_signal sig = { 0 };
 	struct mq_prio *spare = NULL;
+	bool touched = false;
 	struct mq_waiter w;
 	struct mqueue *q;
 	struct mq_msg *m;
@@ -757,11 +774,15 @@ SYSCALL_DEFINE(SYS_mq_timedsend, mq_timedsend)
 		q->receivers->msg = m;
 		m = NULL;
 		waiter_done(&q->receivers);
+		touched = true;
 	} else if ((rc = insert_locked(q, m, &spare)) == 0) {
 		m = NULL;
 		notify_locked(q, &sig);
+		touched = true;
 	}
 	spin_unlock_irqrestore(&mq_lock, irq);
+	if (touched)
+		touch(f->vn, true);
 	notify_send(&sig);
 out:
 	kfree(m);
@@ -778,6 +799,7 @@ SYSCALL_DEFINE(SYS_mq_timedreceive, mq_timedreceive)
 	struct mq_prio *spare;
 	struct mq_waiter w;
 	struct mq_msg *m = NULL;
+	bool touched = false;
 	struct mqueue *q;
 	struct file *f;
 	uint64_t irq;
@@ -806,6 +828,7 @@ SYSCALL_DEFINE(SYS_mq_timedreceive, mq_timedreceive)
 		}
 	} else {
 		m = take_locked(q);
+		touched = true;
 		// Room now: the first sleeping sender's message goes in (if
 		// memory for a new priority fails, that sender sleeps on).
 		if (q->senders && insert_locked(q, q->senders->msg, &spare) == 0)
@@ -815,6 +838,8 @@ SYSCALL_DEFINE(SYS_mq_timedreceive, mq_timedreceive)
 	}
 	spin_unlock_irqrestore(&mq_lock, irq);
 	kfree(spare);
+	if (touched)
+		touch(f->vn, true);
 	if (rc == 0) {
 		// Taken already, as Linux: a bad buffer loses the message.
 		rc = (long)m->size;
@@ -849,6 +874,7 @@ static int thread_notification(const struct user_sigevent *ev)
 SYSCALL_DEFINE(SYS_mq_notify, mq_notify)
 {
 	struct process *me = current_process();
+	bool changed = false;
 	struct user_sigevent ev;
 	struct mqueue *q;
 	struct file *f;
@@ -876,7 +902,8 @@ SYSCALL_DEFINE(SYS_mq_notify, mq_notify)
 	irq = spin_lock_irqsave(&mq_lock);
 	if (!args->a[1]) {
 		// Only the registered process unregisters; anyone else: 0.
-		if (q->notify_pid == me->pid)
+		changed = q->notify_pid == me->pid;
+		if (changed)
 			notify_remove_locked(q);
 	} else if (q->notify_pid) {
 		rc = -EBUSY;
@@ -886,8 +913,11 @@ SYSCALL_DEFINE(SYS_mq_notify, mq_notify)
 		q->notify_signo = ev.signo;
 		q->notify_value = ev.value;
 		q->notify_exec_id = me->exec_id;
+		changed = true;
 	}
 	spin_unlock_irqrestore(&mq_lock, irq);
+	if (changed)
+		touch(f->vn, false);
 	file_put(f);
 	return rc;
 }
@@ -921,6 +951,8 @@ SYSCALL_DEFINE(SYS_mq_getsetattr, mq_getsetattr)
 	if (args->a[1])
 		f->flags = (f->flags & ~(uint32_t)O_NONBLOCK) | (uint32_t)(new.mq_flags & O_NONBLOCK);
 	spin_unlock_irqrestore(&f->lock, irq);
+	if (args->a[1])
+		touch(f->vn, false);
 	file_put(f);
 	if (args->a[2] && copy_to_user(args->a[2], &old, sizeof(old)) < 0)
 		return -EFAULT;

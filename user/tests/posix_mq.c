@@ -806,6 +806,14 @@ static void t_status_line_and_fstat(void)
 		check(st.st_size == 80, "st_size 80");
 		check(st.st_uid == geteuid() && st.st_nlink == 1, "owner, one link");
 	}
+	struct stat before;
+	if (check_ok(fstat(fd, &before), "fstat")) {
+		sleep_ms(50);
+		raw_getsetattr(fd, NULL, NULL);
+		fstat(fd, &st);
+		check(st.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+		      st.st_mtim.tv_nsec == before.st_mtim.tv_nsec, "getattr changes no time");
+	}
 	raw_unlink(n);
 	if (check_ok(fstat(fd, &st), "fstat after unlink"))
 		check(st.st_nlink == 0, "no link left");
