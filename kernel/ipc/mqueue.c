@@ -781,8 +781,10 @@ SYSCALL_DEFINE(SYS_mq_timedsend, mq_timedsend)
 		touched = true;
 	}
 	spin_unlock_irqrestore(&mq_lock, irq);
-	if (touched)
+	if (touched) {
 		touch(f->vn, true);
+		poll_notify();		// poll and select sleepers look again
+	}
 	notify_send(&sig);
 out:
 	kfree(m);
@@ -838,8 +840,10 @@ SYSCALL_DEFINE(SYS_mq_timedreceive, mq_timedreceive)
 	}
 	spin_unlock_irqrestore(&mq_lock, irq);
 	kfree(spare);
-	if (touched)
+	if (touched) {
 		touch(f->vn, true);
+		poll_notify();
+	}
 	if (rc == 0) {
 		// Taken already, as Linux: a bad buffer loses the message.
 		rc = (long)m->size;

@@ -840,6 +840,50 @@ static void t_poll_epoll(void)
 	check(poll(&pfd, 1, 0) == 1 && pfd.revents == (POLLIN | POLLRDNORM), "full: readable");
 	raw_recv(fd, buf, 16, NULL, NULL);
 	raw_recv(fd, buf, 16, NULL, NULL);
+	// poll() asleep on an empty queue, woken by another process's send
+	// (the child stays until the parent's poll is over, so that nothing
+	// but the message can end the sleep).
+	int hold[2];
+	if (!check_ok(pipe(hold), "pipe"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		char c;
+
+		close(hold[1]);
+		sleep_ms(100);
+		if (raw_send(fd, "w", 1, 0, NULL) != 0)
+			_exit(1);
+		_exit(read(hold[0], &c, 1) == 0 ? 0 : 2);
+	}
+	close(hold[0]);
+	pfd.events = POLLIN;
+	check(poll(&pfd, 1, -1) == 1 && pfd.revents == POLLIN, "poll woken by a send");
+	close(hold[1]);
+	check_child_ok(pid, "sender");
+	raw_recv(fd, buf, 16, NULL, NULL);
+	// And a writer asleep on a full queue, woken by a receive.
+	raw_send(fd, "a", 1, 0, NULL);
+	raw_send(fd, "b", 1, 0, NULL);
+	if (!check_ok(pipe(hold), "pipe"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		char b[16], c;
+
+		close(hold[1]);
+		sleep_ms(100);
+		if (raw_recv(fd, b, 16, NULL, NULL) != 1)
+			_exit(1);
+		_exit(read(hold[0], &c, 1) == 0 ? 0 : 2);
+	}
+	close(hold[0]);
+	pfd.events = POLLOUT;
+	check(poll(&pfd, 1, -1) == 1 && pfd.revents == POLLOUT, "poll woken by a receive");
+	close(hold[1]);
+	check_child_ok(pid, "receiver");
+	raw_recv(fd, buf, 16, NULL, NULL);
+	pfd.events = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
 	ep = epoll_create1(0);
 	ee.data.fd = fd;
 	if (check_ok(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee), "epoll_ctl")) {
@@ -980,9 +1024,26 @@ static const struct test_case cases[] = {
 	{ "dev_mqueue", t_dev_mqueue },
 };
 
+// What a case that stopped half-way left: queues outlive us, and the
+// memory check after the tests would count them.
+static void remove_our_queues(void)
+{
+	char prefix[32];
+	DIR *d = opendir("/dev/mqueue");
+	struct dirent *e;
+
+	snprintf(prefix, sizeof(prefix), "pmq-%d-", getpid());
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix)))
+			raw_unlink(e->d_name);
+	if (d)
+		closedir(d);
+}
+
 int main(void)
 {
 	privdrop_init();
 	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	remove_our_queues();
 	return ktap_finish();
 }
