@@ -406,6 +406,29 @@ static void t_blocking(void)
 	check(do_splice(a[0], NULL, b[1], NULL, 100, 0) == 4, "waited for room");
 	check_child_ok(pid, "reader");
 	check(read(b[0], buf, sizeof(buf)) == 4 && !memcmp(buf, "more", 4), "then moved");
+	// A reader asleep on an empty pipe is woken by tee, splice and
+	// vmsplice putting data there.
+	for (int how = 0; how < 3; how++) {
+		struct iovec iov = { "vm", 2 };
+
+		write(a[1], "in", 2);
+		pid = fork_child();
+		if (pid == 0) {
+			char c[8];
+
+			_exit(read(b[0], c, sizeof(c)) == 2 ? 0 : 1);
+		}
+		sleep_ms(100);
+		long rc = how == 0 ? syscall(SYS_tee, a[0], b[1], 2, 0)
+			: how == 1 ? do_splice(a[0], NULL, b[1], NULL, 2, 0)
+			: syscall(SYS_vmsplice, b[1], &iov, 1, 0);
+		check(rc == 2, "data in");
+		check_child_ok(pid, "the reader woke");
+		if (how == 0)
+			read(a[0], buf, sizeof(buf));
+		else if (how == 2)
+			read(a[0], buf, sizeof(buf));
+	}
 	close(a[0]);
 	close(a[1]);
 	close(b[0]);
