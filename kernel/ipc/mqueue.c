@@ -596,7 +596,9 @@ static int open_queue(const char *name, size_t len, int oflag, uint32_t mode,
 	}
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	d = dir_find(mq_dir, name, len);
-	if (d && d->vn->ops != &mq_ops) {
+	if ((rc = vnode_permission(current_cred(), mq_dir, MAY_EXEC))) {
+		;	// the lookup needs search permission, as Linux's
+	} else if (d && d->vn->ops != &mq_ops) {
 		rc = -EACCES;		// cannot happen: /dev/mqueue takes no other names
 	} else if (d) {
 		rc = may_open_existing(d->vn, oflag);
@@ -674,7 +676,9 @@ SYSCALL_DEFINE(SYS_mq_unlink, mq_unlink)
 		return len;
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	d = dir_find(mq_dir, name, (size_t)len);
-	if (!d)
+	if ((rc = vnode_permission(current_cred(), mq_dir, MAY_EXEC)))
+		;	// the lookup needs search permission, as Linux's
+	else if (!d)
 		rc = -ENOENT;
 	else
 		rc = cred_may_delete(current_cred(), mq_dir, d->vn);	// sticky: EPERM

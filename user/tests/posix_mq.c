@@ -959,6 +959,21 @@ static void t_permissions(void)
 	check_ok(raw_unlink(n), "the owner unlinks");
 }
 
+static const char *search_name;
+
+static int no_search_child(void)
+{
+	int bad = 0;
+
+	if (drop_to(U1, G1, 0, NULL))
+		return 1;
+	bad |= c_err(raw_open(search_name, O_RDONLY, 0, NULL), EACCES, "open, no search right");
+	bad |= c_err(raw_open(qname("new"), O_RDWR | O_CREAT, 0600, NULL), EACCES,
+		     "create, no search right");
+	bad |= c_err(raw_unlink(search_name), EACCES, "unlink, no search right");
+	return bad;
+}
+
 static void t_dev_mqueue(void)
 {
 	const char *n = qname("dev");
@@ -994,6 +1009,13 @@ static void t_dev_mqueue(void)
 	if (check_ok(fd2, "open() of the queue's file")) {
 		check_ok(raw_send(fd2, "p", 1, 0, NULL), "mq_timedsend on it");
 		close(fd2);
+	}
+	// The directory's mode rules the lookups, as Linux's mqueue root.
+	if (check_ok(chmod("/dev/mqueue", 01770), "chmod /dev/mqueue")) {
+		chmod(path, 0666);
+		search_name = n;
+		in_child(no_search_child, "no search right");
+		chmod("/dev/mqueue", 01777);
 	}
 	check_ok(unlink(path), "unlink() of the file removes the queue");
 	check_errno(raw_unlink(n), ENOENT, "gone");
