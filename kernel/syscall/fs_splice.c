@@ -1,6 +1,6 @@
 // splice, tee and vmsplice, as Linux 6.1's fs/splice.c: between two
-// pipes, from a regular file into a pipe and out of a pipe into one (or
-// into /dev/null), duplicating a pipe's buffers into another (tee), and
+// pipes, from a regular file or a terminal into a pipe and out of a pipe
+// into one (or into /dev/null), duplicating a pipe's buffers into another (tee), and
 // between user memory and a pipe (vmsplice).  The pipes' buffers move as
 // Linux's do (kernel/fs/pipe.c); the data itself is copied: a page given
 // by vmsplice is not shared with the pipe, so changing it afterwards
@@ -27,19 +27,66 @@
 #define CHUNK			4096	// a pipe buffer's page
 #define DEV_NULL_RDEV		((1 << 8) | 3)
 
-// Files whose data splice reads and writes here: regular files of the
-// tree (Linux's splice_read and splice_write of tmpfs); /dev/null takes
-// what is spliced to it.  Everything else has neither, as on Linux for
-// most devices (EINVAL).
-static bool splice_readable(const struct file *f)
+// Terminals (the console, /dev/tty, both sides of a pseudo-terminal):
+// no position, read and written as Linux's tty_fops splice them.
+static bool is_tty(const struct file *f)
+{
+	return f->vn && f->vn->ops && f->vn->ops->stream;
+}
+
+static bool is_regular(const struct file *f)
 {
 	return f->vn && f->vn->type == VNODE_REG && !f->vn->ops;
+}
+
+// May an offset be named (Linux's FMODE_PREAD/FMODE_PWRITE)?
+static bool seekable(const struct file *f)
+{
+	return f->vn && f->vn->type != VNODE_ANON && !is_tty(f);
+}
+
+// Files whose data splice reads and writes here: regular files of the
+// tree (Linux's splice_read and splice_write of tmpfs) and terminals;
+// /dev/null takes what is spliced to it.  Everything else has neither, as
+// on Linux for most devices (EINVAL).
+static bool splice_readable(const struct file *f)
+{
+	return is_regular(f) || is_tty(f);
 }
 
 static bool splice_writable(const struct file *f)
 {
 	return splice_readable(f) ||
 	       (f->vn && f->vn->type == VNODE_CHR && f->vn->rdev == DEV_NULL_RDEV);
+}
+
+// A terminal's input into the pipe: one read, as much as the pipe has
+// room for, in page-sized buffers (Linux's read_iter into a pipe).
+static long tty_to_pipe(struct file *in, struct file *out, size_t len)
+{
+	char *buf;
+	long got, rc = 0;
+	size_t done = 0;
+
+	if (len > 16 * CHUNK)
+		len = 16 * CHUNK;	// a bounce of at most 64 KiB
+	buf = kmalloc(len);
+	if (!buf)
+		return -ENOMEM;
+	struct iobuf kb = iobuf_kernel(buf);
+	got = file_read(in, &kb, len);
+	while (got > 0 && done < (size_t)got) {
+		size_t n = (size_t)got - done < CHUNK ? (size_t)got - done : CHUNK;
+
+		rc = pipe_add_buf(out, buf + done, n, 0);
+		if (rc < 0)
+			break;
+		done += n;
+	}
+	kfree(buf);
+	if (got <= 0)
+		return got;
+	return done ? (long)done : rc;
 }
 
 // Linux's rw_verify_area for a position: negative, or past the largest
@@ -71,6 +118,8 @@ static long file_to_pipe(struct file *in, int64_t *pos, struct file *out, size_t
 		len = MAX_RW_COUNT;
 	if (!splice_readable(in))
 		return -EINVAL;		// no splice_read, found after the wait as Linux
+	if (is_tty(in))
+		return tty_to_pipe(in, out, len);
 	buf = kmalloc(CHUNK);
 	if (!buf)
 		return -ENOMEM;
@@ -116,6 +165,8 @@ static long sink_put(struct sink *s, const char *src, size_t n)
 		struct iobuf kb = iobuf_kernel((void *)src);
 		long put;
 
+		if (is_tty(s->file))
+			return file_write(s->file, &kb, n);
 		if (s->file->vn->type == VNODE_CHR)
 			return (long)n;			// /dev/null
 		put = file_pwrite(s->file, &kb, n, (uint64_t)*s->pos);
@@ -237,6 +288,8 @@ static long do_splice(struct file *in, int64_t *off_in, struct file *out, int64_
 		int64_t pos = off_out ? *off_out : (int64_t)out->off;
 		long rc;
 
+		if (off_out && !seekable(out))
+			return -EINVAL;
 		if (out->flags & O_APPEND)
 			return -EINVAL;
 		rc = verify_area(pos, len);
@@ -249,6 +302,8 @@ static long do_splice(struct file *in, int64_t *off_in, struct file *out, int64_
 		return splice_at(out, off_out, !off_out, out_op, &c);
 	}
 	if (out->pipe) {
+		if (off_in && !seekable(in))
+			return -EINVAL;
 		c.other = out;
 		c.nonblock = nonblock || (out->flags & O_NONBLOCK);
 		return splice_at(in, off_in, !off_in, in_op, &c);

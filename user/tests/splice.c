@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "testcase.h"
@@ -301,6 +302,41 @@ static void t_epipe(void)
 	close(b[1]);
 }
 
+// A terminal spliced from and to: a pseudo-terminal's slave in raw
+// mode, fed and read through its master.
+static void t_terminal(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY), sl, p[2];
+	struct termios t;
+	char buf[64];
+	loff_t off = 0;
+
+	if (!check_ok(m, "posix_openpt") || !check_ok(grantpt(m), "grantpt") ||
+	    !check_ok(unlockpt(m), "unlockpt"))
+		return;
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	if (!check_ok(sl, "open the slave") || !check_ok(pipe(p), "pipe"))
+		return;
+	tcgetattr(sl, &t);
+	cfmakeraw(&t);
+	tcsetattr(sl, TCSANOW, &t);
+	check(write(m, "typed", 5) == 5, "input at the master");
+	sleep_ms(50);
+	check(do_splice(sl, NULL, p[1], NULL, 100, 0) == 5, "the terminal's input into a pipe");
+	check(read(p[0], buf, sizeof(buf)) == 5 && !memcmp(buf, "typed", 5), "those bytes");
+	check_errno(do_splice(sl, &off, p[1], NULL, 100, 0), EINVAL, "an offset on a terminal");
+	write(p[1], "shown", 5);
+	check(do_splice(p[0], NULL, sl, NULL, 100, 0) == 5, "a pipe out to the terminal");
+	sleep_ms(50);
+	check(read(m, buf, sizeof(buf)) == 5 && !memcmp(buf, "shown", 5), "read at the master");
+	write(p[1], "x", 1);
+	check_errno(do_splice(p[0], NULL, sl, &off, 100, 0), EINVAL, "an output offset too");
+	close(sl);
+	close(m);
+	close(p[0]);
+	close(p[1]);
+}
+
 // ---- tee ----
 
 static void t_tee(void)
@@ -444,6 +480,7 @@ static const struct test_case cases[] = {
 	{ "splice_errnos", t_splice_errnos },
 	{ "splice_pipe_to_pipe", t_pipe_to_pipe },
 	{ "epipe_and_sigpipe", t_epipe },
+	{ "terminal", t_terminal },
 	{ "tee", t_tee },
 	{ "vmsplice", t_vmsplice },
 	{ "blocking", t_blocking },
