@@ -446,7 +446,7 @@ static void t_priorities(void)
 		{ "a", 1 }, { "b", 5 }, { "c", 1 }, { "d", 5 }, { "e", 0 }, { "f", 32767 },
 	};
 	static const char order[] = "fbdace";
-	int fd = make_queue(qname("prio"), 8, 32, 0);
+	int fd = make_queue(qname("prio"), 8, 32, O_NONBLOCK);
 	char buf[32];
 	unsigned prio;
 	struct kattr got;
