@@ -217,6 +217,9 @@ static struct mq_msg *take_locked(struct mqueue *q)
 
 // ---- sleeping ----
 
+// Linux serves sleepers by scheduling priority, then in the order they
+// came; every thread here has the one priority of SCHED_OTHER at nice 0
+// (setpriority is not implemented), so the order they came is all.
 static void waiter_add(struct mq_waiter **list, struct mq_waiter *w)
 {
 	while (*list)
