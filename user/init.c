@@ -28,7 +28,7 @@
 // Any of them may follow --check-memory: init then takes a memory
 // snapshot (/proc/switchyard/memstat) before the task, and afterwards
 // switches allocation-failure injection off, kills what is left, empties
-// /tmp and executes itself anew as "/init --memory-final STATUS SNAPSHOT":
+// /tmp and /dev/mqueue and executes itself anew as "/init --memory-final STATUS SNAPSHOT":
 // that fresh init runs /tests/hello, takes a second snapshot and reports
 // both checks as KTAP ("# init: checks").  A fresh image on both sides
 // means init's own memory is the same in both snapshots, so they can be
@@ -841,7 +841,7 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 }
 
 // After the task: nothing injected any more, no process left but init,
-// /tmp empty; then the fresh init (which does not return).
+// /tmp and /dev/mqueue empty; then the fresh init (which does not return).
 static void memory_final_exec(int status, const struct memstat *base)
 {
 	static char snapshot[SNAPSHOT_MAX], code[16], left_text[16];
@@ -871,6 +871,8 @@ static void memory_final_exec(int status, const struct memstat *base)
 		usleep(10000);
 	}
 	nftw("/tmp", remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	// POSIX message queues outlive their makers as files do.
+	nftw("/dev/mqueue", remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	memstat_encode(base, snapshot, sizeof(snapshot));
 	snprintf(code, sizeof(code), "%d", status);
 	snprintf(left_text, sizeof(left_text), "%d", left);

@@ -32,7 +32,6 @@ int lookup_user_object_at(int dirfd, uint64_t upath, int flags, struct vnode **o
 struct file *fget(int fd);
 struct file *fget_raw(int fd);
 
-
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);
 

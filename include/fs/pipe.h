@@ -42,6 +42,28 @@ int fifo_open(struct file *f, struct vnode *vn);
 // The file on one end is going away.
 void pipe_release(struct file *f);
 
+// splice, tee and vmsplice (kernel/syscall/fs_splice.c), on the pipe
+// behind a file, as Linux 6.1's fs/splice.c moves its buffers.
+#include <stdbool.h>
+bool pipe_same(const struct file *a, const struct file *b);
+// Waits while the pipe is empty: 0 (data, or no writer left), -EAGAIN,
+// -ERESTARTSYS.
+int pipe_wait_data(struct file *f, bool nonblock);
+// Waits while it is full: 0, -EPIPE (SIGPIPE sent), -EAGAIN, -ERESTARTSYS.
+int pipe_wait_room(struct file *f, bool nonblock);
+// splice between two pipes; tee (copies, the input unchanged).  Bytes
+// moved, or -EPIPE (SIGPIPE sent), -EAGAIN, -ERESTARTSYS.
+long pipe_splice_pipe(struct file *in, struct file *out, size_t len, bool nonblock);
+long pipe_tee(struct file *in, struct file *out, size_t len);
+// A new buffer of n bytes (at most a page; 'offset' is where they sat in
+// their page): n, -EPIPE (SIGPIPE sent) or -EAGAIN when full.
+long pipe_add_buf(struct file *f, const char *src, size_t n, size_t offset);
+size_t pipe_free_slots(struct file *f);
+// Up to n bytes of the first buffer, copied and left there; then taking
+// n bytes (fewer if a reader took some meanwhile).
+size_t pipe_peek(struct file *f, char *dst, size_t n);
+void pipe_consume(struct file *f, size_t n);
+
 // For the in-kernel tests: a pipe without files.
 struct pipe *pipe_alloc(void);
 void pipe_free(struct pipe *p);

@@ -86,6 +86,9 @@ struct vnode_ops {
 	int (*open)(struct vnode **vn, uint32_t flags);
 	// The last close of a file that open made.
 	void (*close)(struct vnode *vn, struct file *f);
+	// Every close of a descriptor for the file, by the process closing it
+	// (Linux's flush: also at exit, exec's close-on-exec and dup2).
+	void (*flush)(struct vnode *vn, struct file *f);
 	// The vnode is being freed: let go of 'priv'.
 	void (*release)(struct vnode *vn);
 	// A terminal's node (the console, /dev/tty, a pty's slave): the

@@ -85,6 +85,7 @@ struct process {
 	int wait_report;		// CLD_STOPPED or CLD_CONTINUED for wait(), 0: none
 	int notify_parent;		// CLD_STOPPED or CLD_CONTINUED SIGCHLD still to send
 	bool did_exec;			// exec'd since fork: setpgid by the parent is EACCES
+	uint64_t exec_id;		// execs so far (Linux's self_exec_id: mq_notify)
 	struct tty *ctty;		// controlling terminal (kernel/fs/tty.c), under proc_tree_lock
 	struct process_arch arch;	// x86: AMX permission
 	// prctl (kernel/proc/prctl.c).  parent_tid: the thread that created

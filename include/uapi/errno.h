@@ -45,6 +45,8 @@
 #define ENODATA		61
 #define EOVERFLOW	75
 #define ELIBBAD		80
+#define ENOTSOCK	88
+#define EMSGSIZE	90
 #define ENOTSUP		95
 #define EOPNOTSUPP	95
 #define ETIMEDOUT	110

@@ -371,6 +371,8 @@ static void close_from_table(struct fdtable *fdt, struct file *f)
 	if (!f)
 		return;
 	locks_remove_posix(f, fdt);
+	if (f->vn && f->vn->ops && f->vn->ops->flush && !(f->flags & O_PATH))
+		f->vn->ops->flush(f->vn, f);
 	file_put(f);
 }
 

@@ -1,7 +1,18 @@
-// Pipes.  The ring buffer and both wait queues are guarded by the pipe's
-// lock; user memory is never touched under it: data goes through a bounce
-// buffer on its way in and out, so a fault (which may sleep) happens with
-// no lock held.
+// Pipes, as Linux 6.1's fs/pipe.c: a ring of slots (16 for a new pipe),
+// each a page of the pipe's memory holding one buffer (an offset and a
+// length within its page, and flags).  A write first tops up the last
+// buffer (its length modulo a page, if it fits and the buffer may take
+// more), then fills new slots a page at a time; a reader takes buffers in
+// order.  A writer whose file has O_DIRECT makes packets (pipe2's packet
+// mode): each slot it fills is one packet, never topped up, and a read
+// takes at most one packet, the rest of which is dropped.  splice, tee
+// and vmsplice move buffers between pipes and files (kernel/fs/pipe.c's
+// pipe_splice_* below).
+//
+// The ring and both wait queues are guarded by the pipe's lock; user
+// memory is never touched under it: data goes through a bounce buffer on
+// its way in and out, so a fault (which may sleep) happens with no lock
+// held.
 
 #include <fs/pipe.h>
 #include <kernel/cred.h>
@@ -22,14 +33,28 @@
 #define BOUNCE_SMALL 256	// on the stack; larger transfers use a page
 
 _Static_assert(PIPE_SIZE == (4096 << PIPE_ORDER), "pipe ring is 2^PIPE_ORDER pages");
+_Static_assert(PIPE_BUF == PAGE_SIZE, "a pipe buffer is a page");
+
+// A buffer's flags, Linux's PIPE_BUF_FLAG_*.
+#define BUF_CAN_MERGE	0x1	// a write may top it up
+#define BUF_PACKET	0x2	// one packet: a read takes it and no more
+
+// One slot's buffer: bytes [offset, offset + len) of its page.
+struct pipe_buf {
+	uint32_t offset, len;
+	uint32_t flags;
+};
 
 struct pipe {
 	struct spinlock lock;
-	char *ring;
+	char *ring;			// nslots pages: slot i is page i
 	unsigned order;			// the ring is 2^order pages
 	size_t size;			// of the ring: the capacity (F_SETPIPE_SZ)
-	size_t head;			// next byte to read
-	size_t count;			// bytes in the ring
+	struct pipe_buf *bufs;		// nslots of them
+	size_t nslots;			// size / PAGE_SIZE
+	size_t tail;			// the slot of the first buffer
+	size_t nbufs;			// slots in use
+	size_t count;			// bytes in them (FIONREAD)
 	int readers, writers;		// open ends
 	struct wait_queue read_wq;	// readers waiting for data
 	struct wait_queue write_wq;	// writers waiting for space
@@ -97,13 +122,18 @@ struct pipe *pipe_alloc(void)
 	if (max_order < order && !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		order = max_order;
 	p->ring = page_alloc(order);
-	if (!p->ring) {
+	p->bufs = kmalloc(sizeof(struct pipe_buf) << order);
+	if (!p->ring || !p->bufs) {
+		if (p->ring)
+			page_free(p->ring, order);
+		kfree(p->bufs);
 		kfree(p);
 		return NULL;
 	}
 	frame_set_use(virt_to_phys(p->ring), FRAME_PIPE);
 	p->order = order;
 	p->size = PAGE_SIZE << order;
+	p->nslots = (size_t)1 << order;
 	spin_init(&p->lock, "pipe");
 	return p;
 }
@@ -111,6 +141,7 @@ struct pipe *pipe_alloc(void)
 void pipe_free(struct pipe *p)
 {
 	page_free(p->ring, p->order);
+	kfree(p->bufs);
 	kfree(p);
 }
 
@@ -122,7 +153,8 @@ int pipe_create(struct file **rd, struct file **wr, uint32_t flags)
 		return -ENFILE;
 	p->readers = p->writers = 1;
 	*rd = file_new_pipe(p, false, O_RDONLY | (flags & O_NONBLOCK));
-	*wr = file_new_pipe(p, true, O_WRONLY | (flags & O_NONBLOCK));
+	// Packet mode is the write end's (Linux's is_packetized).
+	*wr = file_new_pipe(p, true, O_WRONLY | (flags & (O_NONBLOCK | O_DIRECT)));
 	if (!*rd || !*wr) {
 		// Neither end was ever used: free them directly.
 		kfree(*rd);
@@ -133,36 +165,76 @@ int pipe_create(struct file **rd, struct file **wr, uint32_t flags)
 	return 0;
 }
 
-// Copies up to n bytes out of the ring (lock held).
-static size_t ring_take(struct pipe *p, char *dst, size_t n)
-{
-	size_t first;
+// ---- the ring (lock held) ----
 
-	if (n > p->count)
-		n = p->count;
-	first = p->size - p->head;
-	if (first > n)
-		first = n;
-	memcpy(dst, p->ring + p->head, first);
-	memcpy(dst + first, p->ring, n - first);
-	p->head = (p->head + n) % p->size;
-	p->count -= n;
-	if (p->count == 0)
-		p->head = 0;	// keeps later writes contiguous
-	return n;
+static bool ring_full(const struct pipe *p)
+{
+	return p->nbufs >= p->nslots;
 }
 
-// Copies n bytes into the ring; the caller made sure they fit.
-static void ring_put(struct pipe *p, const char *src, size_t n)
+static size_t slot_of(const struct pipe *p, size_t i)
 {
-	size_t tail = (p->head + p->count) % p->size;
-	size_t first = p->size - tail;
+	return (p->tail + i) % p->nslots;
+}
 
-	if (first > n)
-		first = n;
-	memcpy(p->ring + tail, src, first);
-	memcpy(p->ring, src + first, n - first);
+static struct pipe_buf *first_buf(struct pipe *p)
+{
+	return &p->bufs[p->tail];
+}
+
+static struct pipe_buf *last_buf(struct pipe *p)
+{
+	return &p->bufs[slot_of(p, p->nbufs - 1)];
+}
+
+static char *buf_data(struct pipe *p, const struct pipe_buf *b)
+{
+	return p->ring + (size_t)(b - p->bufs) * PAGE_SIZE + b->offset;
+}
+
+// A new buffer at the end holding n bytes (at most a page) of src.
+static void ring_push(struct pipe *p, const char *src, size_t n, uint32_t flags)
+{
+	struct pipe_buf *b = &p->bufs[slot_of(p, p->nbufs)];
+
+	b->offset = 0;
+	b->len = (uint32_t)n;
+	b->flags = flags;
+	memcpy(buf_data(p, b), src, n);
+	p->nbufs++;
 	p->count += n;
+}
+
+// The first buffer loses its first n bytes (copied to dst unless NULL);
+// an emptied buffer frees its slot.
+static void ring_consume(struct pipe *p, char *dst, size_t n)
+{
+	struct pipe_buf *b = first_buf(p);
+
+	if (dst)
+		memcpy(dst, buf_data(p, b), n);
+	b->offset += (uint32_t)n;
+	b->len -= (uint32_t)n;
+	p->count -= n;
+	if (b->len == 0) {
+		p->tail = (p->tail + 1) % p->nslots;
+		p->nbufs--;
+	}
+}
+
+// Copies up to n bytes of the first buffer without taking them (splice
+// to a file or to user memory takes them only once they are delivered;
+// it pays no heed to packets, as Linux's).
+static size_t ring_peek(struct pipe *p, char *dst, size_t n)
+{
+	struct pipe_buf *b = first_buf(p);
+
+	if (p->nbufs == 0)
+		return 0;
+	if (n > b->len)
+		n = b->len;
+	memcpy(dst, buf_data(p, b), n);
+	return n;
 }
 
 struct bounce {
@@ -190,25 +262,45 @@ static void bounce_done(struct bounce *b)
 		kfree(b->buf);
 }
 
+// Data went in: readers and pollers hear of it.
+static void added_locked(struct pipe *p, bool slept)
+{
+	wq_wake_all(&p->read_wq);
+	poll_event(&p->events, POLLIN);
+	if (slept && !ring_full(p))
+		poll_event(&p->events, POLLOUT);	// the next writer's turn
+}
+
+// Data went out: writers hear of it, pollers if it had been full.
+static void taken_locked(struct pipe *p, bool was_full, bool slept)
+{
+	wq_wake_all(&p->write_wq);
+	if (was_full)
+		poll_event(&p->events, POLLOUT);
+	if (slept && p->nbufs)
+		poll_event(&p->events, POLLIN);		// the next reader's turn
+}
+
 long pipe_read(struct file *f, struct iobuf *b, size_t n)
 {
 	struct pipe *p = f->pipe;
 	struct bounce bb;
 	size_t done = 0;
-	bool slept = false;
+	bool slept = false, stop = false;
 	long rc = 0;
 
 	if (n == 0)
 		return 0;
 	bounce_init(&bb, n);
-	while (done < n) {
+	while (done < n && !stop) {
 		uint64_t flags = spin_lock_irqsave(&p->lock);
+		struct pipe_buf *buf;
 		bool was_full;
 		size_t got;
 
 		// Wait for data only if nothing has been read yet: a read
 		// returns what is there.
-		while (p->count == 0 && done == 0) {
+		while (p->nbufs == 0 && done == 0) {
 			if (p->writers == 0)
 				break;				// EOF
 			if (f->flags & O_NONBLOCK) {
@@ -222,17 +314,39 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 			}
 			slept = true;
 		}
-		if (rc || p->count == 0) {
+		if (rc || p->nbufs == 0) {
 			spin_unlock_irqrestore(&p->lock, flags);
 			break;
 		}
-		was_full = p->count == p->size;
-		got = ring_take(p, bb.buf, n - done < bb.size ? n - done : bb.size);
-		wq_wake_all(&p->write_wq);
-		if (was_full)
-			poll_event(&p->events, POLLOUT);
-		if (slept && p->count)
-			poll_event(&p->events, POLLIN);	// the next reader's turn
+		buf = first_buf(p);
+		got = buf->len;
+		if (got > n - done)
+			got = n - done;
+		if (got > bb.size) {
+			if (buf->flags & BUF_PACKET) {
+				// Out of memory for a page: a packet cannot be
+				// taken in parts.
+				spin_unlock_irqrestore(&p->lock, flags);
+				if (done == 0)
+					rc = -ENOMEM;
+				break;
+			}
+			got = bb.size;
+		}
+		was_full = ring_full(p);
+		if (buf->flags & BUF_PACKET) {
+			// A packet: this read takes it and what does not fit
+			// is dropped.
+			size_t rest = buf->len - got;
+
+			ring_consume(p, bb.buf, got);
+			if (rest)
+				ring_consume(p, NULL, rest);
+			stop = true;
+		} else {
+			ring_consume(p, bb.buf, got);
+		}
+		taken_locked(p, was_full, slept);
 		spin_unlock_irqrestore(&p->lock, flags);
 		poll_notify();
 		if (iobuf_put(b, done, bb.buf, got) < 0) {
@@ -245,68 +359,88 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 	return done ? (long)done : rc;
 }
 
+// Linux's first step of a write: its length modulo a page tops up the
+// last buffer if that may take more and has room (lock held).  True if
+// it did.
+static bool top_up_locked(struct pipe *p, const char *src, size_t n)
+{
+	struct pipe_buf *last;
+
+	if (p->nbufs == 0)
+		return false;
+	last = last_buf(p);
+	if (!(last->flags & BUF_CAN_MERGE) || last->offset + last->len + n > PAGE_SIZE)
+		return false;
+	memcpy(buf_data(p, last) + last->len, src, n);
+	last->len += (uint32_t)n;
+	p->count += n;
+	return true;
+}
+
+// Waits until the ring has a free slot (lock held): 0, -EPIPE without
+// readers, -EAGAIN when not 'wait', -ERESTARTSYS on a signal.
+static int wait_for_slot_locked(struct pipe *p, bool wait, bool *slept)
+{
+	while (ring_full(p)) {
+		if (p->readers == 0)
+			return -EPIPE;
+		if (!wait)
+			return -EAGAIN;
+		if (wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true))
+			return -ERESTARTSYS;
+		*slept = true;
+	}
+	return p->readers == 0 ? -EPIPE : 0;
+}
+
 long pipe_write(struct file *f, struct iobuf *b, size_t n)
 {
 	struct pipe *p = f->pipe;
-	bool atomic = n <= PIPE_BUF;
+	uint32_t buf_flags = (f->flags & O_DIRECT) ? BUF_PACKET : BUF_CAN_MERGE;
+	size_t first = n & (PAGE_SIZE - 1);
 	struct bounce bb;
 	size_t done = 0;
 	bool slept = false;
+	uint64_t flags;
 	long rc = 0;
 
 	if (n == 0)
 		return 0;
 	bounce_init(&bb, n);
-	if (atomic && bb.size < n) {
-		// Out of memory for a page: an atomic write must still go
-		// in one piece, so take it from the stack in one go.
+	if (bb.size < n && bb.size < PAGE_SIZE) {
+		// Out of memory for a page: every slot is filled a page at a
+		// time (and a write of PIPE_BUF or less must go in one piece).
 		bounce_done(&bb);
 		return -ENOMEM;
 	}
-	while (done < n) {
-		size_t chunk = n - done < bb.size ? n - done : bb.size;
-		size_t put = 0;
+	// No readers is EPIPE before a bad buffer is noticed, as Linux.
+	if (first && iobuf_get(b, 0, bb.buf, first) < 0)
+		rc = -EFAULT;
+	flags = spin_lock_irqsave(&p->lock);
+	if (p->readers == 0) {
+		rc = -EPIPE;
+	} else if (rc == 0 && first && top_up_locked(p, bb.buf, first)) {
+		done = first;
+		added_locked(p, false);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	poll_notify();
+	while (rc == 0 && done < n) {
+		size_t chunk = n - done < PAGE_SIZE ? n - done : PAGE_SIZE;
 
 		if (iobuf_get(b, done, bb.buf, chunk) < 0) {
 			rc = -EFAULT;
 			break;
 		}
-		// Feed this chunk into the ring, waiting for room as needed.
-		uint64_t flags = spin_lock_irqsave(&p->lock);
-		while (put < chunk) {
-			size_t room = p->size - p->count;
-			size_t need = atomic ? chunk : 1;
-
-			if (p->readers == 0) {
-				rc = -EPIPE;
-				break;
-			}
-			if (room >= need) {
-				size_t m = chunk - put < room ? chunk - put : room;
-				ring_put(p, bb.buf + put, m);
-				put += m;
-				wq_wake_all(&p->read_wq);
-				poll_event(&p->events, POLLIN);
-				if (slept && p->count < p->size)
-					poll_event(&p->events, POLLOUT);	// the next writer's turn
-				poll_notify();
-				continue;
-			}
-			if (f->flags & O_NONBLOCK) {
-				rc = -EAGAIN;
-				break;
-			}
-			rc = wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true);
-			if (rc) {
-				rc = -ERESTARTSYS;
-				break;
-			}
-			slept = true;
+		flags = spin_lock_irqsave(&p->lock);
+		rc = wait_for_slot_locked(p, !(f->flags & O_NONBLOCK), &slept);
+		if (rc == 0) {
+			ring_push(p, bb.buf, chunk, buf_flags);
+			done += chunk;
+			added_locked(p, slept);
 		}
 		spin_unlock_irqrestore(&p->lock, flags);
-		done += put;
-		if (rc)
-			break;
+		poll_notify();
 	}
 	bounce_done(&bb);
 	if (rc == -EPIPE)
@@ -321,13 +455,13 @@ int pipe_poll(struct file *f)
 	int mask = 0;
 
 	if (f->pipe_writer) {
-		if (p->size - p->count >= PIPE_BUF)
+		if (!ring_full(p))
 			mask |= POLLOUT | POLLWRNORM;
 		if (p->readers == 0)
 			mask |= POLLERR;
 	}
 	if (f->pipe_reader) {
-		if (p->count)
+		if (p->nbufs)
 			mask |= POLLIN | POLLRDNORM;
 		if (p->writers == 0)
 			mask |= POLLHUP;
@@ -347,15 +481,17 @@ size_t pipe_size(struct file *f)
 }
 
 // F_SETPIPE_SZ: the capacity becomes 'want' rounded up to a power of two
-// pages (at least one), as Linux rounds it, and the contents move to a
-// ring of that size.  Everyone is root here, but no one grows a pipe
-// beyond pipe-max-size, as on Linux without CAP_SYS_RESOURCE; shrinking
-// is always allowed.
+// pages (at least one), as Linux rounds it, and the buffers move to a
+// ring of that many slots (EBUSY if more are in use, as Linux's
+// pipe_resize_ring).  No one grows a pipe beyond pipe-max-size without
+// CAP_SYS_RESOURCE; shrinking is always allowed.
 long pipe_set_size(struct file *f, uint64_t want)
 {
 	struct pipe *p = f->pipe;
 	uint64_t size = pipe_round_size(want);
 	unsigned order = order_of(size);
+	size_t nslots = (size_t)1 << order;
+	struct pipe_buf *bufs, *unused_bufs;
 	char *ring, *unused;
 	unsigned unused_order;
 	uint64_t flags;
@@ -367,32 +503,42 @@ long pipe_set_size(struct file *f, uint64_t want)
 	    !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		return -EPERM;
 	ring = page_alloc(order);
-	if (!ring)
+	bufs = kmalloc(sizeof(*bufs) * nslots);
+	if (!ring || !bufs) {
+		if (ring)
+			page_free(ring, order);
+		kfree(bufs);
 		return -ENOMEM;
+	}
 	frame_set_use(virt_to_phys(ring), FRAME_PIPE);
 	flags = spin_lock_irqsave(&p->lock);
-	if (p->count > (PAGE_SIZE << order)) {
-		rc = -EBUSY;		// the contents would not fit
+	if (p->nbufs > nslots) {
+		rc = -EBUSY;		// the buffers would not fit
 		unused = ring;
 		unused_order = order;
+		unused_bufs = bufs;
 	} else {
-		size_t n = p->count, first = p->size - p->head;
+		for (size_t i = 0; i < p->nbufs; i++) {
+			struct pipe_buf *from = &p->bufs[slot_of(p, i)];
 
-		if (first > n)
-			first = n;
-		memcpy(ring, p->ring + p->head, first);
-		memcpy(ring + first, p->ring, n - first);
+			bufs[i] = *from;
+			memcpy(ring + i * PAGE_SIZE + from->offset, buf_data(p, from), from->len);
+		}
 		unused = p->ring;
 		unused_order = p->order;
+		unused_bufs = p->bufs;
 		p->ring = ring;
+		p->bufs = bufs;
 		p->order = order;
 		p->size = PAGE_SIZE << order;
-		p->head = 0;
+		p->nslots = nslots;
+		p->tail = 0;
 		rc = (long)p->size;
 		wq_wake_all(&p->write_wq);	// there may be room now
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	page_free(unused, unused_order);
+	kfree(unused_bufs);
 	poll_event(&p->events, 0);
 	poll_notify();
 	return rc;
@@ -532,4 +678,269 @@ void pipe_release(struct file *f)
 	poll_notify();
 	if (last)
 		pipe_free(p);
+}
+
+// ---- splice, tee, vmsplice (kernel/syscall/fs_splice.c) ----
+
+// Takes both pipes' locks, in address order so that two callers going
+// opposite ways cannot deadlock (Linux's pipe_double_lock).
+static uint64_t double_lock(struct pipe *a, struct pipe *b)
+{
+	struct pipe *first = a < b ? a : b, *second = a < b ? b : a;
+	uint64_t flags = spin_lock_irqsave(&first->lock);
+
+	spin_lock(&second->lock);
+	return flags;
+}
+
+static void double_unlock(struct pipe *a, struct pipe *b, uint64_t flags)
+{
+	struct pipe *first = a < b ? a : b, *second = a < b ? b : a;
+
+	spin_unlock(&second->lock);
+	spin_unlock_irqrestore(&first->lock, flags);
+}
+
+bool pipe_same(const struct file *a, const struct file *b)
+{
+	return a->pipe == b->pipe;
+}
+
+// Linux's ipipe_prep and splice_from_pipe_next: waits while p is empty.
+// 0 when there is data or no writer is left (end of file), -EAGAIN,
+// -ERESTARTSYS.
+int pipe_wait_data(struct file *f, bool nonblock)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	int rc = 0;
+
+	while (p->nbufs == 0) {
+		if (thread_signal_pending(current_thread())) {
+			rc = -ERESTARTSYS;
+			break;
+		}
+		if (p->writers == 0)
+			break;
+		if (nonblock) {
+			rc = -EAGAIN;
+			break;
+		}
+		wq_wait(&p->read_wq, &p->lock, WAIT_FOREVER, true);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	return rc;
+}
+
+// Linux's opipe_prep and wait_for_space: waits while p is full.  0,
+// -EPIPE (with SIGPIPE) when nobody reads, -EAGAIN, -ERESTARTSYS.
+int pipe_wait_room(struct file *f, bool nonblock)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	int rc = 0;
+
+	for (;;) {
+		if (p->readers == 0) {
+			rc = -EPIPE;
+			break;
+		}
+		if (!ring_full(p))
+			break;
+		if (nonblock) {
+			rc = -EAGAIN;
+			break;
+		}
+		if (thread_signal_pending(current_thread())) {
+			rc = -ERESTARTSYS;
+			break;
+		}
+		wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	if (rc == -EPIPE)
+		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	return rc;
+}
+
+// A copy of buffer 'from' of 'in' as the next buffer of 'out', cut to
+// 'len' bytes (both locks held, out not full).
+static void copy_buf_locked(struct pipe *in, const struct pipe_buf *from, struct pipe *out,
+			    size_t len, uint32_t flags)
+{
+	struct pipe_buf *to = &out->bufs[slot_of(out, out->nbufs)];
+
+	to->offset = from->offset;
+	to->len = (uint32_t)len;
+	to->flags = flags;
+	memcpy(buf_data(out, to), buf_data(in, from), len);
+	out->nbufs++;
+	out->count += len;
+}
+
+// Linux's splice_pipe_to_pipe: whole buffers move from 'in' to 'out'
+// (flags and all), a last partial one is copied without its merge flag,
+// until 'len' bytes, 'in' is empty or 'out' full.  Waits for data and
+// room before the first buffer only.
+long pipe_splice_pipe(struct file *fin, struct file *fout, size_t len, bool nonblock)
+{
+	struct pipe *in = fin->pipe, *out = fout->pipe;
+
+	for (;;) {
+		long ret = pipe_wait_data(fin, nonblock);
+		bool retry = false, taken = false, in_was_full;
+		uint64_t flags;
+
+		if (ret == 0)
+			ret = pipe_wait_room(fout, nonblock);
+		if (ret)
+			return ret;
+		flags = double_lock(in, out);
+		in_was_full = ring_full(in);
+		while (len) {
+			struct pipe_buf *ibuf;
+			size_t moved;
+
+			if (out->readers == 0) {
+				if (!ret)
+					ret = -EPIPE;
+				break;
+			}
+			if (in->nbufs == 0 && in->writers == 0)
+				break;
+			if (in->nbufs == 0 || ring_full(out)) {
+				// Someone was quicker since we waited: wait
+				// again unless something moved already.
+				if (!ret && nonblock)
+					ret = -EAGAIN;
+				else if (!ret)
+					retry = true;
+				break;
+			}
+			ibuf = first_buf(in);
+			moved = len >= ibuf->len ? ibuf->len : len;
+			copy_buf_locked(in, ibuf, out, moved,
+					moved == ibuf->len ? ibuf->flags : ibuf->flags & ~BUF_CAN_MERGE);
+			ring_consume(in, NULL, moved);
+			taken = true;
+			ret += (long)moved;
+			len -= moved;
+		}
+		if (ret > 0)
+			added_locked(out, false);
+		if (taken)
+			taken_locked(in, in_was_full, false);
+		double_unlock(in, out, flags);
+		poll_notify();
+		if (retry)
+			continue;
+		if (ret == -EPIPE)
+			signal_send_thread(current_thread(), SIGPIPE, NULL);
+		return ret;
+	}
+}
+
+// Linux's link_pipe (tee): copies of 'in''s buffers, cut to 'len' bytes
+// in all, become 'out''s, 'in' unchanged; stops when in's buffers are
+// all copied or out is full.  No waiting (the caller waited).
+long pipe_tee(struct file *fin, struct file *fout, size_t len)
+{
+	struct pipe *in = fin->pipe, *out = fout->pipe;
+	uint64_t flags = double_lock(in, out);
+	long ret = 0;
+
+	for (size_t i = 0; len; i++) {
+		struct pipe_buf *ibuf;
+		size_t n;
+
+		if (out->readers == 0) {
+			if (!ret)
+				ret = -EPIPE;
+			break;
+		}
+		if (i >= in->nbufs || ring_full(out))
+			break;
+		ibuf = &in->bufs[slot_of(in, i)];
+		n = ibuf->len < len ? ibuf->len : len;
+		copy_buf_locked(in, ibuf, out, n, ibuf->flags & ~BUF_CAN_MERGE);
+		ret += (long)n;
+		len -= n;
+	}
+	if (ret > 0)
+		added_locked(out, false);
+	double_unlock(in, out, flags);
+	poll_notify();
+	if (ret == -EPIPE)
+		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	return ret;
+}
+
+// Linux's add_to_pipe: n bytes (at most a page) of src as a new buffer
+// of their own (never topped up by a write).  n, -EPIPE (with SIGPIPE),
+// or -EAGAIN when full.
+long pipe_add_buf(struct file *f, const char *src, size_t n, size_t offset)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	long rc = (long)n;
+
+	if (p->readers == 0) {
+		rc = -EPIPE;
+	} else if (ring_full(p)) {
+		rc = -EAGAIN;
+	} else {
+		struct pipe_buf *b = &p->bufs[slot_of(p, p->nbufs)];
+
+		b->offset = (uint32_t)offset;	// where the data sat in its page
+		b->len = (uint32_t)n;
+		b->flags = 0;
+		memcpy(buf_data(p, b), src, n);
+		p->nbufs++;
+		p->count += n;
+		added_locked(p, false);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	poll_notify();
+	if (rc == -EPIPE)
+		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	return rc;
+}
+
+size_t pipe_free_slots(struct file *f)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	size_t n = p->nslots - p->nbufs;
+
+	spin_unlock_irqrestore(&p->lock, flags);
+	return n;
+}
+
+// Up to n bytes of the first buffer, copied but left there.
+size_t pipe_peek(struct file *f, char *dst, size_t n)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	size_t got = ring_peek(p, dst, n);
+
+	spin_unlock_irqrestore(&p->lock, flags);
+	return got;
+}
+
+// The first n bytes go (fewer if a reader took some meanwhile).
+void pipe_consume(struct file *f, size_t n)
+{
+	struct pipe *p = f->pipe;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	bool was_full = ring_full(p);
+
+	while (n && p->nbufs) {
+		size_t m = first_buf(p)->len < n ? first_buf(p)->len : n;
+
+		ring_consume(p, NULL, m);
+		n -= m;
+	}
+	taken_locked(p, was_full, false);
+	spin_unlock_irqrestore(&p->lock, flags);
+	poll_notify();
 }

@@ -20,6 +20,7 @@
 #include <kernel/cred.h>
 #include <kernel/klog.h>
 #include <kernel/ipc.h>
+#include <kernel/mqueue.h>
 #include <kernel/proc_internal.h>
 #include <kernel/process.h>
 #include <kernel/sched.h>
@@ -475,6 +476,35 @@ static int store_sem(const char *text, size_t len)
 	return 0;
 }
 
+// ---- POSIX message queue limits (kernel/ipc/mqueue.c) ----
+
+static size_t show_mq(char *buf, size_t size, enum mq_limit which)
+{
+	return kappendf(buf, size, 0, "%d", mq_limit(which));
+}
+
+static int store_mq(const char *text, size_t len, enum mq_limit which)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	return rc ? rc : mq_set_limit(which, v > INT64_MAX ? -1 : (int64_t)v);
+}
+
+static size_t show_queues_max(char *b, size_t n) { return show_mq(b, n, MQ_QUEUES_MAX); }
+static size_t show_mq_msg_max(char *b, size_t n) { return show_mq(b, n, MQ_MSG_MAX); }
+static size_t show_mq_msgsize_max(char *b, size_t n) { return show_mq(b, n, MQ_MSGSIZE_MAX); }
+static size_t show_mq_msg_default(char *b, size_t n) { return show_mq(b, n, MQ_MSG_DEFAULT); }
+static size_t show_mq_msgsize_default(char *b, size_t n) { return show_mq(b, n, MQ_MSGSIZE_DEFAULT); }
+static int store_queues_max(const char *t, size_t n) { return store_mq(t, n, MQ_QUEUES_MAX); }
+static int store_mq_msg_max(const char *t, size_t n) { return store_mq(t, n, MQ_MSG_MAX); }
+static int store_mq_msgsize_max(const char *t, size_t n) { return store_mq(t, n, MQ_MSGSIZE_MAX); }
+static int store_mq_msg_default(const char *t, size_t n) { return store_mq(t, n, MQ_MSG_DEFAULT); }
+static int store_mq_msgsize_default(const char *t, size_t n)
+{
+	return store_mq(t, n, MQ_MSGSIZE_DEFAULT);
+}
+
 static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "pid_max", show_pid_max, store_pid_max, false },
 	{ "/proc/sys/kernel", "dmesg_restrict", show_dmesg_restrict, store_dmesg_restrict, false },
@@ -501,6 +531,12 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/fs", "file-max", show_file_max, NULL, false },
 	{ "/proc/sys/fs", "nr_open", show_nr_open, NULL, false },
 	{ "/proc/sys/vm", "overcommit_memory", show_overcommit_memory, NULL, false },
+	{ "/proc/sys/fs/mqueue", "queues_max", show_queues_max, store_queues_max, false },
+	{ "/proc/sys/fs/mqueue", "msg_max", show_mq_msg_max, store_mq_msg_max, false },
+	{ "/proc/sys/fs/mqueue", "msgsize_max", show_mq_msgsize_max, store_mq_msgsize_max, false },
+	{ "/proc/sys/fs/mqueue", "msg_default", show_mq_msg_default, store_mq_msg_default, false },
+	{ "/proc/sys/fs/mqueue", "msgsize_default", show_mq_msgsize_default,
+	  store_mq_msgsize_default, false },
 };
 
 #define SYSCTL_TEXT 128		// longest value (a name of 64 bytes) and more

@@ -5,6 +5,7 @@
 #include <fs/dev.h>
 #include <fs/fcntl.h>
 #include <kernel/console.h>
+#include <kernel/mqueue.h>
 #include <kernel/uaccess.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
@@ -141,6 +142,8 @@ int vfs_init(const void *cpio, size_t len)
 	}
 	if (!err)
 		err = devices_init();
+	if (!err)
+		err = mqueue_init();
 	if (!err)
 		err = procfs_init();
 	if (!err)

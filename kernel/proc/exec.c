@@ -611,6 +611,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 		t->personality &= ~PER_CLEAR_ON_SETID;
 	}
 	p->did_exec = true;		// setpgid by the parent: EACCES from now on
+	p->exec_id++;			// mq_notify's signal is not for the new program
 	if (vnode_path(vn, p->exe_path, sizeof(p->exe_path)) < 0)
 		strlcpy(p->exe_path, path, sizeof(p->exe_path));
 	const char *base = strrchr(path, '/');

@@ -4,6 +4,7 @@
 #include <kernel/process.h>
 #include <kernel/proc_internal.h>
 #include <kernel/exec.h>
+#include <kernel/mqueue.h>
 #include <kernel/boot.h>
 #include <kernel/console.h>
 #include <kernel/power.h>
@@ -106,6 +107,7 @@ void start_init(void)
 	p->rlimits[7] = (struct rlimit_pair){ FD_LIMIT, FD_LIMIT };	// RLIMIT_NOFILE: nr_open
 	uint64_t sigq = sigpending_default_limit();
 	p->rlimits[RLIMIT_SIGPENDING_INDEX] = (struct rlimit_pair){ sigq, sigq };
+	p->rlimits[12] = (struct rlimit_pair){ MQ_BYTES_MAX, MQ_BYTES_MAX };	// RLIMIT_MSGQUEUE
 
 	struct thread *t = user_thread_alloc(p, "init");
 	if (!t || p->pid != 1)

@@ -49,16 +49,16 @@ SYSCALL_DEFINE(SYS_dup3, dup3)
 }
 
 
-// F_SETFL.  O_DIRECT on a pipe asks for packet mode, which pipes here do
-// not have; O_ASYNC stays only where Linux keeps it (and as no owner can
-// be set, no SIGIO is ever due).
+// F_SETFL.  O_DIRECT on a pipe's write end makes its writes packets
+// (kernel/fs/pipe.c), as Linux's; O_ASYNC stays only where Linux keeps it
+// (and as no owner can be set, no SIGIO is ever due).
 static long fcntl_setfl(struct file *f, uint32_t arg)
 {
 	uint32_t want = arg & O_SETFL_MASK;
 	uint64_t flags;
 
 	// Anonymous files have no direct I/O either (Linux: no direct_IO).
-	if ((f->pipe || f->vn->type == VNODE_ANON) && (want & O_DIRECT))
+	if (!f->pipe && f->vn->type == VNODE_ANON && (want & O_DIRECT))
 		return -EINVAL;
 	// Setting or clearing O_NOATIME: only the owner (or CAP_FOWNER), as
 	// open.  A pipe belongs to whoever holds it here.

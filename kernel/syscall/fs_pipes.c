@@ -14,9 +14,9 @@ static long do_pipe(uint64_t ufds, int flags)
 	int fds[2];
 	long rc;
 
-	// O_DIRECT (packet mode) is refused as kernels before it refused
-	// it: merging the packets would be a different pipe.
-	if (flags & ~(O_CLOEXEC | O_NONBLOCK))
+	// O_DIRECT: packet mode (kernel/fs/pipe.c).  O_NOTIFICATION_PIPE
+	// (watch queues) is refused as a kernel without them refuses it.
+	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
 		return -EINVAL;
 	if (!user_range_ok(ufds, sizeof(fds)))
 		return -EFAULT;

@@ -26,7 +26,7 @@
 #define LAST_NEW	450
 
 // What Switchyard answers ENOSYS for today, as the probe found it: IP
-// networking, System V IPC, POSIX message queues, modules, BPF, io_uring,
+// networking, System V shared memory, modules, BPF, io_uring,
 // ptrace, namespaces and mounts, the time setters, inotify/fanotify,
 // NUMA policy, and what Linux itself lacks (marked); docs/syscalls.md
 // says why each is left out.
@@ -89,12 +89,6 @@ static const int enosys_expected[] = {
 	237,				// mbind
 	238,				// set_mempolicy
 	239,				// get_mempolicy
-	240,				// mq_open
-	241,				// mq_unlink
-	242,				// mq_timedsend
-	243,				// mq_timedreceive
-	244,				// mq_notify
-	245,				// mq_getsetattr
 	246,				// kexec_load (ENOSYS on Linux 6.1 too, with these arguments)
 	248,				// add_key
 	249,				// request_key
@@ -103,9 +97,6 @@ static const int enosys_expected[] = {
 	254,				// inotify_add_watch
 	255,				// inotify_rm_watch
 	256,				// migrate_pages
-	275,				// splice
-	276,				// tee
-	278,				// vmsplice
 	279,				// move_pages
 	288,				// accept4
 	294,				// inotify_init1
