@@ -29,6 +29,8 @@ struct file {
 	// A terminal's file after vhangup: reads see end of file, writes and
 	// ioctls EIO, poll every event, for good (Linux's hung_up_tty_fops).
 	bool hung_up;
+	// open(2) sent inotify's IN_OPEN: its last close sends IN_CLOSE_*.
+	bool notify_opened;
 	// The epoll items watching this file (fs/eventpoll.h), under the
 	// epoll topology lock; its last put removes them.
 	struct epitem *ep_items;

@@ -36,6 +36,7 @@ struct vnode;
 struct tty;
 struct file_lock;
 struct file;
+struct inotify_mark;
 
 // getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
 // entries from position *pos on ("." and ".." first) until emit returns
@@ -143,6 +144,13 @@ struct vnode {
 	// memfd files (kernel/syscall/fs_memfd.c): F_SEAL_* bits, under 'lock'.
 	bool memfd;
 	uint32_t seals;
+
+	// inotify's watches on it (kernel/fs/inotify.c, under its lock), and
+	// the directory an unlinked vnode was last named in, referenced, for
+	// the events its watches still get there (Linux's dentry keeps its
+	// parent); under vfs_tree_lock.
+	struct inotify_mark *inotify_marks;
+	struct vnode *unlinked_parent;
 
 	char *target;			// symlinks: immutable, 'size' bytes + NUL
 	const struct vnode_ops *ops;	// devices and synthetic files, else NULL

@@ -5,6 +5,7 @@
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
 #include <fs/dev.h>
+#include <fs/fsnotify.h>
 #include <kernel/process.h>
 #include <kernel/cred.h>
 #include <kernel/uaccess.h>
@@ -362,6 +363,8 @@ static int create_as_node(const struct cred *cred, struct vnode *dir, const char
 		cred_init_owner(cred, dir, vn);
 		rc = dir_add(dir, name, len, vn);
 	}
+	if (rc == 0)
+		fsnotify_name(dir, IN_CREATE | (type == VNODE_DIR ? IN_ISDIR : 0), name, 0);
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	if (rc || !out)
 		vnode_put(vn);		// frees it on failure (nlink 0)
@@ -455,8 +458,14 @@ int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 	if (rc == 0) {
 		vn = d->vn;
 		dir_remove(dir, d);
+		// Linux's order: the file's link count (not a directory's),
+		// its IN_DELETE_SELF if this was its last use, the name.
+		if (!want_dir)
+			fsnotify_self(vn, IN_ATTRIB);
 	}
 	unlock_and_reap(vn, irq);
+	if (rc == 0)
+		fsnotify_name(dir, IN_DELETE | (want_dir ? IN_ISDIR : 0), name, 0);
 	return rc;
 }
 
@@ -503,6 +512,21 @@ static void move_dotdot(struct vnode *vn, struct vnode *from, struct vnode *to)
 	}
 }
 
+// Linux's fsnotify_move, tree lock held: the pair of names with one
+// cookie, the replaced file's link count, the moved file's IN_MOVE_SELF.
+static void notify_move(struct vnode *odir, const char *oname, struct vnode *ndir,
+			const char *nname, struct vnode *moved, struct vnode *victim)
+{
+	uint32_t isdir = moved->type == VNODE_DIR ? IN_ISDIR : 0;
+	uint32_t cookie = fsnotify_cookie();
+
+	fsnotify_name(odir, IN_MOVED_FROM | isdir, oname, cookie);
+	fsnotify_name(ndir, IN_MOVED_TO | isdir, nname, cookie);
+	if (victim)
+		fsnotify_self(victim, IN_ATTRIB);
+	fsnotify_self(moved, IN_MOVE_SELF);
+}
+
 // RENAME_EXCHANGE: both names stay where they are and trade their files,
 // atomically, whatever their types (Linux's rules: both must exist,
 // neither directory may go into itself, each move is checked as a
@@ -546,6 +570,8 @@ static int exchange(struct vnode *odir, const char *oname, struct vnode *ndir, c
 	if (b->type == VNODE_DIR || b->parent == ndir || !b->parent)
 		vnode_set_name(b, odir, oname, olen);
 	a->ctime_ns = b->ctime_ns = fs_now_ns();
+	notify_move(odir, oname, ndir, nname, a, NULL);
+	notify_move(ndir, nname, odir, oname, b, NULL);
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	return 0;
 }
@@ -614,6 +640,7 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 		vnode_set_name(src, ndir, nname, nlen);
 	src->ctime_ns = fs_now_ns();
 	kfree(od);
+	notify_move(odir, oname, ndir, nname, src, victim);
 	unlock_and_reap(victim, irq);
 	return 0;
 }
@@ -645,8 +672,11 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		rc = -dir->refuse_new;
 	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC)))
 		rc = dir_add(dir, name, len, vn);
-	if (rc == 0)
+	if (rc == 0) {
 		vn->ctime_ns = fs_now_ns();
+		fsnotify_self(vn, IN_ATTRIB);		// Linux's fsnotify_link
+		fsnotify_name(dir, IN_CREATE, name, 0);
+	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	return rc;
 }

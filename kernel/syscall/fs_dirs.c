@@ -2,6 +2,7 @@
 // rename, symlink, link.
 
 #include <fs/fs_syscall.h>
+#include <fs/fsnotify.h>
 #include <fs/fcntl.h>
 #include <kernel/process.h>
 #include <kernel/syscall.h>
@@ -85,6 +86,9 @@ SYSCALL_DEFINE(SYS_getdents64, getdents64)
 		rc = (long)fill.used;
 	}
 	file_pos_unlock(f);
+	if (rc >= 0)
+		fsnotify_file(f, IN_ACCESS);	// Linux's iterate_dir
+
 	kfree(fill.buf);
 	file_put(f);
 	return rc;

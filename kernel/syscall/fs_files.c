@@ -3,6 +3,7 @@
 
 #include <fs/fs_syscall.h>
 #include <fs/fcntl.h>
+#include <fs/fsnotify.h>
 #include <fs/pipe.h>
 #include <kernel/syscall.h>
 #include <kernel/cred.h>
@@ -366,6 +367,8 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	    vn->type == VNODE_REG) {
 		cred_write_kills_suid(vn);
 		rc = vnode_truncate(vn, 0);
+		if (rc == 0)
+			fsnotify_change(vn, IN_MODIFY);
 	}
 	if (rc < 0) {
 		vnode_put(vn);
@@ -374,6 +377,11 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	f->vn = vn;		// the file's reference now
 	if (vn->type == VNODE_FIFO && !(flags & O_PATH) && (rc = fifo_open(f, vn)) < 0)
 		goto out;
+	// Modern Linux sends nothing for O_PATH descriptors (6.1 still did).
+	if (!(flags & O_PATH)) {
+		f->notify_opened = true;
+		fsnotify_file(f, IN_OPEN);
+	}
 	rc = fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
 out:
 	file_put(f);
@@ -483,6 +491,8 @@ SYSCALL_DEFINE(SYS_truncate, truncate)
 	else if ((rc = vnode_may(vn, MAY_WRITE)) == 0) {
 		cred_write_kills_suid(vn);
 		rc = vnode_truncate(vn, (uint64_t)len);
+		if (rc == 0)
+			fsnotify_change(vn, IN_MODIFY);
 	}
 	vnode_put(vn);
 	return rc;
@@ -501,6 +511,8 @@ SYSCALL_DEFINE(SYS_ftruncate, ftruncate)
 	else {
 		cred_write_kills_suid(f->vn);
 		rc = vnode_truncate(f->vn, (uint64_t)len);
+		if (rc == 0)
+			fsnotify_change(f->vn, IN_MODIFY);
 	}
 	file_put(f);
 	return rc;
@@ -533,6 +545,8 @@ SYSCALL_DEFINE(SYS_fallocate, fallocate)
 		rc = -EFBIG;
 	else
 		rc = vnode_allocate(f->vn, (uint64_t)off, (uint64_t)len);
+	if (rc == 0)
+		fsnotify_file(f, IN_MODIFY);
 	file_put(f);
 	return rc;
 }

@@ -27,7 +27,7 @@
 
 // What Switchyard answers ENOSYS for today, as the probe found it: IP
 // networking, System V IPC, POSIX message queues, modules, BPF, io_uring,
-// ptrace, namespaces and mounts, the time setters, inotify/fanotify,
+// ptrace, namespaces and mounts, the time setters, fanotify,
 // NUMA policy, and what Linux itself lacks (marked); docs/syscalls.md
 // says why each is left out.
 static const int enosys_expected[] = {
@@ -112,16 +112,12 @@ static const int enosys_expected[] = {
 	250,				// keyctl
 	251,				// ioprio_set
 	252,				// ioprio_get
-	253,				// inotify_init
-	254,				// inotify_add_watch
-	255,				// inotify_rm_watch
 	256,				// migrate_pages
 	275,				// splice
 	276,				// tee
 	278,				// vmsplice
 	279,				// move_pages
 	288,				// accept4
-	294,				// inotify_init1
 	298,				// perf_event_open
 	299,				// recvmmsg
 	300,				// fanotify_init
