@@ -120,6 +120,22 @@ struct walk_result {
 	struct file *file;	// ... which it did (referenced; vn is NULL)
 };
 
+// openat2's rules for a link about to be followed, in Linux's order
+// (pick_link, nd_jump_link).  Magic links are those that lead to an
+// object rather than a path.
+static int may_follow(struct vnode *link, int flags)
+{
+	bool magic = link->ops && (link->ops->jump || link->ops->jump_file);
+
+	if (flags & LOOKUP_NO_SYMLINKS)
+		return -ELOOP;
+	if (magic && (flags & LOOKUP_NO_MAGICLINKS))
+		return -ELOOP;
+	if (magic && (flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT)))
+		return -EXDEV;
+	return 0;
+}
+
 // The lookup engine.  In parent mode it stops before the last component.
 static int walk(struct vnode *start, const char *path, int flags, bool parent_mode,
 		struct walk_result *res)
@@ -140,12 +156,17 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		return -ENOENT;
 	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
-	// Absolute paths and ".." stop at the caller's root (chroot).
+	// Absolute paths and ".." stop at the caller's root (chroot), or at
+	// the start of a scoped walk (openat2).
 	root = current_root_locked();
 	cur = start ? start : current_cwd_locked();
+	if (flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT))
+		root = cur;
+	if (*p == '/' && (flags & LOOKUP_BENEATH))
+		rc = -EXDEV;
 	if (*p == '/')
 		cur = root;
-	for (;;) {
+	while (rc == 0) {
 		const char *comp, *next, *after;
 		struct dirent_node *d;
 		struct vnode *nxt;
@@ -193,6 +214,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		if (is_dot(comp, len)) {
 			nxt = cur;
 		} else if (is_dotdot(comp, len)) {
+			if (cur == root && (flags & LOOKUP_BENEATH)) {
+				rc = -EXDEV;
+				break;
+			}
 			nxt = cur == root || cur == vfs_root() ? cur : cur->parent;
 			if (!nxt) {
 				rc = -ENOENT;	// cur was removed
@@ -213,6 +238,8 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 				rc = -ELOOP;
 				break;
 			}
+			if ((rc = may_follow(nxt, flags)) != 0)
+				break;
 			struct vnode *to = nxt->ops && nxt->ops->jump ? nxt->ops->jump(nxt) : NULL;
 			if (to) {
 				slash_seen = *next == '/';
@@ -227,6 +254,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 			rc = expand_symlink(nxt, next, &buf, &p);
 			if (rc)
 				break;
+			if (*p == '/' && (flags & LOOKUP_BENEATH)) {
+				rc = -EXDEV;
+				break;
+			}
 			if (*p == '/')
 				cur = root;
 			continue;	// 'cur' stays the directory holding the link
@@ -280,8 +311,14 @@ int vfs_lookup(const char *path, bool follow, struct vnode **out)
 int vfs_lookup_parent(struct vnode *start, const char *path, struct vnode **dir,
 		      char *name, bool *trailing_slash)
 {
+	return vfs_lookup_parent_flags(start, path, 0, dir, name, trailing_slash);
+}
+
+int vfs_lookup_parent_flags(struct vnode *start, const char *path, int flags, struct vnode **dir,
+			    char *name, bool *trailing_slash)
+{
 	struct walk_result res = { .name = name };
-	int rc = walk(start, path, 0, true, &res);
+	int rc = walk(start, path, flags & ~LOOKUP_FOLLOW, true, &res);
 
 	if (rc)
 		return rc;

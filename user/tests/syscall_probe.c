@@ -149,7 +149,6 @@ static const int enosys_expected[] = {
 	431,				// fsconfig
 	432,				// fsmount
 	433,				// fspick
-	437,				// openat2
 	440,				// process_madvise
 	442,				// mount_setattr
 	443,				// quotactl_fd
