@@ -157,7 +157,6 @@ static const int enosys_expected[] = {
 	446,				// landlock_restrict_self
 	447,				// memfd_secret
 	448,				// process_mrelease
-	449,				// futex_waitv
 	450,				// set_mempolicy_home_node
 };
 
