@@ -91,6 +91,9 @@ struct vnode_ops {
 	// terminal it is, whose hang-up (vhangup) its open files share.
 	struct tty *(*tty)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
+	// Keeps O_ASYNC and signals its owner (fs/sigio.h), as a file Linux
+	// gives a fasync method (inotify; pipes and 'stream' ttys anyway).
+	bool fasync;
 	// Anonymous inodes: the NAME of their /proc/PID/fd links
 	// ("anon_inode:[NAME]"), and the lines their fdinfo adds after the
 	// common ones (a NUL-terminated string in buf; called on a

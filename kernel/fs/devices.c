@@ -7,6 +7,7 @@
 // hands out whole lines and handles erase and end-of-file; echo follows
 // the ECHO flag that TCSETS controls, as busybox's line editor expects.
 
+#include <fs/sigio.h>
 #include <fs/dev.h>
 #include <fs/vfs.h>
 #include <fs/file.h>
@@ -185,7 +186,9 @@ static void console_input(const char *s, size_t len)
 		}
 		n += input_byte(s[i], echo + n);
 	}
-	if (con.ready || con.eofs)
+	bool readable = con.ready || con.eofs;
+
+	if (readable)
 		wq_wake_all(&con.read_wq);
 	spin_unlock_irqrestore(&con.lock, flags);
 	if (n)
@@ -194,6 +197,9 @@ static void console_input(const char *s, size_t len)
 		tty_signal_fg(&con.tty, sig, 1);
 	poll_event(&con.events, 0);
 	poll_notify();
+	// Linux's n_tty: input a reader can take now signals the async files.
+	if (readable)
+		sigio_notify(&con.tty, FASYNC_READERS, POLL_IN);
 }
 
 void console_poll_input(void)

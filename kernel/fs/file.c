@@ -8,6 +8,7 @@
 #include <fs/poll.h>
 #include <fs/fcntl.h>
 #include <fs/fsnotify.h>
+#include <fs/sigio.h>
 #include <kernel/process.h>
 #include <kernel/cred.h>
 #include <lib/string.h>
@@ -62,6 +63,8 @@ void file_put(struct file *f)
 	if (!f || __atomic_sub_fetch(&f->refcount, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	locks_remove_file(f);	// OFD and flock locks die with the description
+	if (f->flags & O_ASYNC)
+		fasync_file_gone(f);
 	// No new item can appear once the last reference is gone (ctl holds
 	// one), so an empty list needs no lock.
 	if (__atomic_load_n(&f->ep_items, __ATOMIC_ACQUIRE))

@@ -18,6 +18,7 @@
 #include <fs/fs_syscall.h>
 #include <fs/fsnotify.h>
 #include <fs/poll.h>
+#include <fs/sigio.h>
 #include <fs/vfs.h>
 #include <kernel/cred.h>
 #include <kernel/syscall.h>
@@ -71,6 +72,7 @@ struct inotify_group {
 	int last_wd;
 	bool wd_wrapped;
 	struct inotify_user *user;
+	struct vnode *vn;		// its descriptor's: the key of its async files (fs/sigio.h)
 };
 
 struct inotify_mark {
@@ -162,6 +164,7 @@ static void append_locked(struct inotify_group *g, struct inotify_event_k *ev)
 	wq_wake_all(&g->wq);
 	poll_event(&g->events, POLLIN);
 	poll_notify();
+	sigio_notify(g->vn, FASYNC_READERS, POLL_IN);	// Linux's fsnotify_insert_event
 }
 
 static void overflow_locked(struct inotify_group *g)
@@ -491,6 +494,7 @@ static const struct vnode_ops inotify_ops = {
 	.open = anon_open,
 	.release = inotify_release,
 	.anon_name = "inotify",
+	.fasync = true,
 };
 
 // Counts one more instance for the caller's effective user: 0, -EMFILE
@@ -559,6 +563,7 @@ static long do_inotify_init(int flags)
 		kfree(g);
 		return -ENOMEM;
 	}
+	g->vn = f->vn;
 	// An inotify descriptor is read-only, as Linux's.
 	f->flags = (f->flags & ~O_ACCMODE) | O_RDONLY;
 	return anon_install(f, (uint32_t)flags);

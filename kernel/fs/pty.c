@@ -16,6 +16,7 @@
 // Locking: pty->lock guards the buffers, termios, winsize and the open
 // counts; the job-control state (pty->tty) is proc_tree_lock's.
 
+#include <fs/sigio.h>
 #include <fs/vfs.h>
 #include <fs/file.h>
 #include <fs/fcntl.h>
@@ -249,10 +250,18 @@ static long master_write(struct vnode *vn, struct file *f, uint64_t off, struct 
 			if (sig)
 				sigs[nsig++] = sig;
 		}
+		bool readable = p->ready || p->eofs, echoed = p->out.count;
+
 		wq_wake_all(&p->wq);
 		spin_unlock_irqrestore(&p->lock, flags);
 		for (int i = 0; i < nsig; i++)
 			tty_signal_fg(&p->tty, sigs[i], 0);
+		// Input the slave can read, and echo for the master: their
+		// async files hear of it (Linux's n_tty on each side).
+		if (readable)
+			sigio_notify(&p->tty, FASYNC_READERS, POLL_IN);
+		if (echoed)
+			sigio_notify(p->master_vn, FASYNC_READERS, POLL_IN);
 		done += chunk;
 	}
 	poll_event(&p->events, 0);
@@ -410,6 +419,8 @@ static long slave_write(struct vnode *vn, struct file *f, uint64_t off, struct i
 		}
 		wq_wake_all(&p->wq);
 		spin_unlock_irqrestore(&p->lock, flags);
+		if (i)
+			sigio_notify(p->master_vn, FASYNC_READERS, POLL_IN);
 		done += i;
 		if (i < chunk)
 			break;
