@@ -245,19 +245,24 @@ static long master_write(struct vnode *vn, struct file *f, uint64_t off, struct 
 		if (iobuf_get(b, done, bounce, chunk) < 0)
 			return done ? (long)done : -EFAULT;
 		uint64_t flags = spin_lock_irqsave(&p->lock);
+		size_t ready_before = p->ready, out_before = p->out.count;
+		int eofs_before = p->eofs;
+
 		for (size_t i = 0; i < chunk; i++) {
 			int sig = input_byte(p, bounce[i]);
 			if (sig)
 				sigs[nsig++] = sig;
 		}
-		bool readable = p->ready || p->eofs, echoed = p->out.count;
+		// A line (or, raw, any byte) the slave can read now, and echo
+		// for the master.
+		bool readable = p->ready > ready_before || p->eofs > eofs_before;
+		bool echoed = p->out.count > out_before;
 
 		wq_wake_all(&p->wq);
 		spin_unlock_irqrestore(&p->lock, flags);
 		for (int i = 0; i < nsig; i++)
 			tty_signal_fg(&p->tty, sigs[i], 0);
-		// Input the slave can read, and echo for the master: their
-		// async files hear of it (Linux's n_tty on each side).
+		// Their async files hear of it (Linux's n_tty on each side).
 		if (readable)
 			sigio_notify(&p->tty, FASYNC_READERS, POLL_IN);
 		if (echoed)
