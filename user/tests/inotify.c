@@ -3,7 +3,8 @@
 // watched directory (IN_CREATE, IN_OPEN, IN_MODIFY, IN_CLOSE_WRITE,
 // IN_ACCESS, IN_CLOSE_NOWRITE, IN_ATTRIB, IN_DELETE, IN_ISDIR) and of a
 // watched file (IN_ATTRIB, IN_DELETE_SELF and IN_IGNORED on unlink, only
-// at the last close when the file is open), rename's IN_MOVED_FROM/TO
+// at the last close when the file is open; IN_ATTRIB when a write clears
+// the setuid bit), rename's IN_MOVED_FROM/TO
 // pair with one cookie and IN_MOVE_SELF, coalescing of identical
 // consecutive events, read() with too small a buffer (EINVAL) and the
 // name padding, FIONREAD, IN_ONESHOT, IN_MASK_ADD and IN_MASK_CREATE
@@ -273,6 +274,35 @@ static void t_self_events(void)
 	close(fd);
 }
 
+// A write by a user without CAP_FSETID clears the setuid bit: IN_ATTRIB
+// before the write's IN_MODIFY, as Linux's file_remove_privs.
+static void t_write_kills_suid(void)
+{
+	const char *p = scratch("suid");
+	int fd, wd;
+	pid_t child;
+
+	if (geteuid() != 0)
+		return skip("not root");
+	fd = new_fd();
+	touch(p);
+	chmod(p, 04777);
+	wd = inotify_add_watch(fd, p, IN_ATTRIB | IN_MODIFY);
+	child = fork_child();
+	if (child == 0) {
+		int f;
+
+		if (setresuid(1000, 1000, 1000) < 0)
+			_exit(2);
+		f = open(p, O_WRONLY);
+		_exit(f >= 0 && write(f, "x", 1) == 1 ? 0 : 3);
+	}
+	check_child_ok(child, "the write");
+	EXPECT(fd, "setuid cleared, then written", { wd, IN_ATTRIB, "" }, { wd, IN_MODIFY, "" });
+	unlink(p);
+	close(fd);
+}
+
 static void t_rename(void)
 {
 	int fd = new_fd(), w1, w2, wf;
@@ -351,10 +381,11 @@ static void t_coalesce(void)
 static void t_read_sizes(void)
 {
 	int fd = new_fd(), wd, avail = -1;
-	const char *d = scratch("rs");
+	char d[PATH_MAX];
 	char buf[256] __attribute__((aligned(8)));
 	struct inotify_event *e = (struct inotify_event *)buf;
 
+	snprintf(d, sizeof(d), "%s", scratch("rs"));	// scratch's ring holds four
 	mkdir(d, 0755);
 	wd = inotify_add_watch(fd, d, IN_CREATE);
 	touch(scratch("rs/abcdefghijklmnopq"));	// 17 bytes: padded to 32
@@ -527,7 +558,7 @@ static void t_limits(void)
 	long watches = sysctl_get("max_user_watches");
 	int fd, n, status;
 	struct ev evs[16];
-	const char *d = scratch("lim");
+	char d[PATH_MAX];
 	pid_t pid;
 
 	check(queued > 0 && inst > 0 && watches >= 8192, "the three limits read");
@@ -535,6 +566,7 @@ static void t_limits(void)
 		check(queued == 16384 && inst == 128 && watches <= 1048576, "Linux's defaults");
 	if (geteuid() != 0)
 		return skip("not root");
+	snprintf(d, sizeof(d), "%s", scratch("lim"));
 	mkdir(d, 0755);
 	// A queue of 4: the fifth event is IN_Q_OVERFLOW, then nothing more.
 	sysctl_set("max_queued_events", 4);
@@ -592,6 +624,7 @@ static const struct test_case cases[] = {
 	{ "add_and_rm_watch_errnos", t_watch_errnos },
 	{ "directory_events", t_dir_events },
 	{ "file_events_and_delete_self", t_self_events },
+	{ "write_clearing_setuid_attrib", t_write_kills_suid },
 	{ "rename_cookies_move_self", t_rename },
 	{ "identical_events_coalesce", t_coalesce },
 	{ "read_sizes_padding_fionread", t_read_sizes },
