@@ -83,6 +83,9 @@ struct pty {
 	// layer keys some; here every change reaches every item).
 	struct poll_events events;
 	bool master_closed;
+	// A slave writer found the master's input full: its next read tells
+	// the slave's async files POLL_OUT (Linux's TTY_DO_WRITE_WAKEUP).
+	bool write_wakeup;
 	struct vnode *master_vn, *slave_vn;
 	struct tty tty;
 };
@@ -217,13 +220,18 @@ static long master_read(struct vnode *vn, struct file *f, uint64_t off, struct i
 	}
 	while (rc == 0 && got < n && p->out.count)
 		bounce[got++] = ring_take(&p->out);
+	bool wakeup = got && p->write_wakeup;
+
 	if (got) {
 		wq_wake_all(&p->wq);
 		poll_event(&p->events, 0);
+		p->write_wakeup = false;
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (got)
 		poll_notify();
+	if (wakeup)
+		sigio_notify(&p->tty, FASYNC_WRITERS, POLL_OUT);
 	if (rc && !got)
 		return rc;
 	if (n && iobuf_put(b, 0, bounce, got) < 0)
@@ -417,6 +425,7 @@ static long slave_write(struct vnode *vn, struct file *f, uint64_t off, struct i
 			}
 			// Full: wait for the master to read.
 			wq_wake_all(&p->wq);
+			p->write_wakeup = true;
 			if (done + i > 0 && (f->flags & O_NONBLOCK))
 				break;
 			if ((rc = pty_wait(p, f)) < 0)

@@ -10,7 +10,8 @@
 // closes; nothing without O_ASYNC or an owner; a thread owner
 // (F_OWNER_TID) gets it alone, a group owner every member; Linux's
 // sigio_perm (an owner set by another user gets nothing); FIFOs,
-// pseudo-terminals (both sides) and inotify descriptors.
+// pseudo-terminals (both sides; POLL_OUT to a slave writer that found
+// the master's side full) and inotify descriptors.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -403,6 +404,40 @@ static void t_fifo_pty_inotify(void)
 	drain(sig);
 }
 
+// A slave writer that found the master's side full hears POLL_OUT once
+// the master reads (Linux's tty_wakeup of the slave).
+static void t_pty_poll_out(void)
+{
+	int sig = SIGRTMIN + 5, m, s, got = 0;
+	char buf[4096];
+	siginfo_t si;
+
+	block(sig);
+	drain(sig);
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (!check(m >= 0, "posix_openpt"))
+		return;
+	grantpt(m);
+	unlockpt(m);
+	s = open(ptsname(m), O_RDWR | O_NOCTTY | O_NONBLOCK);
+	memset(buf, 'x', sizeof(buf));
+	async_owner(s, sig);
+	for (int i = 0; i < 1000 && write(s, buf, sizeof(buf)) > 0; i++)
+		;
+	check(errno == EAGAIN, "the slave's writes fill up");
+	drain(sig);
+	for (int tries = 0; tries < 50 && !got; tries++) {
+		while (read(m, buf, sizeof(buf)) > 0)
+			;
+		while (take(sig, &si, 20))
+			got |= si.si_fd == s && si.si_code == POLL_OUT;
+	}
+	check(got, "POLL_OUT to the slave once the master reads");
+	close(s);
+	close(m);
+	drain(sig);
+}
+
 static const struct test_case cases[] = {
 	{ "owner_commands_and_errnos", t_owner_commands },
 	{ "sigio_on_write_only_when_async_and_owned", t_sigio_plain },
@@ -411,6 +446,7 @@ static const struct test_case cases[] = {
 	{ "process_group_owner", t_group_owner },
 	{ "sigio_perm", t_perm },
 	{ "fifo_pty_inotify", t_fifo_pty_inotify },
+	{ "pty_slave_poll_out", t_pty_poll_out },
 };
 
 int main(void)
