@@ -11,6 +11,9 @@
 #   /bench/*, /tools/*    build/user/bench/*, build/user/tools/*
 #   /linux-selftests/rseq/*  build/user/linux-selftests/rseq/* (Linux's rseq
 #                         selftests, for tests/rseq_selftests)
+#   /linux-selftests/futex/* build/user/linux-selftests/futex/* (Linux's
+#                         futex_wait_timeout and futex_wait_wouldblock, for
+#                         tests/futex_selftests)
 #   /dyn/*                build/user/dyn/* (a dynamically linked program and
 #                         the shared object it loads, for tests/dynexec),
 #                         with their interpreter and libraries at the
@@ -83,6 +86,9 @@ copy_programs "$user_build/tools" "$stage/tools"
 # tests/rseq_selftests runs; absent when linux-source-6.1 was not there.
 mkdir -p "$stage/linux-selftests/rseq"
 copy_programs "$user_build/linux-selftests/rseq" "$stage/linux-selftests/rseq"
+# And the futex ones (scripts/build-futex-selftests) for tests/futex_selftests.
+mkdir -p "$stage/linux-selftests/futex"
+copy_programs "$user_build/linux-selftests/futex" "$stage/linux-selftests/futex"
 
 # The dynamically linked test helpers and what they need to run.
 mkdir -p "$stage/dyn"

@@ -17,6 +17,16 @@
 struct vnode;
 struct pipe;
 
+// A file's owner for signal-driven I/O (fs/sigio.h): fcntl F_SETOWN,
+// F_SETOWN_EX and F_SETSIG.
+struct fown {
+	int type;		// F_OWNER_TID, F_OWNER_PID, F_OWNER_PGRP (0 in a new file, as Linux)
+	int id;			// 0: no owner
+	uint64_t start_ns;	// a thread's or process's: its process's start time
+	uint32_t uid, euid;	// of whoever set it, for Linux's sigio_perm
+	int signum;		// F_SETSIG: 0 for plain SIGIO
+};
+
 struct file {
 	int refcount;			// atomic
 	uint32_t flags;			// O_ACCMODE and the status flags (O_APPEND, O_NONBLOCK, ...)
@@ -29,6 +39,9 @@ struct file {
 	// A terminal's file after vhangup: reads see end of file, writes and
 	// ioctls EIO, poll every event, for good (Linux's hung_up_tty_fops).
 	bool hung_up;
+	// open(2) sent inotify's IN_OPEN: its last close sends IN_CLOSE_*.
+	bool notify_opened;
+	struct fown owner;		// under 'lock'
 	// The epoll items watching this file (fs/eventpoll.h), under the
 	// epoll topology lock; its last put removes them.
 	struct epitem *ep_items;

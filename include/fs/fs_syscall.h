@@ -35,8 +35,8 @@ struct file *fget_raw(int fd);
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);
 
-// Files Linux gives a fasync method (pipes and terminals): only these
-// keep O_ASYNC (F_SETFL, FIOASYNC).
+// Files Linux gives a fasync method (pipes, terminals, inotify): only
+// these keep O_ASYNC (F_SETFL, FIOASYNC) and send SIGIO (fs/sigio.h).
 bool file_has_fasync(const struct file *f);
 
 // fcntl F_ADD_SEALS and F_GET_SEALS of a memfd (kernel/syscall/fs_memfd.c).

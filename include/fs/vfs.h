@@ -42,6 +42,16 @@ int vnode_path(struct vnode *vn, char *buf, size_t size);
 
 #define LOOKUP_FOLLOW		1	// follow a symlink in the last component
 #define LOOKUP_EMPTY_OK		2	// "" names the start directory (AT_EMPTY_PATH)
+// openat2's RESOLVE_* (Linux's LOOKUP_* of the same names): no symlink
+// followed (ELOOP), no magic link (/proc/PID/fd/N, cwd, root, exe)
+// followed (ELOOP), and the two scopes, where the start directory is the
+// root of the walk: BENEATH refuses to leave it (absolute paths, "..",
+// absolute symlinks, magic links: EXDEV), IN_ROOT keeps every walk in it
+// as chroot would (magic links: EXDEV).
+#define LOOKUP_NO_SYMLINKS	4
+#define LOOKUP_NO_MAGICLINKS	8
+#define LOOKUP_BENEATH		16
+#define LOOKUP_IN_ROOT		32
 
 // Lookup from 'start' (NULL: the cwd) for relative paths.
 int vfs_lookup_at(struct vnode *start, const char *path, int flags, struct vnode **out);
@@ -58,6 +68,9 @@ int vfs_lookup_for_open(struct vnode *start, const char *path, int flags, struct
 // the path ended with '/'.
 int vfs_lookup_parent(struct vnode *start, const char *path, struct vnode **dir,
 		      char *name, bool *trailing_slash);
+// The same with LOOKUP_NO_SYMLINKS ... LOOKUP_IN_ROOT (openat2's O_CREAT).
+int vfs_lookup_parent_flags(struct vnode *start, const char *path, int flags, struct vnode **dir,
+			    char *name, bool *trailing_slash);
 
 // Creates 'name' in 'dir': a regular file, directory, or symlink (with
 // 'target').  -EEXIST if the name is taken, -EACCES if the caller may not

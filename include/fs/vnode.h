@@ -38,6 +38,7 @@ struct tty;
 struct file_lock;
 struct file;
 struct vma;
+struct inotify_mark;
 
 // getdents64 helper: calls emit(name, len, ino, d_type, next_pos) for
 // entries from position *pos on ("." and ".." first) until emit returns
@@ -95,6 +96,9 @@ struct vnode_ops {
 	// terminal it is, whose hang-up (vhangup) its open files share.
 	struct tty *(*tty)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
+	// Keeps O_ASYNC and signals its owner (fs/sigio.h), as a file Linux
+	// gives a fasync method (inotify; pipes and 'stream' ttys anyway).
+	bool fasync;
 	// Anonymous inodes: the NAME of their /proc/PID/fd links
 	// ("anon_inode:[NAME]"), and the lines their fdinfo adds after the
 	// common ones (a NUL-terminated string in buf; called on a
@@ -165,6 +169,13 @@ struct vnode {
 	uint32_t seals;
 
 	struct xattr *xattrs;		// extended attributes (kernel/fs/xattr.c), under 'lock'
+	// inotify's watches on it (kernel/fs/inotify.c, under its lock), and
+	// the directory an unlinked vnode was last named in, referenced, for
+	// the events its watches still get there (Linux's dentry keeps its
+	// parent); under vfs_tree_lock.
+	struct inotify_mark *inotify_marks;
+	struct vnode *unlinked_parent;
+
 	char *target;			// symlinks: immutable, 'size' bytes + NUL
 	const struct vnode_ops *ops;	// devices and synthetic files, else NULL
 	void *priv;

@@ -115,6 +115,10 @@ struct ksiginfo {
 	// (Linux's si_sys_private; 0 for a one-shot timer).
 	int timerid, overrun, sys_private;
 	bool timer;		// a POSIX timer's (not a forged SI_TIMER)
+	// Signal-driven I/O's (fs/sigio.h): si_band and si_fd.
+	bool poll;
+	int64_t band;
+	int fd;
 };
 
 // The 128-byte siginfo_t layout of Linux x86-64 (the fields we fill).

@@ -7,6 +7,7 @@
 // hands out whole lines and handles erase and end-of-file; echo follows
 // the ECHO flag that TCSETS controls, as busybox's line editor expects.
 
+#include <fs/sigio.h>
 #include <fs/dev.h>
 #include <fs/vfs.h>
 #include <fs/file.h>
@@ -173,6 +174,8 @@ static void console_input(const char *s, size_t len)
 	size_t n = 0;
 	int sig = 0;
 	uint64_t flags = spin_lock_irqsave(&con.lock);
+	size_t ready_before = con.ready;
+	int eofs_before = con.eofs;
 
 	for (size_t i = 0; i < len && n + 3 <= sizeof(echo); i++) {
 		int si = tty_signal_char(&con.termios, s[i]);
@@ -185,6 +188,10 @@ static void console_input(const char *s, size_t len)
 		}
 		n += input_byte(s[i], echo + n);
 	}
+	// Something a reader can take now arrived (a line, or any byte out
+	// of canonical mode): Linux's n_tty signals the async files then.
+	bool readable = con.ready > ready_before || con.eofs > eofs_before;
+
 	if (con.ready || con.eofs)
 		wq_wake_all(&con.read_wq);
 	spin_unlock_irqrestore(&con.lock, flags);
@@ -194,6 +201,8 @@ static void console_input(const char *s, size_t len)
 		tty_signal_fg(&con.tty, sig, 1);
 	poll_event(&con.events, 0);
 	poll_notify();
+	if (readable)
+		sigio_notify(&con.tty, FASYNC_READERS, POLL_IN);
 }
 
 void console_poll_input(void)

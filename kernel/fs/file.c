@@ -7,6 +7,8 @@
 #include <fs/locks.h>
 #include <fs/poll.h>
 #include <fs/fcntl.h>
+#include <fs/fsnotify.h>
+#include <fs/sigio.h>
 #include <kernel/process.h>
 #include <kernel/cred.h>
 #include <lib/string.h>
@@ -61,12 +63,16 @@ void file_put(struct file *f)
 	if (!f || __atomic_sub_fetch(&f->refcount, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	locks_remove_file(f);	// OFD and flock locks die with the description
+	if (f->flags & O_ASYNC)
+		fasync_file_gone(f);
 	// No new item can appear once the last reference is gone (ctl holds
 	// one), so an empty list needs no lock.
 	if (__atomic_load_n(&f->ep_items, __ATOMIC_ACQUIRE))
 		eventpoll_release(f);
 	if (f->pipe)
 		pipe_release(f);
+	if (f->notify_opened)
+		fsnotify_file(f, file_writable(f) ? IN_CLOSE_WRITE : IN_CLOSE_NOWRITE);
 	if (f->vn && f->vn->ops && f->vn->ops->close && !(f->flags & O_PATH))
 		f->vn->ops->close(f->vn, f);
 	if (f->vn)
@@ -88,7 +94,31 @@ bool file_writable(const struct file *f)
 	return !(f->flags & O_PATH) && (acc == O_WRONLY || acc == O_RDWR);
 }
 
+// inotify's IN_ACCESS and IN_MODIFY after a read or write that moved
+// bytes (Linux's vfs_read and vfs_write); nothing for an anonymous pipe.
+static long notify_io(struct file *f, long rc, uint32_t mask)
+{
+	if (rc > 0 && f->vn)
+		fsnotify_file(f, mask);
+	return rc;
+}
+
+static long vnode_file_read_raw(struct file *f, struct iobuf *b, size_t n, uint64_t off);
+static long vnode_file_write_raw(struct file *f, struct iobuf *b, size_t n, uint64_t off,
+				 bool append, uint64_t *end);
+
 static long vnode_file_read(struct file *f, struct iobuf *b, size_t n, uint64_t off)
+{
+	return notify_io(f, vnode_file_read_raw(f, b, n, off), IN_ACCESS);
+}
+
+static long vnode_file_write(struct file *f, struct iobuf *b, size_t n, uint64_t off,
+			     bool append, uint64_t *end)
+{
+	return notify_io(f, vnode_file_write_raw(f, b, n, off, append, end), IN_MODIFY);
+}
+
+static long vnode_file_read_raw(struct file *f, struct iobuf *b, size_t n, uint64_t off)
 {
 	struct vnode *vn = f->vn;
 
@@ -105,8 +135,8 @@ static long vnode_file_read(struct file *f, struct iobuf *b, size_t n, uint64_t 
 	return vnode_read_io(vn, off, b, n);
 }
 
-static long vnode_file_write(struct file *f, struct iobuf *b, size_t n, uint64_t off,
-			     bool append, uint64_t *end)
+static long vnode_file_write_raw(struct file *f, struct iobuf *b, size_t n, uint64_t off,
+				 bool append, uint64_t *end)
 {
 	struct vnode *vn = f->vn;
 
@@ -181,7 +211,7 @@ long file_read_locked(struct file *f, struct iobuf *b, size_t n)
 	if (!file_readable(f))
 		return -EBADF;
 	if (f->pipe)
-		return pipe_read(f, b, n);
+		return notify_io(f, pipe_read(f, b, n), IN_ACCESS);
 	return read_at_position(f, b, n);
 }
 
@@ -190,7 +220,7 @@ long file_write_locked(struct file *f, struct iobuf *b, size_t n)
 	if (!file_writable(f))
 		return -EBADF;
 	if (f->pipe)
-		return pipe_write(f, b, n);
+		return notify_io(f, pipe_write(f, b, n), IN_MODIFY);
 	return write_at_position(f, b, n);
 }
 
@@ -203,7 +233,7 @@ long file_read(struct file *f, struct iobuf *b, size_t n)
 	if (!file_readable(f))
 		return -EBADF;
 	if (f->pipe)
-		return pipe_read(f, b, n);
+		return notify_io(f, pipe_read(f, b, n), IN_ACCESS);
 	if (!has_position(f))
 		return read_at_position(f, b, n);
 	mutex_lock(&f->pos_lock);
@@ -219,7 +249,7 @@ long file_write(struct file *f, struct iobuf *b, size_t n)
 	if (!file_writable(f))
 		return -EBADF;
 	if (f->pipe)
-		return pipe_write(f, b, n);
+		return notify_io(f, pipe_write(f, b, n), IN_MODIFY);
 	if (!has_position(f))
 		return write_at_position(f, b, n);
 	mutex_lock(&f->pos_lock);
@@ -256,7 +286,7 @@ long file_write_append(struct file *f, struct iobuf *b, size_t n)
 	if (!file_writable(f))
 		return -EBADF;
 	if (f->pipe)
-		return pipe_write(f, b, n);	// a pipe's end is where writes go anyway
+		return notify_io(f, pipe_write(f, b, n), IN_MODIFY);	// a pipe's end is where writes go anyway
 	return vnode_file_write(f, b, n, f->off, true, &end);
 }
 

@@ -5,6 +5,7 @@
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
 #include <fs/dev.h>
+#include <fs/fsnotify.h>
 #include <kernel/process.h>
 #include <kernel/cred.h>
 #include <kernel/uaccess.h>
@@ -119,6 +120,22 @@ struct walk_result {
 	struct file *file;	// ... which it did (referenced; vn is NULL)
 };
 
+// openat2's rules for a link about to be followed, in Linux's order
+// (pick_link, nd_jump_link).  Magic links are those that lead to an
+// object rather than a path.
+static int may_follow(struct vnode *link, int flags)
+{
+	bool magic = link->ops && (link->ops->jump || link->ops->jump_file);
+
+	if (flags & LOOKUP_NO_SYMLINKS)
+		return -ELOOP;
+	if (magic && (flags & LOOKUP_NO_MAGICLINKS))
+		return -ELOOP;
+	if (magic && (flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT)))
+		return -EXDEV;
+	return 0;
+}
+
 // The lookup engine.  In parent mode it stops before the last component.
 static int walk(struct vnode *start, const char *path, int flags, bool parent_mode,
 		struct walk_result *res)
@@ -139,12 +156,17 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		return -ENOENT;
 	cred = current_cred();
 	irq = spin_lock_irqsave(&vfs_tree_lock);
-	// Absolute paths and ".." stop at the caller's root (chroot).
+	// Absolute paths and ".." stop at the caller's root (chroot), or at
+	// the start of a scoped walk (openat2).
 	root = current_root_locked();
 	cur = start ? start : current_cwd_locked();
+	if (flags & (LOOKUP_BENEATH | LOOKUP_IN_ROOT))
+		root = cur;
+	if (*p == '/' && (flags & LOOKUP_BENEATH))
+		rc = -EXDEV;
 	if (*p == '/')
 		cur = root;
-	for (;;) {
+	while (rc == 0) {
 		const char *comp, *next, *after;
 		struct dirent_node *d;
 		struct vnode *nxt;
@@ -192,6 +214,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 		if (is_dot(comp, len)) {
 			nxt = cur;
 		} else if (is_dotdot(comp, len)) {
+			if (cur == root && (flags & LOOKUP_BENEATH)) {
+				rc = -EXDEV;
+				break;
+			}
 			nxt = cur == root || cur == vfs_root() ? cur : cur->parent;
 			if (!nxt) {
 				rc = -ENOENT;	// cur was removed
@@ -212,6 +238,8 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 				rc = -ELOOP;
 				break;
 			}
+			if ((rc = may_follow(nxt, flags)) != 0)
+				break;
 			struct vnode *to = nxt->ops && nxt->ops->jump ? nxt->ops->jump(nxt) : NULL;
 			if (to) {
 				slash_seen = *next == '/';
@@ -226,6 +254,10 @@ static int walk(struct vnode *start, const char *path, int flags, bool parent_mo
 			rc = expand_symlink(nxt, next, &buf, &p);
 			if (rc)
 				break;
+			if (*p == '/' && (flags & LOOKUP_BENEATH)) {
+				rc = -EXDEV;
+				break;
+			}
 			if (*p == '/')
 				cur = root;
 			continue;	// 'cur' stays the directory holding the link
@@ -279,8 +311,14 @@ int vfs_lookup(const char *path, bool follow, struct vnode **out)
 int vfs_lookup_parent(struct vnode *start, const char *path, struct vnode **dir,
 		      char *name, bool *trailing_slash)
 {
+	return vfs_lookup_parent_flags(start, path, 0, dir, name, trailing_slash);
+}
+
+int vfs_lookup_parent_flags(struct vnode *start, const char *path, int flags, struct vnode **dir,
+			    char *name, bool *trailing_slash)
+{
 	struct walk_result res = { .name = name };
-	int rc = walk(start, path, 0, true, &res);
+	int rc = walk(start, path, flags & ~LOOKUP_FOLLOW, true, &res);
 
 	if (rc)
 		return rc;
@@ -362,6 +400,8 @@ static int create_as_node(const struct cred *cred, struct vnode *dir, const char
 		cred_init_owner(cred, dir, vn);
 		rc = dir_add(dir, name, len, vn);
 	}
+	if (rc == 0)
+		fsnotify_name(dir, IN_CREATE | (type == VNODE_DIR ? IN_ISDIR : 0), name, 0);
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	if (rc || !out)
 		vnode_put(vn);		// frees it on failure (nlink 0)
@@ -455,8 +495,14 @@ int vfs_unlink(struct vnode *dir, const char *name, bool want_dir)
 	if (rc == 0) {
 		vn = d->vn;
 		dir_remove(dir, d);
+		// Linux's order: the file's link count (not a directory's),
+		// its IN_DELETE_SELF if this was its last use, the name.
+		if (!want_dir)
+			fsnotify_self(vn, IN_ATTRIB);
 	}
 	unlock_and_reap(vn, irq);
+	if (rc == 0)
+		fsnotify_name(dir, IN_DELETE | (want_dir ? IN_ISDIR : 0), name, 0);
 	return rc;
 }
 
@@ -503,6 +549,21 @@ static void move_dotdot(struct vnode *vn, struct vnode *from, struct vnode *to)
 	}
 }
 
+// Linux's fsnotify_move, tree lock held: the pair of names with one
+// cookie, the replaced file's link count, the moved file's IN_MOVE_SELF.
+static void notify_move(struct vnode *odir, const char *oname, struct vnode *ndir,
+			const char *nname, struct vnode *moved, struct vnode *victim)
+{
+	uint32_t isdir = moved->type == VNODE_DIR ? IN_ISDIR : 0;
+	uint32_t cookie = fsnotify_cookie();
+
+	fsnotify_name(odir, IN_MOVED_FROM | isdir, oname, cookie);
+	fsnotify_name(ndir, IN_MOVED_TO | isdir, nname, cookie);
+	if (victim)
+		fsnotify_self(victim, IN_ATTRIB);
+	fsnotify_self(moved, IN_MOVE_SELF);
+}
+
 // RENAME_EXCHANGE: both names stay where they are and trade their files,
 // atomically, whatever their types (Linux's rules: both must exist,
 // neither directory may go into itself, each move is checked as a
@@ -546,6 +607,8 @@ static int exchange(struct vnode *odir, const char *oname, struct vnode *ndir, c
 	if (b->type == VNODE_DIR || b->parent == ndir || !b->parent)
 		vnode_set_name(b, odir, oname, olen);
 	a->ctime_ns = b->ctime_ns = fs_now_ns();
+	notify_move(odir, oname, ndir, nname, a, NULL);
+	notify_move(ndir, nname, odir, oname, b, NULL);
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	return 0;
 }
@@ -614,6 +677,7 @@ int vfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const 
 		vnode_set_name(src, ndir, nname, nlen);
 	src->ctime_ns = fs_now_ns();
 	kfree(od);
+	notify_move(odir, oname, ndir, nname, src, victim);
 	unlock_and_reap(victim, irq);
 	return 0;
 }
@@ -645,8 +709,11 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 		rc = -dir->refuse_new;
 	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC)))
 		rc = dir_add(dir, name, len, vn);
-	if (rc == 0)
+	if (rc == 0) {
 		vn->ctime_ns = fs_now_ns();
+		fsnotify_self(vn, IN_ATTRIB);		// Linux's fsnotify_link
+		fsnotify_name(dir, IN_CREATE, name, 0);
+	}
 	spin_unlock_irqrestore(&vfs_tree_lock, irq);
 	return rc;
 }

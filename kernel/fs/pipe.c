@@ -14,6 +14,7 @@
 // its way in and out, so a fault (which may sleep) happens with no lock
 // held.
 
+#include <fs/sigio.h>
 #include <fs/pipe.h>
 #include <kernel/cred.h>
 #include <fs/file.h>
@@ -286,7 +287,7 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 	struct pipe *p = f->pipe;
 	struct bounce bb;
 	size_t done = 0;
-	bool slept = false, stop = false;
+	bool slept = false, stop = false, told = false;
 	long rc = 0;
 
 	if (n == 0)
@@ -307,6 +308,16 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 				rc = -EAGAIN;
 				break;
 			}
+			if (!told) {
+				// Linux tells the async writers before a reader
+				// sleeps, then looks again.
+				spin_unlock_irqrestore(&p->lock, flags);
+				sigio_notify(p, FASYNC_WRITERS, POLL_OUT);
+				flags = spin_lock_irqsave(&p->lock);
+				told = true;
+				continue;
+			}
+			told = false;
 			rc = wq_wait(&p->read_wq, &p->lock, WAIT_FOREVER, true);
 			if (rc) {
 				rc = -ERESTARTSYS;
@@ -356,6 +367,8 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 		done += got;
 	}
 	bounce_done(&bb);
+	// Every read tells the async writers, as Linux's pipe_read.
+	sigio_notify(p, FASYNC_WRITERS, POLL_OUT);
 	return done ? (long)done : rc;
 }
 
@@ -381,11 +394,23 @@ static bool top_up_locked(struct pipe *p, const char *src, size_t n)
 // readers, -EAGAIN when not 'wait', -ERESTARTSYS on a signal.
 static int wait_for_slot_locked(struct pipe *p, bool wait, bool *slept)
 {
+	bool told = false;
+
 	while (ring_full(p)) {
 		if (p->readers == 0)
 			return -EPIPE;
 		if (!wait)
 			return -EAGAIN;
+		if (!told) {
+			// The async readers hear of it before a writer sleeps,
+			// as on Linux; then look again.
+			spin_unlock(&p->lock);
+			sigio_notify(p, FASYNC_READERS, POLL_IN);
+			spin_lock(&p->lock);
+			told = true;
+			continue;
+		}
+		told = false;
 		if (wq_wait(&p->write_wq, &p->lock, WAIT_FOREVER, true))
 			return -ERESTARTSYS;
 		*slept = true;
@@ -445,6 +470,8 @@ long pipe_write(struct file *f, struct iobuf *b, size_t n)
 	bounce_done(&bb);
 	if (rc == -EPIPE)
 		signal_send_thread(current_thread(), SIGPIPE, NULL);
+	// Every write tells the async readers, as Linux's pipe_write.
+	sigio_notify(p, FASYNC_READERS, POLL_IN);
 	return done ? (long)done : rc;
 }
 
@@ -667,6 +694,8 @@ void pipe_release(struct file *f)
 		wq_wake_all(&p->write_wq);	// writers see EPIPE
 	}
 	last = p->readers == 0 && p->writers == 0;
+	// The last reader or writer gone while the other side stays.
+	bool one_side = (p->readers == 0) != (p->writers == 0);
 	spin_unlock_irqrestore(&p->lock, flags);
 	// A FIFO's data goes with its last open end, as on Linux.
 	if (fifo) {
@@ -676,6 +705,10 @@ void pipe_release(struct file *f)
 	}
 	poll_event(&p->events, 0);
 	poll_notify();
+	if (one_side) {
+		sigio_notify(p, FASYNC_READERS, POLL_IN);
+		sigio_notify(p, FASYNC_WRITERS, POLL_OUT);
+	}
 	if (last)
 		pipe_free(p);
 }

@@ -10,6 +10,7 @@
 // the others are read-only (mode 0444) and opening them for writing
 // fails with EACCES, as Linux's read-only sysctls do even for root.
 
+#include <fs/fsnotify.h>
 #include <fs/dev.h>
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
@@ -505,6 +506,28 @@ static int store_mq_msgsize_default(const char *t, size_t n)
 	return store_mq(t, n, MQ_MSGSIZE_DEFAULT);
 }
 
+// ---- /proc/sys/fs/inotify (kernel/fs/inotify.c) ----
+
+static size_t show_inotify(char *buf, size_t size, int which)
+{
+	return kappendf(buf, size, 0, "%ld", inotify_limit(which));
+}
+
+static int store_inotify(const char *text, size_t len, int which)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	return rc ? rc : inotify_set_limit(which, v);
+}
+
+static size_t show_in_instances(char *b, size_t n) { return show_inotify(b, n, INOTIFY_MAX_USER_INSTANCES); }
+static size_t show_in_watches(char *b, size_t n) { return show_inotify(b, n, INOTIFY_MAX_USER_WATCHES); }
+static size_t show_in_queued(char *b, size_t n) { return show_inotify(b, n, INOTIFY_MAX_QUEUED_EVENTS); }
+static int store_in_instances(const char *t, size_t n) { return store_inotify(t, n, INOTIFY_MAX_USER_INSTANCES); }
+static int store_in_watches(const char *t, size_t n) { return store_inotify(t, n, INOTIFY_MAX_USER_WATCHES); }
+static int store_in_queued(const char *t, size_t n) { return store_inotify(t, n, INOTIFY_MAX_QUEUED_EVENTS); }
+
 static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "pid_max", show_pid_max, store_pid_max, false },
 	{ "/proc/sys/kernel", "dmesg_restrict", show_dmesg_restrict, store_dmesg_restrict, false },
@@ -530,6 +553,9 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/fs", "pipe-user-pages-soft", show_pipe_user_pages_soft, NULL, false },
 	{ "/proc/sys/fs", "file-max", show_file_max, NULL, false },
 	{ "/proc/sys/fs", "nr_open", show_nr_open, NULL, false },
+	{ "/proc/sys/fs/inotify", "max_user_instances", show_in_instances, store_in_instances, false },
+	{ "/proc/sys/fs/inotify", "max_user_watches", show_in_watches, store_in_watches, false },
+	{ "/proc/sys/fs/inotify", "max_queued_events", show_in_queued, store_in_queued, false },
 	{ "/proc/sys/vm", "overcommit_memory", show_overcommit_memory, NULL, false },
 	{ "/proc/sys/fs/mqueue", "queues_max", show_queues_max, store_queues_max, false },
 	{ "/proc/sys/fs/mqueue", "msg_max", show_mq_msg_max, store_mq_msg_max, false },

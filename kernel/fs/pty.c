@@ -16,6 +16,7 @@
 // Locking: pty->lock guards the buffers, termios, winsize and the open
 // counts; the job-control state (pty->tty) is proc_tree_lock's.
 
+#include <fs/sigio.h>
 #include <fs/vfs.h>
 #include <fs/file.h>
 #include <fs/fcntl.h>
@@ -82,6 +83,9 @@ struct pty {
 	// layer keys some; here every change reaches every item).
 	struct poll_events events;
 	bool master_closed;
+	// A slave writer found the master's input full: its next read tells
+	// the slave's async files POLL_OUT (Linux's TTY_DO_WRITE_WAKEUP).
+	bool write_wakeup;
 	struct vnode *master_vn, *slave_vn;
 	struct tty tty;
 };
@@ -216,13 +220,18 @@ static long master_read(struct vnode *vn, struct file *f, uint64_t off, struct i
 	}
 	while (rc == 0 && got < n && p->out.count)
 		bounce[got++] = ring_take(&p->out);
+	bool wakeup = got && p->write_wakeup;
+
 	if (got) {
 		wq_wake_all(&p->wq);
 		poll_event(&p->events, 0);
+		p->write_wakeup = false;
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (got)
 		poll_notify();
+	if (wakeup)
+		sigio_notify(&p->tty, FASYNC_WRITERS, POLL_OUT);
 	if (rc && !got)
 		return rc;
 	if (n && iobuf_put(b, 0, bounce, got) < 0)
@@ -244,15 +253,28 @@ static long master_write(struct vnode *vn, struct file *f, uint64_t off, struct 
 		if (iobuf_get(b, done, bounce, chunk) < 0)
 			return done ? (long)done : -EFAULT;
 		uint64_t flags = spin_lock_irqsave(&p->lock);
+		size_t ready_before = p->ready, out_before = p->out.count;
+		int eofs_before = p->eofs;
+
 		for (size_t i = 0; i < chunk; i++) {
 			int sig = input_byte(p, bounce[i]);
 			if (sig)
 				sigs[nsig++] = sig;
 		}
+		// A line (or, raw, any byte) the slave can read now, and echo
+		// for the master.
+		bool readable = p->ready > ready_before || p->eofs > eofs_before;
+		bool echoed = p->out.count > out_before;
+
 		wq_wake_all(&p->wq);
 		spin_unlock_irqrestore(&p->lock, flags);
 		for (int i = 0; i < nsig; i++)
 			tty_signal_fg(&p->tty, sigs[i], 0);
+		// Their async files hear of it (Linux's n_tty on each side).
+		if (readable)
+			sigio_notify(&p->tty, FASYNC_READERS, POLL_IN);
+		if (echoed)
+			sigio_notify(p->master_vn, FASYNC_READERS, POLL_IN);
 		done += chunk;
 	}
 	poll_event(&p->events, 0);
@@ -403,6 +425,7 @@ static long slave_write(struct vnode *vn, struct file *f, uint64_t off, struct i
 			}
 			// Full: wait for the master to read.
 			wq_wake_all(&p->wq);
+			p->write_wakeup = true;
 			if (done + i > 0 && (f->flags & O_NONBLOCK))
 				break;
 			if ((rc = pty_wait(p, f)) < 0)
@@ -410,6 +433,8 @@ static long slave_write(struct vnode *vn, struct file *f, uint64_t off, struct i
 		}
 		wq_wake_all(&p->wq);
 		spin_unlock_irqrestore(&p->lock, flags);
+		if (i)
+			sigio_notify(p->master_vn, FASYNC_READERS, POLL_IN);
 		done += i;
 		if (i < chunk)
 			break;

@@ -6,6 +6,7 @@
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
 #include <kernel/vm.h>
+#include <fs/fsnotify.h>
 #include <kernel/boot.h>
 #include <kernel/uaccess.h>
 #include <kernel/time.h>
@@ -216,6 +217,8 @@ static void free_pages_from(struct vnode *vn, uint64_t first)
 
 static void vnode_free(struct vnode *vn)
 {
+	fsnotify_vnode_freed(vn);
+	vnode_put(vn->unlinked_parent);
 	if (vn->ops && vn->ops->release)
 		vn->ops->release(vn);
 	// A computed vnode held the directory it was found in (its "..").
@@ -356,8 +359,13 @@ void dir_remove(struct vnode *dir, struct dirent_node *d)
 		vn->nlink = 0;	// its "." goes with it
 	}
 	if (vn->parent == dir && vn->name && d->namelen == strlen(vn->name) &&
-	    memcmp(vn->name, d->name, d->namelen) == 0)
+	    memcmp(vn->name, d->name, d->namelen) == 0) {
 		vn->parent = NULL;
+		if (vn->nlink == 0 && !vn->unlinked_parent) {
+			vn->unlinked_parent = dir;
+			dir->refcount++;
+		}
+	}
 	vn->ctime_ns = fs_now_ns();
 	kfree(d);
 }

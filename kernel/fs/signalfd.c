@@ -85,6 +85,11 @@ static void to_ssi(struct signalfd_siginfo *ssi, const struct ksiginfo *info)
 		ssi->ssi_addr = si.u.addr;
 		return;
 	}
+	if (info->poll) {					// SIL_POLL
+		ssi->ssi_band = (uint32_t)info->band;
+		ssi->ssi_fd = info->fd;
+		return;
+	}
 	if (si.si_code == SI_TIMER && info->timer) {		// signalfd_copyinfo's SIL_TIMER
 		ssi->ssi_tid = (uint32_t)info->timerid;
 		ssi->ssi_overrun = (uint32_t)info->overrun;

@@ -248,19 +248,16 @@ static void waiter_done(struct mq_waiter **list)
 	wq_wake_all(&w->wq);
 }
 
-// The monotonic deadline of an absolute CLOCK_REALTIME time in ns;
+// The deadline of an absolute CLOCK_REALTIME time in ns, on the realtime
+// clock so that it follows clock_settime (wait.h's DEADLINE_REALTIME);
 // 0 (WAIT_FOREVER) for none, -1 when it has passed.
 static int64_t deadline_of(const int64_t *abs_ns)
 {
-	int64_t now, mono;
-
 	if (!abs_ns)
 		return WAIT_FOREVER;
-	now = (int64_t)clock_realtime_ns();
-	if (*abs_ns <= now)
+	if (*abs_ns <= (int64_t)clock_realtime_ns())
 		return -1;
-	mono = ktime_add_safe((int64_t)clock_monotonic_ns(), *abs_ns - now);
-	return mono == WAIT_FOREVER ? 1 : mono;
+	return *abs_ns;
 }
 
 // Sleeps on 'list' until its turn is done (0), the deadline passes
@@ -276,7 +273,8 @@ static int wait_turn(struct mq_waiter **list, struct mq_waiter *w, int64_t deadl
 	w->ready = false;
 	waiter_add(list, w);
 	while (!w->ready && rc == 0)
-		rc = wq_wait(&w->wq, &mq_lock, (uint64_t)deadline, true);
+		rc = wq_wait(&w->wq, &mq_lock,
+			     deadline ? (uint64_t)deadline | DEADLINE_REALTIME : WAIT_FOREVER, true);
 	if (w->ready)
 		return 0;
 	waiter_remove(list, w);

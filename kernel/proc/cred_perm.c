@@ -4,6 +4,7 @@
 
 #include <kernel/cred.h>
 #include <kernel/process.h>
+#include <fs/fsnotify.h>
 #include <fs/vnode.h>
 #include <fs/fcntl.h>
 #include <uapi/errno.h>
@@ -96,6 +97,7 @@ void cred_write_kills_suid(struct vnode *vn)
 		irq = spin_lock_irqsave(&vfs_tree_lock);
 		vn->mode &= ~kill;
 		spin_unlock_irqrestore(&vfs_tree_lock, irq);
+		fsnotify_change(vn, IN_ATTRIB);		// Linux's notify_change of the mode
 	}
 }
 

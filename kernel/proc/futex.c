@@ -19,6 +19,8 @@
 #include <kernel/wait.h>
 #include <kernel/time.h>
 #include <kernel/vm.h>
+#include <kernel/ktime.h>
+#include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
 #define FUTEX_WAIT		0
@@ -45,6 +47,9 @@ struct futex_waiter {
 	uint32_t bitset;
 	struct thread *thread;
 	struct wait_queue wq;	// just this thread
+	// The queue its thread sleeps on: its own wq, or for futex_waitv the
+	// one all its entries share.
+	struct wait_queue *sleeps_on;
 	bool woken;
 	struct futex_waiter *next;
 };
@@ -110,7 +115,7 @@ static int wake_locked(const struct futex_key *k, int n, uint32_t bitset)
 		}
 		*p = w->next;
 		w->woken = true;
-		wq_wake_one(&w->wq);
+		wq_wake_one(w->sleeps_on);
 		woken++;
 	}
 	return woken;
@@ -126,6 +131,7 @@ static long futex_wait(uint64_t uaddr, bool private, uint32_t val, uint64_t dead
 		return -EINVAL;
 	if ((r = make_key(uaddr, private, &w.key)) < 0)
 		return r;
+	w.sleeps_on = &w.wq;
 	// Fault the word in before taking the lock.
 	if (get_user_u32(&cur, uaddr) < 0)
 		return -EFAULT;
@@ -380,4 +386,139 @@ SYSCALL_DEFINE(SYS_futex, futex)
 	default:
 		return -ENOSYS;
 	}
+}
+
+// ---- futex_waitv ----
+
+#define FUTEX_32		2	// FUTEX2_SIZE_U32: the only size
+#define FUTEX_WAITV_MAX		128
+
+struct futex_waitv {
+	uint64_t val;
+	uint64_t uaddr;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+// Linux's futex_parse_waitv and the keys of futex_wait_multiple_setup:
+// every entry is checked (EFAULT, EINVAL) before any is queued.
+static long waitv_parse(uint64_t uwaiters, unsigned n, struct futex_waiter *ws, uint64_t *uaddrs,
+			uint32_t *vals)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct futex_waitv aux;
+
+		if (copy_from_user(&aux, uwaiters + i * sizeof(aux), sizeof(aux)) < 0)
+			return -EFAULT;
+		if ((aux.flags & ~(FUTEX_32 | FUTEX_PRIVATE_FLAG)) || aux.reserved)
+			return -EINVAL;
+		if (!(aux.flags & FUTEX_32))
+			return -EINVAL;
+		vals[i] = (uint32_t)aux.val;	// compared as a u32, as Linux
+		uaddrs[i] = aux.uaddr;
+		ws[i].bitset = FUTEX_BITSET_MATCH_ANY;
+		ws[i].thread = current_thread();
+		ws[i].key.space = aux.flags & FUTEX_PRIVATE_FLAG;	// until its key is made
+	}
+	for (unsigned i = 0; i < n; i++) {
+		long r = make_key(uaddrs[i], ws[i].key.space != 0, &ws[i].key);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+// The highest index a wake-up took off its chain, or -1; the others are
+// unlinked.  futex_lock held.
+static int waitv_unqueue_locked(struct futex_waiter *ws, unsigned n)
+{
+	int woken = -1;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (ws[i].woken)
+			woken = (int)i;
+		else if (ws[i].sleeps_on)
+			unlink_waiter(&ws[i]);
+	}
+	return woken;
+}
+
+// Linux's futex_wait_multiple: queued on every word whose value is as
+// given (EAGAIN at the first that is not, unless one was already woken),
+// then asleep until a FUTEX_WAKE on any of them (its index), the
+// deadline (ETIMEDOUT) or a signal (ERESTARTSYS, even with a timeout:
+// it is absolute).
+static long waitv_wait(struct futex_waiter *ws, const uint64_t *uaddrs, const uint32_t *vals,
+		       unsigned n, uint64_t deadline)
+{
+	struct wait_queue wq = { 0 };
+	int woken = -1, r = 0;
+	uint32_t cur;
+
+	// Fault the words in before taking the lock.
+	for (unsigned i = 0; i < n; i++)
+		if (get_user_u32(&cur, uaddrs[i]) < 0)
+			return -EFAULT;
+	spin_lock(&futex_lock);
+	for (unsigned i = 0; i < n; i++) {
+		if (get_user_u32(&cur, uaddrs[i]) < 0 || cur != vals[i]) {
+			woken = waitv_unqueue_locked(ws, i);
+			spin_unlock(&futex_lock);
+			if (woken >= 0)
+				return woken;
+			return get_user_u32(&cur, uaddrs[i]) < 0 ? -EFAULT : -EAGAIN;
+		}
+		unsigned b = bucket_of(&ws[i].key);
+
+		ws[i].sleeps_on = &wq;
+		ws[i].next = buckets[b];
+		buckets[b] = &ws[i];
+	}
+	for (;;) {
+		for (unsigned i = 0; i < n && woken < 0; i++)
+			if (ws[i].woken)
+				woken = (int)i;
+		if (woken >= 0 || r)
+			break;
+		r = wq_wait(&wq, &futex_lock, deadline, true);
+	}
+	woken = waitv_unqueue_locked(ws, n);
+	spin_unlock(&futex_lock);
+	if (woken >= 0)
+		return woken;
+	return r == -ETIMEDOUT ? -ETIMEDOUT : -ERESTARTSYS;
+}
+
+SYSCALL_DEFINE(SYS_futex_waitv, futex_waitv)
+{
+	uint64_t uwaiters = args->a[0], utimeout = args->a[3];
+	unsigned n = (unsigned)args->a[1], flags = (unsigned)args->a[2];
+	int clockid = (int)args->a[4];
+	struct futex_waiter *ws;
+	uint64_t deadline = 0, *uaddrs;
+	uint32_t *vals;
+	long r;
+
+	if (flags)
+		return -EINVAL;
+	if (!n || n > FUTEX_WAITV_MAX || !uwaiters)
+		return -EINVAL;
+	if (utimeout) {
+		if (clockid != KT_CLOCK_REALTIME && clockid != KT_CLOCK_MONOTONIC)
+			return -EINVAL;
+		if ((r = timeout_deadline(utimeout, true, clockid == KT_CLOCK_REALTIME,
+					  &deadline)) < 0)
+			return r;
+	}
+	ws = kzalloc(n * (sizeof(*ws) + sizeof(*uaddrs) + sizeof(*vals)));
+	if (!ws)
+		return -ENOMEM;
+	uaddrs = (uint64_t *)(ws + n);
+	vals = (uint32_t *)(uaddrs + n);
+	r = waitv_parse(uwaiters, n, ws, uaddrs, vals);
+	if (r == 0)
+		r = waitv_wait(ws, uaddrs, vals, n, deadline);
+	kfree(ws);
+	return r;
 }

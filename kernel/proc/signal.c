@@ -613,6 +613,11 @@ void siginfo_to_user(struct user_siginfo *si, const struct ksiginfo *info)
 		memcpy(si->u.raw + 8, nr_arch, 8);
 		return;
 	}
+	if (info->poll) {		// si_band, si_fd
+		memcpy(si->u.raw, &info->band, 8);
+		memcpy(si->u.raw + 8, &info->fd, 4);
+		return;
+	}
 	switch (info->signo) {
 	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
 		if (info->code > 0 && info->code != SI_KERNEL) {

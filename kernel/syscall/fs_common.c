@@ -17,7 +17,7 @@ uint32_t current_umask(void)
 
 bool file_has_fasync(const struct file *f)
 {
-	return f->pipe || (f->vn && f->vn->ops && f->vn->ops->stream);
+	return f->pipe || (f->vn && f->vn->ops && (f->vn->ops->stream || f->vn->ops->fasync));
 }
 
 long user_path(uint64_t upath, char **out)

@@ -2,6 +2,7 @@
 // rename, symlink, link.
 
 #include <fs/fs_syscall.h>
+#include <fs/fsnotify.h>
 #include <fs/fcntl.h>
 #include <kernel/process.h>
 #include <kernel/syscall.h>
@@ -90,6 +91,9 @@ static long list_directory(int fd, uint64_t ubuf, size_t count, bool old_form)
 		rc = (long)fill.used;
 	}
 	file_pos_unlock(f);
+	if (rc >= 0)
+		fsnotify_file(f, IN_ACCESS);	// Linux's iterate_dir
+
 	kfree(fill.buf);
 	file_put(f);
 	return rc;

@@ -1,5 +1,6 @@
 // The descriptor table calls: dup, dup2, dup3, fcntl, close_range.
 
+#include <fs/sigio.h>
 #include <fs/fs_syscall.h>
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
@@ -50,9 +51,10 @@ SYSCALL_DEFINE(SYS_dup3, dup3)
 
 
 // F_SETFL.  O_DIRECT on a pipe's write end makes its writes packets
-// (kernel/fs/pipe.c), as Linux's; O_ASYNC stays only where Linux keeps it
-// (and as no owner can be set, no SIGIO is ever due).
-static long fcntl_setfl(struct file *f, uint32_t arg)
+// (kernel/fs/pipe.c), as Linux's; O_ASYNC stays only where Linux keeps it:
+// on files with a fasync method, which then signal their owner
+// (fs/sigio.h).
+static long fcntl_setfl(struct file *f, int fd, uint32_t arg)
 {
 	uint32_t want = arg & O_SETFL_MASK;
 	uint64_t flags;
@@ -64,9 +66,14 @@ static long fcntl_setfl(struct file *f, uint32_t arg)
 	// open.  A pipe belongs to whoever holds it here.
 	if (((want ^ f->flags) & O_NOATIME) && f->vn && !vnode_owned(f->vn))
 		return -EPERM;
-	if (!file_has_fasync(f))
-		want = (want & ~O_ASYNC) | (f->flags & O_ASYNC);
+	if (((want ^ f->flags) & O_ASYNC) && file_has_fasync(f)) {
+		int rc = fasync_set(f, fd, want & O_ASYNC);
+
+		if (rc < 0)
+			return rc;
+	}
 	flags = spin_lock_irqsave(&f->lock);
+	want = (want & ~O_ASYNC) | (f->flags & O_ASYNC);	// fasync_set's to change
 	f->flags = (f->flags & ~O_SETFL_MASK) | want;
 	spin_unlock_irqrestore(&f->lock, flags);
 	return 0;
@@ -93,7 +100,7 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 		// alone adds O_LARGEFILE on 64-bit Linux.
 		return f->flags | (f->pipe || f->vn->type == VNODE_ANON ? 0 : O_LARGEFILE);
 	case F_SETFL:
-		return fcntl_setfl(f, (uint32_t)arg);
+		return fcntl_setfl(f, fd, (uint32_t)arg);
 	case F_GETLK:
 	case F_SETLK:
 	case F_SETLKW:
@@ -104,10 +111,12 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 	case F_GETLEASE:
 		return F_UNLCK;		// never a lease
 	case F_GETOWN:
-		return 0;		// never an owner
 	case F_SETOWN:
-		// SIGIO is not delivered: only "no owner" can be honoured.
-		return (int)arg == 0 ? 0 : -EINVAL;
+	case F_GETOWN_EX:
+	case F_SETOWN_EX:
+	case F_GETSIG:
+	case F_SETSIG:
+		return sigio_fcntl(f, cmd, arg);
 	case F_ADD_SEALS:
 	case F_GET_SEALS:
 		return memfd_fcntl_seals(f, cmd, arg);
@@ -116,8 +125,7 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 	case F_SETPIPE_SZ:
 		return f->pipe ? pipe_set_size(f, arg) : -EBADF;
 	default:
-		// Among others F_SETLEASE, F_SETSIG/F_GETSIG, F_SETOWN_EX/
-		// F_GETOWN_EX, F_NOTIFY and write hints.
+		// Among others F_SETLEASE, F_NOTIFY and write hints.
 		return -EINVAL;
 	}
 }

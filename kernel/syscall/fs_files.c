@@ -3,11 +3,14 @@
 
 #include <fs/fs_syscall.h>
 #include <fs/fcntl.h>
+#include <fs/fsnotify.h>
 #include <fs/pipe.h>
 #include <kernel/syscall.h>
 #include <kernel/cred.h>
 #include <kernel/uaccess.h>
+#include <lib/string.h>
 #include <mm/kmalloc.h>
+#include <mm/phys.h>
 #include <uapi/errno.h>
 
 #define MAX_RW_COUNT	0x7ffff000UL	// Linux's cap on one transfer
@@ -270,7 +273,10 @@ static long reopen_object(struct file *f, struct file *object, uint32_t flags)
 	return fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
 }
 
-static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
+// 'resolve': openat2's LOOKUP_NO_SYMLINKS ... LOOKUP_IN_ROOT, for every
+// walk of the path.
+static long do_open_resolve(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode,
+			    int resolve)
 {
 	struct vnode *start = NULL, *vn = NULL;
 	struct file *f = NULL, *object = NULL;
@@ -282,7 +288,7 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	if (flags & O_PATH)
 		flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW;
 	bool excl = (flags & O_CREAT) && (flags & O_EXCL);
-	int lflags = (flags & O_NOFOLLOW) || excl ? 0 : LOOKUP_FOLLOW;
+	int lflags = ((flags & O_NOFOLLOW) || excl ? 0 : LOOKUP_FOLLOW) | resolve;
 
 	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return -EOPNOTSUPP;
@@ -296,7 +302,9 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	rc = f ? fd_prepare(current_fdtable(), 0) : -ENOMEM;
 	if (rc < 0)
 		goto out;
-	rc = at_start(dirfd, path, &start);
+	// RESOLVE_IN_ROOT starts absolute paths at dirfd too (BENEATH
+	// refuses them whatever dirfd is, as Linux).
+	rc = at_start(dirfd, (resolve & LOOKUP_IN_ROOT) ? "." : path, &start);
 	if (rc < 0)
 		goto out;
 	rc = vfs_lookup_for_open(start, path, lflags, &vn, &object);
@@ -315,7 +323,7 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 		struct vnode *dir;
 		bool trailing;
 
-		rc = vfs_lookup_parent(start, path, &dir, name, &trailing);
+		rc = vfs_lookup_parent_flags(start, path, resolve, &dir, name, &trailing);
 		if (rc < 0)
 			goto out;
 		if (trailing || name[0] == 0)
@@ -356,6 +364,8 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	    vn->type == VNODE_REG) {
 		cred_write_kills_suid(vn);
 		rc = vnode_truncate(vn, 0);
+		if (rc == 0)
+			fsnotify_change(vn, IN_MODIFY);
 	}
 	if (rc < 0) {
 		vnode_put(vn);
@@ -364,12 +374,119 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	f->vn = vn;		// the file's reference now
 	if (vn->type == VNODE_FIFO && !(flags & O_PATH) && (rc = fifo_open(f, vn)) < 0)
 		goto out;
+	// Modern Linux sends nothing for O_PATH descriptors (6.1 still did).
+	if (!(flags & O_PATH)) {
+		f->notify_opened = true;
+		fsnotify_file(f, IN_OPEN);
+	}
 	rc = fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
 out:
 	file_put(f);
 	vnode_put(start);
 	kfree(path);
 	return rc;
+}
+
+static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
+{
+	return do_open_resolve(dirfd, upath, flags, mode, 0);
+}
+
+// ---- openat2 ----
+
+struct open_how {
+	uint64_t flags, mode, resolve;
+};
+
+#define OPEN_HOW_SIZE_VER0	24
+#define RESOLVE_NO_XDEV		0x01
+#define RESOLVE_NO_MAGICLINKS	0x02
+#define RESOLVE_NO_SYMLINKS	0x04
+#define RESOLVE_BENEATH		0x08
+#define RESOLVE_IN_ROOT		0x10
+#define RESOLVE_CACHED		0x20
+#define VALID_RESOLVE_FLAGS	0x3f
+// Linux's VALID_OPEN_FLAGS (O_SYNC includes O_DSYNC; O_NDELAY is O_NONBLOCK).
+#define VALID_OPEN_FLAGS	(O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | \
+				 O_NONBLOCK | O_SYNC | O_ASYNC | O_DIRECT | O_LARGEFILE | \
+				 O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH | \
+				 O_TMPFILE)
+#define O_PATH_FLAGS		(O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC)
+
+// Linux's copy_struct_from_user (at most a page, checked by the caller):
+// a shorter struct is zero-extended, a
+// longer one must be zero beyond ours (E2BIG; EFAULT if unreadable).
+static long copy_open_how(uint64_t uhow, uint64_t usize, struct open_how *how)
+{
+	memset(how, 0, sizeof(*how));
+	for (uint64_t off = sizeof(*how); off < usize;) {
+		uint8_t chunk[64];
+		uint64_t n = usize - off < sizeof(chunk) ? usize - off : sizeof(chunk);
+
+		if (copy_from_user(chunk, uhow + off, n) < 0)
+			return -EFAULT;
+		for (uint64_t i = 0; i < n; i++)
+			if (chunk[i])
+				return -E2BIG;
+		off += n;
+	}
+	if (copy_from_user(how, uhow, usize < sizeof(*how) ? usize : sizeof(*how)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+// Linux's build_open_flags, check by check: openat2 refuses what openat
+// silently drops.
+static long open_how_check(const struct open_how *how, int *resolve)
+{
+	uint64_t flags = how->flags & ~(uint64_t)O_CLOEXEC;
+	bool creates = flags & (O_CREAT | O_TMPFILE);
+
+	if (flags & ~(uint64_t)VALID_OPEN_FLAGS)
+		return -EINVAL;
+	if (how->resolve & ~(uint64_t)VALID_RESOLVE_FLAGS)
+		return -EINVAL;
+	if ((how->resolve & RESOLVE_BENEATH) && (how->resolve & RESOLVE_IN_ROOT))
+		return -EINVAL;
+	if (creates ? (how->mode & ~07777ULL) != 0 : how->mode != 0)
+		return -EINVAL;
+	if ((flags & (O_DIRECTORY | O_CREAT)) == (O_DIRECTORY | O_CREAT))
+		return -EINVAL;
+	if ((flags & O_TMPFILE) == O_TMPFILE && (flags & O_ACCMODE) == O_RDONLY)
+		return -EINVAL;		// O_TMPFILE needs write access
+	if ((flags & O_PATH) && (flags & ~(uint64_t)O_PATH_FLAGS))
+		return -EINVAL;
+	// Everything here is in memory, always "cached"; but creating or
+	// truncating is never tried under RESOLVE_CACHED, as Linux.
+	if ((how->resolve & RESOLVE_CACHED) && (flags & (O_TRUNC | O_CREAT | O_TMPFILE)))
+		return -EAGAIN;
+	*resolve = (how->resolve & RESOLVE_NO_SYMLINKS ? LOOKUP_NO_SYMLINKS : 0) |
+		   (how->resolve & RESOLVE_NO_MAGICLINKS ? LOOKUP_NO_MAGICLINKS : 0) |
+		   (how->resolve & RESOLVE_BENEATH ? LOOKUP_BENEATH : 0) |
+		   (how->resolve & RESOLVE_IN_ROOT ? LOOKUP_IN_ROOT : 0);
+	// RESOLVE_NO_XDEV: the tree is one file system (one st_dev, one
+	// line in /proc/mounts), so no walk through it crosses a mount.
+	return 0;
+}
+
+SYSCALL_DEFINE(SYS_openat2, openat2)
+{
+	uint64_t usize = args->a[3];
+	struct open_how how;
+	int resolve = 0;
+	long rc;
+
+	if (usize < OPEN_HOW_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	rc = copy_open_how(args->a[2], usize, &how);
+	if (rc == 0)
+		rc = open_how_check(&how, &resolve);
+	if (rc < 0)
+		return rc;
+	return do_open_resolve((int)args->a[0], args->a[1], (uint32_t)how.flags,
+			       (uint32_t)how.mode, resolve);
 }
 
 SYSCALL_DEFINE(SYS_open, open)
@@ -473,6 +590,8 @@ SYSCALL_DEFINE(SYS_truncate, truncate)
 	else if ((rc = vnode_may(vn, MAY_WRITE)) == 0) {
 		cred_write_kills_suid(vn);
 		rc = vnode_truncate(vn, (uint64_t)len);
+		if (rc == 0)
+			fsnotify_change(vn, IN_MODIFY);
 	}
 	vnode_put(vn);
 	return rc;
@@ -491,6 +610,8 @@ SYSCALL_DEFINE(SYS_ftruncate, ftruncate)
 	else {
 		cred_write_kills_suid(f->vn);
 		rc = vnode_truncate(f->vn, (uint64_t)len);
+		if (rc == 0)
+			fsnotify_change(f->vn, IN_MODIFY);
 	}
 	file_put(f);
 	return rc;
@@ -523,6 +644,8 @@ SYSCALL_DEFINE(SYS_fallocate, fallocate)
 		rc = -EFBIG;
 	else
 		rc = vnode_allocate(f->vn, (uint64_t)off, (uint64_t)len);
+	if (rc == 0)
+		fsnotify_file(f, IN_MODIFY);
 	file_put(f);
 	return rc;
 }

@@ -1,6 +1,7 @@
 // ioctl: the requests every descriptor understands, then the device's own
 // (the console's terminal requests); ENOTTY for everything else.
 
+#include <fs/sigio.h>
 #include <fs/fs_syscall.h>
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
@@ -36,19 +37,16 @@ static long ioctl_file(struct file *f, int fd, unsigned cmd, uint64_t arg)
 	case FIONCLEX:
 		return fd_set_cloexec(current_fdtable(), fd, false);
 	case FIOASYNC:
-		// Only files with a fasync method take it (ENOTTY elsewhere,
-		// as on Linux); no owner can be set, so no SIGIO is due.
-		if (!file_has_fasync(f))
-			return -ENOTTY;
+		// Linux's ioctl_fioasync: a change of the flag needs a file
+		// with a fasync method (ENOTTY elsewhere), which then signals
+		// its owner (fs/sigio.h).
 		if (get_user_u32(&v, arg) < 0)
 			return -EFAULT;
-		flags = spin_lock_irqsave(&f->lock);
-		if (v)
-			f->flags |= O_ASYNC;
-		else
-			f->flags &= ~O_ASYNC;
-		spin_unlock_irqrestore(&f->lock, flags);
-		return 0;
+		if (!(v != 0) == !(f->flags & O_ASYNC))
+			return 0;
+		if (!file_has_fasync(f))
+			return -ENOTTY;
+		return fasync_set(f, fd, v != 0);
 	}
 	if (f->pipe) {
 		if (cmd == FIONREAD)

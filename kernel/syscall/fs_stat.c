@@ -2,6 +2,7 @@
 // record or accept (chmod, chown, utimensat, umask, statfs).
 
 #include <fs/fs_syscall.h>
+#include <fs/fsnotify.h>
 #include <fs/fcntl.h>
 #include <kernel/syscall.h>
 #include <kernel/cred.h>
@@ -521,6 +522,7 @@ static long set_mode(struct vnode *vn, uint32_t mode)
 	flags = spin_lock_irqsave(&vn->lock);
 	vn->ctime_ns = fs_now_ns();
 	spin_unlock_irqrestore(&vn->lock, flags);
+	fsnotify_change(vn, IN_ATTRIB);
 	return 0;
 }
 
@@ -605,6 +607,7 @@ static long set_owner(struct vnode *vn, uint32_t uid, uint32_t gid)
 	flags = spin_lock_irqsave(&vn->lock);
 	vn->ctime_ns = fs_now_ns();
 	spin_unlock_irqrestore(&vn->lock, flags);
+	fsnotify_change(vn, IN_ATTRIB);
 	return 0;
 }
 
@@ -691,6 +694,7 @@ static long set_times(int dirfd, uint64_t upath, const struct user_timespec *ts,
 {
 	struct vnode *vn;
 	uint64_t now = fs_now_ns(), t, flags;
+	bool set_a, set_m;
 	int rc;
 
 	// Both omitted: nothing to do, not even the lookup (as Linux).
@@ -725,12 +729,15 @@ static long set_times(int dirfd, uint64_t upath, const struct user_timespec *ts,
 		return rc;
 	}
 	flags = spin_lock_irqsave(&vn->lock);
-	if (pick_time(utimes ? &ts[0] : NULL, now, &t))
+	if ((set_a = pick_time(utimes ? &ts[0] : NULL, now, &t)))
 		vn->atime_ns = t;
-	if (pick_time(utimes ? &ts[1] : NULL, now, &t))
+	if ((set_m = pick_time(utimes ? &ts[1] : NULL, now, &t)))
 		vn->mtime_ns = t;
 	vn->ctime_ns = now;
 	spin_unlock_irqrestore(&vn->lock, flags);
+	// Linux's fsnotify_change: both times are IN_ATTRIB, the access time
+	// alone IN_ACCESS, the modification time alone IN_MODIFY.
+	fsnotify_change(vn, set_a && set_m ? IN_ATTRIB : set_a ? IN_ACCESS : IN_MODIFY);
 	vnode_put(vn);
 	return 0;
 }

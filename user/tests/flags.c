@@ -1364,11 +1364,11 @@ static const struct flag_row rows[] = {
 	{ "fcntl_F_GETLK_bad_pointer_EFAULT", r_getlk_efault, EFAULT, LINUX_SAME, false },
 	{ "fcntl_F_SETLEASE_EINVAL", r_setlease, EINVAL, LINUX_OK, false },
 	{ "fcntl_F_GETLEASE_unlocked", r_getlease, 0, LINUX_SAME, false },
-	{ "fcntl_F_SETOWN_pid_EINVAL", r_setown_pid, EINVAL, LINUX_OK, false },
+	{ "fcntl_F_SETOWN_pid", r_setown_pid, 0, LINUX_SAME, false },
 	{ "fcntl_F_SETOWN_zero", r_setown_zero, 0, LINUX_SAME, false },
 	{ "fcntl_F_GETOWN", r_getown, 0, LINUX_SAME, false },
-	{ "fcntl_F_SETOWN_EX_EINVAL", r_setown_ex, EINVAL, LINUX_OK, false },
-	{ "fcntl_F_SETSIG_EINVAL", r_setsig, EINVAL, LINUX_OK, false },
+	{ "fcntl_F_SETOWN_EX", r_setown_ex, 0, LINUX_SAME, false },
+	{ "fcntl_F_SETSIG", r_setsig, 0, LINUX_SAME, false },
 	{ "fcntl_unknown_command_EINVAL", r_unknown_cmd, EINVAL, LINUX_SAME, false },
 	{ "fcntl_F_ADD_SEALS_file_EINVAL", r_add_seals, EINVAL, LINUX_SAME, false },
 	{ "fcntl_F_SETFL_O_DIRECT_pipe", r_pipe_odirect_setfl, 0, LINUX_SAME, false },
@@ -1709,7 +1709,8 @@ static void t_pipe_size(void)
 }
 
 // FIOASYNC and F_SETFL O_ASYNC set the flag only where Linux has a
-// fasync method (pipes, terminals); regular files drop it silently.
+// fasync method (pipes, terminals, inotify); regular files drop it
+// silently.
 static void t_async_flag(void)
 {
 	int on = 1, p[2], fd = file_fd();

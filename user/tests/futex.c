@@ -57,7 +57,7 @@ static int futex_op(int op, int oparg, int cmp, int cmparg)
 }
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 26
+#define NR_CASES 32
 // How long a helper may take to go to sleep before the test gives up.
 #define SETTLE_MS 5000
 
@@ -575,6 +575,243 @@ static void test_efault(void)
 		    "wait_bad_address_efault");
 }
 
+// ---- futex_waitv ----
+
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+#define FUTEX_32 2
+
+struct waitv {
+	uint64_t val;
+	uint64_t uaddr;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+static long waitv(struct waitv *w, unsigned n, unsigned flags, const struct timespec *ts, int clk)
+{
+	return syscall(SYS_futex_waitv, w, n, flags, ts, clk);
+}
+
+static void waitv_fill(struct waitv *w, atomic_int *words, int n, uint32_t flags)
+{
+	for (int i = 0; i < n; i++)
+		w[i] = (struct waitv){ .val = (uint64_t)atomic_load(&words[i]),
+				       .uaddr = (uint64_t)(uintptr_t)&words[i], .flags = flags };
+}
+
+#define ERR(call, e) ((call) == -1 && errno == (e))
+
+static void test_waitv_einval(void)
+{
+	_Alignas(8) atomic_int words[2] = { 0, 0 };
+	struct waitv w[2];
+	struct timespec past = { 0, 0 }, bad = { 0, 1000000000L };
+	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int ok = 1, step = 0;
+
+	munmap(page, 4096);
+	waitv_fill(w, words, 2, FUTEX_32 | FUTEX_PRIVATE_FLAG);
+#define STEP(cond) do { step++; if (ok && !(cond)) { ok = 0; ktap_diag("waitv check %d failed: errno %d", step, errno); } } while (0)
+	STEP(ERR(waitv(w, 2, 1, NULL, 0), EINVAL));			// flags
+	STEP(ERR(waitv(w, 0, 0, NULL, 0), EINVAL));			// none
+	STEP(ERR(waitv(w, 129, 0, NULL, 0), EINVAL));			// too many
+	STEP(ERR(waitv(NULL, 1, 0, NULL, 0), EINVAL));		// no array
+	STEP(ERR(waitv(w, 2, 0, &past, CLOCK_BOOTTIME), EINVAL));	// clock
+	STEP(ERR(waitv(w, 2, 0, (struct timespec *)8, CLOCK_MONOTONIC), EFAULT));
+	STEP(ERR(waitv(w, 2, 0, &bad, CLOCK_MONOTONIC), EINVAL));	// timespec
+	STEP(ERR(waitv((struct waitv *)page, 1, 0, NULL, 0), EFAULT));	// array unmapped
+	w[1].flags = FUTEX_PRIVATE_FLAG;
+	STEP(ERR(waitv(w, 2, 0, NULL, 0), EINVAL));			// no FUTEX_32
+	w[1].flags = FUTEX_32 | 1;
+	STEP(ERR(waitv(w, 2, 0, NULL, 0), EINVAL));			// unknown bit
+	w[1].flags = FUTEX_32;
+	w[1].reserved = 1;
+	STEP(ERR(waitv(w, 2, 0, NULL, 0), EINVAL));			// reserved
+	w[1].reserved = 0;
+	w[1].uaddr += 1;
+	STEP(ERR(waitv(w, 2, 0, NULL, 0), EINVAL));			// misaligned
+	w[1].uaddr = (uint64_t)(uintptr_t)page;
+	STEP(ERR(waitv(w, 2, 0, NULL, 0), EFAULT));			// unmapped word
+	// The checks of every entry come before any value is compared.
+	w[0].val = 5;
+	STEP(ERR(waitv(w, 2, 0, NULL, 0), EFAULT));
+	w[1].uaddr = (uint64_t)(uintptr_t)&words[1];
+	STEP(ERR(waitv(w, 2, 0, NULL, 0), EAGAIN));			// value differs
+	w[0].val = 0;
+	// 6.1 compares a value above 32 bits as a u32; kernels since 6.7
+	// refuse it (EINVAL).
+	w[1].val = 1ULL << 32;
+	STEP(ERR(waitv(w, 2, 0, &past, CLOCK_MONOTONIC), ETIMEDOUT) || errno == EINVAL);
+#undef STEP
+	ktap_result(ok, "waitv_errnos");
+}
+
+static void test_waitv_timeouts(void)
+{
+	atomic_int words[128] = { 0 };
+	struct waitv w[128];
+	long long dl_m = now_ns(CLOCK_MONOTONIC) + 30 * 1000000LL;
+	long long dl_r = now_ns(CLOCK_REALTIME) + 30 * 1000000LL;
+	struct timespec tm = ns_to_timespec(dl_m), tr = ns_to_timespec(dl_r);
+	long rc1, rc2;
+	int e1, e2;
+
+	waitv_fill(w, words, 128, FUTEX_32 | FUTEX_PRIVATE_FLAG);
+	rc1 = waitv(w, 128, 0, &tm, CLOCK_MONOTONIC);
+	e1 = errno;
+	long long late_m = now_ns(CLOCK_MONOTONIC) - dl_m;
+	rc2 = waitv(w, 1, 0, &tr, CLOCK_REALTIME);
+	e2 = errno;
+	long long late_r = now_ns(CLOCK_REALTIME) - dl_r;
+	ktap_result(rc1 == -1 && e1 == ETIMEDOUT && late_m >= 0 && rc2 == -1 && e2 == ETIMEDOUT &&
+			    late_r >= 0,
+		    "waitv_absolute_timeouts_128_entries");
+}
+
+struct waitv_arg {
+	struct waitv *w;
+	unsigned n;
+	long rc;
+	int err;
+};
+
+static void *waitv_body(void *arg)
+{
+	struct waitv_arg *a = arg;
+	struct timespec limit = ns_to_timespec(now_ns(CLOCK_MONOTONIC) + 20 * 1000000000LL);
+
+	a->rc = waitv(a->w, a->n, 0, &limit, CLOCK_MONOTONIC);
+	a->err = errno;
+	return NULL;
+}
+
+// FUTEX_WAKE on entry 'which' until it finds the waiter queued: the call
+// returns the index of that entry.
+static int waitv_woken_by(atomic_int *words, int n, uint32_t wflags, int wake_op, int which)
+{
+	struct waitv w[8];
+	struct waitv_arg a = { w, (unsigned)n, 0, 0 };
+	pthread_t t;
+	long woke = 0;
+
+	waitv_fill(w, words, n, wflags);
+	pthread_create(&t, NULL, waitv_body, &a);
+	for (int tries = 0; tries < 2000 && woke == 0; tries++) {
+		woke = futex(&words[which], wake_op, 1, NULL, NULL, 0);
+		if (woke == 0)
+			sleep_ms(5);
+	}
+	pthread_join(t, NULL);
+	return woke == 1 && a.rc == which;
+}
+
+static void test_waitv_wake(void)
+{
+	atomic_int words[8] = { 0 };
+	int ok = waitv_woken_by(words, 3, FUTEX_32 | FUTEX_PRIVATE_FLAG, FUTEX_WAKE_PRIVATE, 2);
+
+	ok = ok && waitv_woken_by(words, 3, FUTEX_32 | FUTEX_PRIVATE_FLAG, FUTEX_WAKE_PRIVATE, 0);
+	ok = ok && waitv_woken_by(words, 8, FUTEX_32, FUTEX_WAKE, 5);
+	ktap_result(ok, "waitv_returns_woken_index");
+}
+
+static void test_waitv_shared_fork(void)
+{
+	atomic_int *words = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct waitv w[2];
+	pid_t pid;
+	int status, ok;
+
+	words[0] = words[1] = 0;
+	waitv_fill(w, words, 2, FUTEX_32);
+	pid = fork();
+	if (pid == 0) {
+		struct timespec limit = ns_to_timespec(now_ns(CLOCK_MONOTONIC) + 20 * 1000000000LL);
+
+		_exit(waitv(w, 2, 0, &limit, CLOCK_MONOTONIC) == 1 ? 0 : 1);
+	}
+	long woke = 0;
+	for (int tries = 0; tries < 2000 && woke == 0; tries++) {
+		woke = futex(&words[1], FUTEX_WAKE, 1, NULL, NULL, 0);
+		if (woke == 0)
+			sleep_ms(5);
+	}
+	ok = waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	munmap(words, 4096);
+	ktap_result(ok && woke == 1, "waitv_shared_memory_across_fork");
+}
+
+static void test_waitv_eintr(void)
+{
+	struct sigaction sa;
+	atomic_int words[2] = { 0 };
+	struct waitv w[2];
+	struct kicker k = { (pid_t)syscall(SYS_gettid), 50 };
+	struct timespec limit = ns_to_timespec(now_ns(CLOCK_MONOTONIC) + 20 * 1000000000LL);
+	pthread_t t;
+	long rc;
+	int err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = count_signal;	// no SA_RESTART
+	sigaction(SIGUSR1, &sa, NULL);
+	atomic_store(&handler_runs, 0);
+	waitv_fill(w, words, 2, FUTEX_32 | FUTEX_PRIVATE_FLAG);
+	pthread_create(&t, NULL, kick_with_signal, &k);
+	rc = waitv(w, 2, 0, &limit, CLOCK_MONOTONIC);
+	err = errno;
+	pthread_join(t, NULL);
+	ktap_result(rc == -1 && err == EINTR && atomic_load(&handler_runs) == 1, "waitv_eintr_on_signal");
+}
+
+static atomic_int restart_word;
+
+static void wake_in_handler(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&handler_runs, 1);
+}
+
+static void *kick_then_wake(void *arg)
+{
+	struct kicker *k = arg;
+	long woke = 0;
+
+	sleep_ms(k->delay_ms);
+	syscall(SYS_tgkill, getpid(), k->tid, SIGUSR1);
+	while (woke == 0) {
+		sleep_ms(20);
+		woke = futex(&restart_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+	return NULL;
+}
+
+// With SA_RESTART the wait goes on after the handler (Linux's
+// ERESTARTSYS, timeout or not: it is absolute).
+static void test_waitv_restart(void)
+{
+	struct sigaction sa;
+	struct waitv w;
+	struct kicker k = { (pid_t)syscall(SYS_gettid), 50 };
+	struct timespec limit = ns_to_timespec(now_ns(CLOCK_MONOTONIC) + 20 * 1000000000LL);
+	pthread_t t;
+	long rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = wake_in_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	atomic_store(&handler_runs, 0);
+	atomic_store(&restart_word, 0);
+	waitv_fill(&w, &restart_word, 1, FUTEX_32 | FUTEX_PRIVATE_FLAG);
+	pthread_create(&t, NULL, kick_then_wake, &k);
+	rc = waitv(&w, 1, 0, &limit, CLOCK_MONOTONIC);
+	pthread_join(t, NULL);
+	ktap_result(rc == 0 && atomic_load(&handler_runs) == 1, "waitv_restarted_after_sa_restart");
+}
+
 // ---- robust lists ----
 
 #define FUTEX_WAITERS		0x80000000u
@@ -726,6 +963,12 @@ int main(void)
 	test_bad_op();
 	test_einval();
 	test_efault();
+	test_waitv_einval();
+	test_waitv_timeouts();
+	test_waitv_wake();
+	test_waitv_shared_fork();
+	test_waitv_eintr();
+	test_waitv_restart();
 	test_robust_list_calls();
 	test_robust_owner_death();
 	test_robust_pthread_mutex();

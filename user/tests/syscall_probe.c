@@ -26,8 +26,8 @@
 #define LAST_NEW	450
 
 // What Switchyard answers ENOSYS for today, as the probe found it: IP
-// networking, System V shared memory, modules, BPF, io_uring,
-// ptrace, namespaces and mounts, the time setters, inotify/fanotify,
+// networking, modules, BPF, io_uring, ptrace, namespaces and mounts,
+// NTP clock discipline, fanotify, keys,
 // NUMA policy, and what Linux itself lacks (marked); docs/syscalls.md
 // says why each is left out.
 static const int enosys_expected[] = {
@@ -93,13 +93,9 @@ static const int enosys_expected[] = {
 	248,				// add_key
 	249,				// request_key
 	250,				// keyctl
-	253,				// inotify_init
-	254,				// inotify_add_watch
-	255,				// inotify_rm_watch
 	256,				// migrate_pages
 	279,				// move_pages
 	288,				// accept4
-	294,				// inotify_init1
 	298,				// perf_event_open
 	299,				// recvmmsg
 	300,				// fanotify_init
@@ -125,11 +121,9 @@ static const int enosys_expected[] = {
 	431,				// fsconfig
 	432,				// fsmount
 	433,				// fspick
-	437,				// openat2
 	442,				// mount_setattr
 	443,				// quotactl_fd
 	447,				// memfd_secret
-	449,				// futex_waitv
 	450,				// set_mempolicy_home_node
 };
 
