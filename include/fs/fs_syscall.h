@@ -31,6 +31,9 @@ int lookup_user_object_at(int dirfd, uint64_t upath, int flags, struct vnode **o
 // use one: *at() directories, fstat, fstatfs, fchdir, fcntl, dup) not.
 struct file *fget(int fd);
 struct file *fget_raw(int fd);
+// An open of a user path as open(2) makes it (the caller's permissions,
+// its errnos), for the kernel's own use: the file, referenced, in *out.
+long file_open_user(uint64_t upath, uint32_t flags, struct file **out);
 
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);

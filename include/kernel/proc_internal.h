@@ -80,6 +80,10 @@ void thread_tables_adopt(struct thread *t);
 struct sighand;
 void sighand_put(struct sighand *sh);
 void itimer_tick(void);
+// BSD accounting (acct.c): p's record, if a file is set; p's last
+// thread, before the address space goes.
+struct mm;
+void acct_process_exit(struct process *p, struct mm *mm, int wait_status);
 void itimer_cancel(struct process *p);
 // POSIX timers (posix_timers.c): CPU 0's tick; all of p's deleted (exec,
 // exit); /proc/PID/timers.

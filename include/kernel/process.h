@@ -94,6 +94,7 @@ struct process {
 	int pdeath_signal, parent_tid;
 	bool child_subreaper;		// PR_SET_CHILD_SUBREAPER
 	bool not_dumpable;		// PR_SET_DUMPABLE 0
+	bool used_super;		// a capability check passed (acct's ASU)
 	bool thp_disable;		// PR_SET_THP_DISABLE
 	struct sem_undo_list *sem_undo;	// SEM_UNDO adjustments (kernel/ipc/sem.c), shared by CLONE_SYSVSEM
 };

@@ -173,7 +173,14 @@ struct cred *cred_for_access(void)
 
 bool cred_capable(const struct cred *c, int cap)
 {
-	return (c->cap_effective >> cap) & 1;
+	bool yes = (c->cap_effective >> cap) & 1;
+	struct thread *t = current_thread();
+
+	// A process that used a privilege: acct's ASU flag (Linux's
+	// PF_SUPERPRIV, set by capable()).
+	if (yes && t && t->proc && c == t->cred)
+		t->proc->used_super = true;
+	return yes;
 }
 
 bool cred_in_group(const struct cred *c, uint32_t gid)

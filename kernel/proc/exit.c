@@ -137,6 +137,7 @@ static void process_finish(struct process *p)
 
 	itimer_cancel(p);
 	posix_timers_exit(p);
+	acct_process_exit(p, mm, p->exit_status);
 	// The table and the address space leave p under p->lock, where /proc
 	// takes its references to them.  Closing files may sleep: done
 	// before this thread leaves its address space.

@@ -392,6 +392,18 @@ static long do_open(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode)
 	return do_open_resolve(dirfd, upath, flags, mode, 0);
 }
 
+long file_open_user(uint64_t upath, uint32_t flags, struct file **out)
+{
+	struct fdtable *fdt = current_fdtable();
+	long fd = do_open(AT_FDCWD, upath, flags | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return fd;
+	*out = fd_get(fdt, (int)fd);
+	fd_close(fdt, (int)fd);
+	return *out ? 0 : -EBADF;
+}
+
 // ---- openat2 ----
 
 struct open_how {

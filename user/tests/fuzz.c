@@ -48,7 +48,8 @@
 // sethostname and setdomainname are fuzzed; the parent puts the names back
 // when the children are done, so the programs after it see the system's.
 // The clock too (clock_settime, settimeofday): it is put back where it
-// would have been, and the time zone to UTC.
+// would have been, and the time zone to UTC; process accounting a child
+// turned on is turned off.
 // So it does with the modes and owners of /dev/null and /dev/zero, which
 // the children hold open (fchmod and fchown reach them; an unprivileged
 // program after the fuzzer could no longer write to /dev/null), and it
@@ -1188,6 +1189,7 @@ int main(int argc, char **argv)
 		real1.tv_nsec = ns % 1000000000;
 		clock_settime(CLOCK_REALTIME, &real1);
 		syscall(SYS_settimeofday, 0, &utc);
+		syscall(SYS_acct, 0);	// accounting a child may have turned on
 	}
 	if (have_names && !safe_mode) {
 		sethostname(names.nodename, strlen(names.nodename));

@@ -54,7 +54,6 @@ static const int enosys_expected[] = {
 	155,				// pivot_root
 	156,				// _sysctl (ENOSYS on Linux 6.1 too, with these arguments)
 	159,				// adjtimex
-	163,				// acct
 	165,				// mount
 	166,				// umount2
 	167,				// swapon
