@@ -12,6 +12,9 @@ void delay_ns(uint64_t ns);		// busy wait
 uint64_t clock_realtime_ns(void);	// wall clock
 // CLOCK_REALTIME less CLOCK_MONOTONIC, in ns (clock_settime moves it).
 int64_t clock_realtime_offset(void);
+// The realtime clock stepped by delta ns (adjtimex ADJ_SETOFFSET): 0 or
+// -EINVAL.
+int clock_realtime_inject(int64_t delta_ns);
 int get_timespec_ns(uint64_t uaddr, uint64_t *ns);	// user timespec -> ns
 
 #endif

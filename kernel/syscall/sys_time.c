@@ -82,6 +82,19 @@ static int set_realtime(int64_t sec, int64_t nsec)
 	return 0;
 }
 
+// adjtimex's ADJ_SETOFFSET: the clock moved by delta (Linux's
+// timekeeping_inject_offset: -EINVAL if that leaves the settable range
+// or goes before boot).
+int clock_realtime_inject(int64_t delta_ns)
+{
+	int64_t now = (int64_t)clock_realtime_ns(), to;
+
+	if (__builtin_add_overflow(now, delta_ns, &to) || to < 0 ||
+	    to / (int64_t)NSEC >= TIME_SETTOD_SEC_MAX)
+		return -EINVAL;
+	return set_realtime(to / (int64_t)NSEC, to % (int64_t)NSEC);
+}
+
 static bool settod_valid(int64_t sec, int64_t nsec)
 {
 	return sec >= 0 && nsec >= 0 && nsec < (int64_t)NSEC && sec < TIME_SETTOD_SEC_MAX;

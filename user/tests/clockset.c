@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,6 +275,63 @@ static void t_alarm_clocks(void)
 	check(clock_nanosleep(CLOCK_REALTIME_ALARM, 2, &ten_ms, 0) == EINVAL, "unknown flags");
 }
 
+// adjtimex: the NTP state as read; a step with ADJ_SETOFFSET; Linux's
+// checks; on Switchyard, settings that would change the clock's rate
+// are EINVAL (no clock discipline).
+static void t_adjtimex(void)
+{
+	struct timex tx = { 0 };
+
+	int r = adjtimex(&tx);
+	check(r >= 0, "read");
+	if (on_switchyard)
+		check(r == TIME_ERROR && (tx.status & STA_UNSYNC), "unsynchronized");
+	check(tx.precision == 1 && tx.tolerance == 32768000, "precision and tolerance");
+	check(tx.tick == 10000, "tick 10000 us");
+	tx.modes = ADJ_TICK;
+	tx.tick = 100;
+	check_errno(adjtimex(&tx), EINVAL, "a tick off by more than 10%");
+	tx.modes = 0x8000;
+	check_errno(adjtimex(&tx), EINVAL, "ADJ_ADJTIME without singleshot");
+	tx.modes = ADJ_SETOFFSET;
+	tx.time.tv_sec = 0;
+	tx.time.tv_usec = 1000000;
+	check_errno(adjtimex(&tx), EINVAL, "ADJ_SETOFFSET microseconds out of range");
+	check_errno(syscall(SYS_adjtimex, (void *)8), EFAULT, "bad pointer");
+	check_errno(syscall(SYS_clock_adjtime, CLOCK_MONOTONIC, &tx), EOPNOTSUPP,
+		    "clock_adjtime of CLOCK_MONOTONIC");
+	check_errno(syscall(SYS_clock_adjtime, 99, &tx), EINVAL, "clock 99");
+	memset(&tx, 0, sizeof(tx));
+	check(syscall(SYS_clock_adjtime, CLOCK_REALTIME, &tx) >= 0, "clock_adjtime of CLOCK_REALTIME");
+	if (!may_set)
+		return;
+	save_clock();
+	int64_t before = ns_of(CLOCK_REALTIME);
+	memset(&tx, 0, sizeof(tx));
+	tx.modes = ADJ_SETOFFSET;
+	tx.time.tv_sec = 100;
+	check(adjtimex(&tx) >= 0, "ADJ_SETOFFSET +100 s");
+	int64_t after = ns_of(CLOCK_REALTIME);
+	restore_clock();
+	check(after - before >= 100000000000LL && after - before < 110000000000LL, "the clock stepped");
+	if (on_switchyard) {
+		memset(&tx, 0, sizeof(tx));
+		tx.modes = ADJ_MAXERROR | ADJ_ESTERROR;
+		tx.maxerror = 1234;
+		tx.esterror = 56;
+		check(adjtimex(&tx) >= 0 && tx.maxerror == 1234 && tx.esterror == 56, "state kept");
+		tx.modes = ADJ_FREQUENCY;
+		tx.freq = 1 << 16;
+		check_errno(adjtimex(&tx), EINVAL, "a frequency (no clock discipline)");
+		tx.modes = ADJ_OFFSET_SINGLESHOT;
+		tx.offset = 1000;
+		check_errno(adjtimex(&tx), EINVAL, "an adjtime slew");
+		tx.modes = ADJ_MAXERROR | ADJ_ESTERROR;
+		tx.maxerror = tx.esterror = 16000000;
+		adjtimex(&tx);
+	}
+}
+
 static int c_unprivileged(void)
 {
 	struct timespec ts;
@@ -287,6 +345,10 @@ static int c_unprivileged(void)
 	int r = clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ms, 0);
 	if ((r != EINVAL && r != EOPNOTSUPP) || on_switchyard)	// a Linux without RTC
 		bad |= c_eq(r, EPERM, "an alarm sleep without CAP_WAKE_ALARM");
+	struct timex tx = { .modes = ADJ_MAXERROR };
+	bad |= c_err(adjtimex(&tx), EPERM, "adjtimex setting");
+	tx.modes = ADJ_OFFSET_SS_READ;
+	bad |= adjtimex(&tx) >= 0 ? 0 : cfail("adjtimex reading an adjtime slew");
 	bad |= c_err(settod(0, &tz), EPERM, "settimeofday, a zone only");
 	bad |= c_err(settod(0, 0), EPERM, "settimeofday, nothing");
 	return bad;
@@ -305,6 +367,7 @@ static const struct test_case cases[] = {
 	{ "timezone", t_timezone },
 	{ "errors", t_errors },
 	{ "alarm_clocks", t_alarm_clocks },
+	{ "adjtimex", t_adjtimex },
 	{ "unprivileged_EPERM", t_unprivileged },
 };
 

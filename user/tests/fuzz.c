@@ -48,8 +48,8 @@
 // sethostname and setdomainname are fuzzed; the parent puts the names back
 // when the children are done, so the programs after it see the system's.
 // The clock too (clock_settime, settimeofday): it is put back where it
-// would have been, and the time zone to UTC; process accounting a child
-// turned on is turned off.
+// would have been, the time zone to UTC and the NTP state (adjtimex) to
+// boot's; process accounting a child turned on is turned off.
 // So it does with the modes and owners of /dev/null and /dev/zero, which
 // the children hold open (fchmod and fchown reach them; an unprivileged
 // program after the fuzzer could no longer write to /dev/null), and it
@@ -76,6 +76,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1190,6 +1191,15 @@ int main(int argc, char **argv)
 		clock_settime(CLOCK_REALTIME, &real1);
 		syscall(SYS_settimeofday, 0, &utc);
 		syscall(SYS_acct, 0);	// accounting a child may have turned on
+		// The NTP state as at boot: unsynchronized, errors at the phase
+		// limit, time constant 2, TAI offset 0, microseconds.
+		struct timex ntp = { .modes = ADJ_STATUS | ADJ_MAXERROR | ADJ_ESTERROR |
+					      ADJ_TIMECONST | ADJ_MICRO,
+				     .status = STA_UNSYNC, .maxerror = 16000000,
+				     .esterror = 16000000, .constant = -2 };
+		adjtimex(&ntp);
+		ntp = (struct timex){ .modes = ADJ_TAI, .constant = 0 };
+		adjtimex(&ntp);
 	}
 	if (have_names && !safe_mode) {
 		sethostname(names.nodename, strlen(names.nodename));

@@ -53,7 +53,6 @@ static const int enosys_expected[] = {
 	154,				// modify_ldt
 	155,				// pivot_root
 	156,				// _sysctl (ENOSYS on Linux 6.1 too, with these arguments)
-	159,				// adjtimex
 	165,				// mount
 	166,				// umount2
 	167,				// swapon
@@ -101,7 +100,6 @@ static const int enosys_expected[] = {
 	301,				// fanotify_mark
 	303,				// name_to_handle_at
 	304,				// open_by_handle_at
-	305,				// clock_adjtime
 	307,				// sendmmsg
 	308,				// setns
 	313,				// finit_module (ENOSYS on Linux 6.1 too, with these arguments)
