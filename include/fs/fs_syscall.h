@@ -34,6 +34,9 @@ struct file *fget_raw(int fd);
 // An open of a user path as open(2) makes it (the caller's permissions,
 // its errnos), for the kernel's own use: the file, referenced, in *out.
 long file_open_user(uint64_t upath, uint32_t flags, struct file **out);
+// open(2) of a vnode already found (referenced; the reference is used
+// up): the checks and the descriptor, as open does after its lookup.
+long open_vnode(struct vnode *vn, uint32_t flags);
 
 // The calling process's file mode creation mask.
 uint32_t current_umask(void);

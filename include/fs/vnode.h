@@ -136,6 +136,8 @@ struct vnode {
 	// rmdir), as Linux's procfs and sysfs do; 0 in ordinary directories.
 	int16_t refuse_new, refuse_remove;
 	struct vnode *walk_next;	// a walk's list of the computed vnodes it made
+	struct vnode *ino_next;		// the index by inode number (ramfs.c)
+	uint32_t ino_bucket;
 	struct dirent_node *entries;	// directories: in 'seq' order
 	struct dirent_node *entries_tail;
 	uint64_t next_seq;
@@ -201,6 +203,9 @@ void vfs_space_give(uint64_t pages);
 
 // The wall clock, for file times.
 uint64_t fs_now_ns(void);
+
+// The live vnode with inode number ino, referenced, or NULL.
+struct vnode *vnode_by_ino(uint64_t ino);
 
 // A new vnode with refcount 1 and nlink 0 (not yet in any directory).
 struct vnode *vnode_alloc(enum vnode_type type, uint32_t perm);

@@ -19,6 +19,14 @@
 struct spinlock vfs_tree_lock = SPINLOCK_INIT("vfs tree");
 static uint64_t next_ino = 1;
 
+// Every vnode by inode number (open_by_handle_at), under ino_lock (taken
+// inside vfs_tree_lock when both are held: vnodes are made under it): a
+// vnode is in it from its making to its freeing, as an inode is in
+// Linux's inode cache while it lives.
+#define INO_BUCKETS	1024
+static struct vnode *by_ino[INO_BUCKETS];
+static struct spinlock ino_lock = SPINLOCK_INIT("ino index");
+
 uint64_t fs_now_ns(void)
 {
 	return clock_realtime_ns();
@@ -194,6 +202,13 @@ struct vnode *vnode_alloc(enum vnode_type type, uint32_t perm)
 	vn->mode = type_bits(type) | (perm & 07777);
 	vn->ino = __atomic_fetch_add(&next_ino, 1, __ATOMIC_RELAXED);
 	vn->refcount = 1;
+	uint64_t irq = spin_lock_irqsave(&ino_lock);
+	// The bucket is kept: /proc gives its vnodes numbers of its own
+	// after this (those are never looked up by number).
+	vn->ino_bucket = (uint32_t)(vn->ino % INO_BUCKETS);
+	vn->ino_next = by_ino[vn->ino_bucket];
+	by_ino[vn->ino_bucket] = vn;
+	spin_unlock_irqrestore(&ino_lock, irq);
 	vn->next_seq = 2;	// positions 0 and 1 are "." and ".."
 	spin_init(&vn->lock, "vnode");
 	mutex_init(&vn->map_mutex, "vnode maps");
@@ -215,8 +230,38 @@ static void free_pages_from(struct vnode *vn, uint64_t first)
 	space_give(freed);
 }
 
+static void ino_unlink(struct vnode *vn)
+{
+	uint64_t irq = spin_lock_irqsave(&ino_lock);
+
+	for (struct vnode **pp = &by_ino[vn->ino_bucket]; *pp; pp = &(*pp)->ino_next) {
+		if (*pp == vn) {
+			*pp = vn->ino_next;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ino_lock, irq);
+}
+
+struct vnode *vnode_by_ino(uint64_t ino)
+{
+	uint64_t irq = spin_lock_irqsave(&vfs_tree_lock);
+	spin_lock(&ino_lock);
+	struct vnode *vn = by_ino[ino % INO_BUCKETS];
+
+	// One that nothing holds and no name keeps is on its way out.
+	while (vn && (vn->ino != ino || (vn->refcount == 0 && vn->nlink == 0)))
+		vn = vn->ino_next;
+	if (vn)
+		vn->refcount++;
+	spin_unlock(&ino_lock);
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	return vn;
+}
+
 static void vnode_free(struct vnode *vn)
 {
+	ino_unlink(vn);
 	fsnotify_vnode_freed(vn);
 	vnode_put(vn->unlinked_parent);
 	if (vn->ops && vn->ops->release)

@@ -273,6 +273,68 @@ static long reopen_object(struct file *f, struct file *object, uint32_t flags)
 	return fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
 }
 
+// The rest of an open once the vnode is found (referenced; the file's
+// reference on success): type and permission checks, the driver's open,
+// O_TRUNC, FIFOs, then the descriptor (prepared by the caller).
+static long open_found(struct file *f, struct vnode *vn, uint32_t flags, bool created)
+{
+	long rc;
+
+	rc = 0;
+	if (vn->type == VNODE_SYMLINK && !(flags & O_PATH))
+		rc = -ELOOP;			// O_NOFOLLOW met a symlink
+	else if ((flags & O_DIRECTORY) && vn->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (vn->type == VNODE_DIR && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_CREAT)))
+		rc = -EISDIR;
+	else if (!(flags & O_PATH))
+		rc = open_permission(vn, flags, created);
+	// Nodes without a driver: a device number nothing serves, a block
+	// device, a socket (Linux: ENXIO for each).
+	if (rc == 0 && !(flags & O_PATH) &&
+	    ((vn->type == VNODE_CHR && !vn->ops) || vn->type == VNODE_BLK || vn->type == VNODE_SOCK))
+		rc = -ENXIO;
+	if (rc == 0 && vn->ops && vn->ops->open && !(flags & O_PATH))
+		rc = vn->ops->open(&vn, flags);
+	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && !created &&
+	    vn->type == VNODE_REG) {
+		cred_write_kills_suid(vn);
+		rc = vnode_truncate(vn, 0);
+		if (rc == 0)
+			fsnotify_change(vn, IN_MODIFY);
+	}
+	if (rc < 0) {
+		vnode_put(vn);
+		return rc;
+	}
+	f->vn = vn;		// the file's reference now
+	if (vn->type == VNODE_FIFO && !(flags & O_PATH) && (rc = fifo_open(f, vn)) < 0)
+		return rc;
+	// Modern Linux sends nothing for O_PATH descriptors (6.1 still did).
+	if (!(flags & O_PATH)) {
+		f->notify_opened = true;
+		fsnotify_file(f, IN_OPEN);
+	}
+	return fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
+}
+
+long open_vnode(struct vnode *vn, uint32_t flags)
+{
+	struct file *f;
+	long rc;
+
+	if (flags & O_PATH)
+		flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW;
+	f = file_new_vnode(NULL, flags);
+	rc = f ? fd_prepare(current_fdtable(), 0) : -ENOMEM;
+	if (rc == 0)
+		rc = open_found(f, vn, flags, false);
+	else
+		vnode_put(vn);
+	if (f)
+		file_put(f);
+	return rc;
+}
 // 'resolve': openat2's LOOKUP_NO_SYMLINKS ... LOOKUP_IN_ROOT, for every
 // walk of the path.
 static long do_open_resolve(int dirfd, uint64_t upath, uint32_t flags, uint32_t mode,
@@ -341,45 +403,8 @@ static long do_open_resolve(int dirfd, uint64_t upath, uint32_t flags, uint32_t 
 			goto out;
 		}
 	}
-	if (rc < 0)
-		goto out;
-
-	rc = 0;
-	if (vn->type == VNODE_SYMLINK && !(flags & O_PATH))
-		rc = -ELOOP;			// O_NOFOLLOW met a symlink
-	else if ((flags & O_DIRECTORY) && vn->type != VNODE_DIR)
-		rc = -ENOTDIR;
-	else if (vn->type == VNODE_DIR && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_CREAT)))
-		rc = -EISDIR;
-	else if (!(flags & O_PATH))
-		rc = open_permission(vn, flags, created);
-	// Nodes without a driver: a device number nothing serves, a block
-	// device, a socket (Linux: ENXIO for each).
-	if (rc == 0 && !(flags & O_PATH) &&
-	    ((vn->type == VNODE_CHR && !vn->ops) || vn->type == VNODE_BLK || vn->type == VNODE_SOCK))
-		rc = -ENXIO;
-	if (rc == 0 && vn->ops && vn->ops->open && !(flags & O_PATH))
-		rc = vn->ops->open(&vn, flags);
-	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && !created &&
-	    vn->type == VNODE_REG) {
-		cred_write_kills_suid(vn);
-		rc = vnode_truncate(vn, 0);
-		if (rc == 0)
-			fsnotify_change(vn, IN_MODIFY);
-	}
-	if (rc < 0) {
-		vnode_put(vn);
-		goto out;
-	}
-	f->vn = vn;		// the file's reference now
-	if (vn->type == VNODE_FIFO && !(flags & O_PATH) && (rc = fifo_open(f, vn)) < 0)
-		goto out;
-	// Modern Linux sends nothing for O_PATH descriptors (6.1 still did).
-	if (!(flags & O_PATH)) {
-		f->notify_opened = true;
-		fsnotify_file(f, IN_OPEN);
-	}
-	rc = fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
+	if (rc == 0)
+		rc = open_found(f, vn, flags, created);
 out:
 	file_put(f);
 	vnode_put(start);

@@ -98,8 +98,6 @@ static const int enosys_expected[] = {
 	299,				// recvmmsg
 	300,				// fanotify_init
 	301,				// fanotify_mark
-	303,				// name_to_handle_at
-	304,				// open_by_handle_at
 	307,				// sendmmsg
 	308,				// setns
 	313,				// finit_module (ENOSYS on Linux 6.1 too, with these arguments)
