@@ -11,6 +11,7 @@
 #include <uapi/signal.h>
 #include <kernel/rseq.h>
 #include <kernel/cputime.h>
+#include <kernel/mempolicy.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -85,6 +86,7 @@ struct thread {
 	uint64_t timer_slack_ns, default_timer_slack_ns;
 	bool no_new_privs;
 	uint32_t personality;		// personality(2) (kernel/proc/personality.c)
+	struct mempolicy mempolicy;	// set_mempolicy (kernel/mm/mempolicy.c)
 	struct thread_acct acct;	// CPU time and faults (kernel/proc/cputime.c)
 };
 

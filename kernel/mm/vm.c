@@ -27,6 +27,7 @@
 // call returns.
 
 #include <kernel/vm.h>
+#include <kernel/mempolicy.h>
 #include <kernel/cpu.h>
 #include <kernel/smp.h>
 #include <kernel/panic.h>
@@ -74,6 +75,7 @@ struct vma {
 	struct vnode *file;		// private file mapping, or NULL (anonymous)
 	uint64_t file_off;		// file offset of node.start
 	uint64_t file_end;		// file bytes end at this address; beyond: zeros
+	struct mempolicy policy;	// mbind's; all zero: MPOL_DEFAULT
 };
 
 _Static_assert(__builtin_offsetof(struct vma, node) == 0, "a vma starts with its tree node");
@@ -150,12 +152,19 @@ static int vma_split(struct mm *mm, struct vma *v, uint64_t at)
 	return 0;
 }
 
+static bool policy_equal(const struct mempolicy *a, const struct mempolicy *b)
+{
+	return a->mode == b->mode && a->flags == b->flags && a->home == b->home &&
+	       a->nodes == b->nodes && a->user_nodes == b->user_nodes;
+}
+
 // Would a and b (a right below b) be one mapping on Linux?  Anonymous
-// private memory with the same protection and flags merges.
+// private memory with the same protection, flags and memory policy merges.
 static bool can_merge(const struct vma *a, const struct vma *b)
 {
 	return a->node.end == b->node.start && !a->file && !b->file &&
-	       a->prot == b->prot && a->flags == b->flags && !(a->flags & VMA_SHARED);
+	       a->prot == b->prot && a->flags == b->flags && !(a->flags & VMA_SHARED) &&
+	       policy_equal(&a->policy, &b->policy);
 }
 
 // Merges v into the mapping below it if they are compatible; returns
@@ -1273,6 +1282,121 @@ int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 			r = -EFAULT;
 		}
 	}
+	spin_unlock(&mm->lock);
+	return r;
+}
+
+// ---- NUMA memory policies (kernel/mm/mempolicy.c) ----
+
+// Does [start, end) of mm hold a page with a frame?
+static bool range_has_pages(struct mm *mm, uint64_t start, uint64_t end)
+{
+	uint64_t va = start;
+
+	return pte_next_with_frame(mm->root_pa, &va, end) != 0;
+}
+
+// mbind's walk over the mappings of [start, end) before anything changes,
+// in Linux's order (queue_pages_range): mapping by mapping, a hole before
+// it or after it is EFAULT unless 'holes_ok' (MPOL_DEFAULT), then, when
+// 'strict_pages' (MPOL_MF_STRICT alone with a policy excluding node 0),
+// a page already there is misplaced: EIO.  No mapping at all: EFAULT.
+static int mbind_check_locked(struct mm *mm, uint64_t start, uint64_t end, bool holes_ok,
+			      bool strict_pages)
+{
+	struct vma *v = vma_from(mm, start);
+
+	if (!v || v->node.start >= end)
+		return -EFAULT;
+	if (!holes_ok && v->node.start > start)
+		return -EFAULT;
+	for (; v && v->node.start < end; v = vma_next(v)) {
+		struct vma *next = vma_next(v);
+		if (!holes_ok && v->node.end < end && (!next || v->node.end < next->node.start))
+			return -EFAULT;
+		if (strict_pages && range_has_pages(mm, max_u64(start, v->node.start),
+						    min_u64(end, v->node.end)))
+			return -EIO;
+	}
+	return 0;
+}
+
+// Gives [start, end) of every mapping in it the policy, splitting at the
+// edges and merging with equal neighbours, as Linux's mbind_range.
+static int set_policy_locked(struct mm *mm, uint64_t start, uint64_t end,
+			     const struct mempolicy *pol)
+{
+	for (struct vma *v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v)) {
+		uint64_t lo = max_u64(start, v->node.start), hi = min_u64(end, v->node.end);
+		if (policy_equal(&v->policy, pol)) {
+			v = merge_prev(mm, v);
+			continue;
+		}
+		if (boundary_at(mm, lo) < 0 || boundary_at(mm, hi) < 0)
+			return -ENOMEM;
+		v = vma_find(mm, lo);
+		v->policy = *pol;
+		v = merge_prev(mm, v);
+		v = vma_find(mm, hi - 1);
+	}
+	// The mapping after the range may now match the last one.
+	struct vma *last = vma_find(mm, end - 1);
+	if (last)
+		merge_next(mm, last);
+	return 0;
+}
+
+int vm_mbind(struct mm *mm, uint64_t start, uint64_t end, const struct mempolicy *pol,
+	     bool holes_ok, bool strict_pages)
+{
+	spin_lock(&mm->lock);
+	int r = mbind_check_locked(mm, start, end, holes_ok, strict_pages);
+	if (r == 0)
+		r = set_policy_locked(mm, start, end, pol);
+	spin_unlock(&mm->lock);
+	return r;
+}
+
+int vm_set_home_node(struct mm *mm, uint64_t start, uint64_t end, int node)
+{
+	int r = -ENOENT;
+
+	spin_lock(&mm->lock);
+	for (struct vma *v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v)) {
+		uint64_t hi = min_u64(end, v->node.end);
+		if (v->policy.mode == MPOL_DEFAULT)
+			continue;
+		if (v->policy.mode != MPOL_BIND && v->policy.mode != MPOL_PREFERRED_MANY) {
+			r = -EOPNOTSUPP;
+			break;
+		}
+		struct mempolicy pol = v->policy;
+		pol.home = (uint16_t)(node + 1);
+		r = set_policy_locked(mm, max_u64(start, v->node.start), hi, &pol);
+		if (r < 0)
+			break;
+		v = vma_find(mm, hi - 1);
+	}
+	spin_unlock(&mm->lock);
+	return r;
+}
+
+int vm_get_policy(struct mm *mm, uint64_t addr, struct mempolicy *pol)
+{
+	spin_lock(&mm->lock);
+	struct vma *v = vma_find(mm, addr);
+	if (v)
+		*pol = v->policy;
+	spin_unlock(&mm->lock);
+	return v ? 0 : -EFAULT;
+}
+
+int vm_page_status(struct mm *mm, uint64_t addr)
+{
+	spin_lock(&mm->lock);
+	struct vma *v = vma_find(mm, addr);
+	int r = !v ? -EFAULT : range_has_pages(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE)
+			       ? 0 : -ENOENT;
 	spin_unlock(&mm->lock);
 	return r;
 }

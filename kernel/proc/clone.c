@@ -233,6 +233,8 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	child->default_timer_slack_ns = parent->timer_slack_ns;
 	child->no_new_privs = parent->no_new_privs;
 	child->personality = parent->personality;
+	// Every clone, thread or process, starts with its parent's policy.
+	child->mempolicy = parent->mempolicy;
 	child->cpu = parent->cpu;
 	return arch_user_thread_copy(child, parent);
 }

@@ -28,7 +28,7 @@
 // What Switchyard answers ENOSYS for today, as the probe found it: IP
 // networking, System V IPC, POSIX message queues, modules, BPF, io_uring,
 // ptrace, namespaces and mounts, the time setters, inotify/fanotify,
-// NUMA policy, and what Linux itself lacks (marked); docs/syscalls.md
+// and what Linux itself lacks (marked); docs/syscalls.md
 // says why each is left out.
 static const int enosys_expected[] = {
 	29,				// shmget
@@ -97,9 +97,6 @@ static const int enosys_expected[] = {
 	216,				// remap_file_pages
 	227,				// clock_settime
 	236,				// vserver (ENOSYS on Linux 6.1 too, with these arguments)
-	237,				// mbind
-	238,				// set_mempolicy
-	239,				// get_mempolicy
 	240,				// mq_open
 	241,				// mq_unlink
 	242,				// mq_timedsend
@@ -115,11 +112,9 @@ static const int enosys_expected[] = {
 	253,				// inotify_init
 	254,				// inotify_add_watch
 	255,				// inotify_rm_watch
-	256,				// migrate_pages
 	275,				// splice
 	276,				// tee
 	278,				// vmsplice
-	279,				// move_pages
 	288,				// accept4
 	294,				// inotify_init1
 	298,				// perf_event_open
@@ -163,7 +158,6 @@ static const int enosys_expected[] = {
 	447,				// memfd_secret
 	448,				// process_mrelease
 	449,				// futex_waitv
-	450,				// set_mempolicy_home_node
 };
 
 static bool on_switchyard(void)
