@@ -8,6 +8,8 @@
 #include <kernel/smp.h>
 #include <mm/vma_tree.h>
 
+struct aio_ctx;
+
 struct mm {
 	uint64_t root_pa;		// arch page-table root (PML4)
 	uint64_t id;			// never reused: tells address spaces apart
@@ -27,6 +29,7 @@ struct mm {
 	volatile cpumask_t stale_cpus;	// CPUs whose TLB may hold stale entries tagged asid
 	int membarrier_state;		// registrations (membarrier(2))
 	uint64_t rseq_cids;		// rseq mm_cid values in use, one bit each
+	struct aio_ctx *aio;		// io_setup's contexts (kernel/fs/aio.c)
 };
 
 // Switches this CPU to 'mm' (arch: CR3, PCID).

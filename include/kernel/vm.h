@@ -136,6 +136,11 @@ int vm_get_policy(struct mm *mm, uint64_t addr, struct mempolicy *pol);
 // frame, -ENOENT when not, -EFAULT when nothing is mapped there.
 int vm_page_status(struct mm *mm, uint64_t addr);
 
+// Maps the n frames at pa read-write and shared, wherever there is room
+// (the aio ring: fork's child shares it, as Linux's shared file pages).
+// Each frame gains a reference for the mapping.  The address or -ENOMEM.
+long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n);
+
 // Flushes [start, end) of mm from the TLBs of every CPU that may cache it.
 void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end);
 

@@ -48,6 +48,7 @@
 #define ENOTSUP		95
 #define EOPNOTSUPP	95
 #define ETIMEDOUT	110
+#define EINPROGRESS	115
 // Internal: never seen by user space.  A syscall interrupted by a signal
 // returns one of these; signal delivery turns it into a restart or EINTR.
 #define ERESTARTSYS	512	// restart if no handler or SA_RESTART, else EINTR

@@ -10,6 +10,7 @@
 // the others are read-only (mode 0444) and opening them for writing
 // fails with EACCES, as Linux's read-only sysctls do even for root.
 
+#include <fs/aio.h>
 #include <fs/dev.h>
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
@@ -331,6 +332,28 @@ static size_t show_file_max(char *buf, size_t size)
 	return kappendf(buf, size, 0, "9223372036854775807");
 }
 
+// aio (kernel/fs/aio.c): the events io_setup may reserve in all, and
+// those reserved now.
+static size_t show_aio_max_nr(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%lu", aio_max_nr_get());
+}
+
+static int store_aio_max_nr(const char *text, size_t len)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	if (rc == 0)
+		aio_max_nr_set(v);
+	return rc;
+}
+
+static size_t show_aio_nr(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%lu", aio_nr_get());
+}
+
 // The most descriptors a process may have, RLIMIT_NOFILE's ceiling.
 static size_t show_nr_open(char *buf, size_t size)
 {
@@ -429,6 +452,8 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/fs", "pipe-user-pages-soft", show_pipe_user_pages_soft, NULL, false },
 	{ "/proc/sys/fs", "file-max", show_file_max, NULL, false },
 	{ "/proc/sys/fs", "nr_open", show_nr_open, NULL, false },
+	{ "/proc/sys/fs", "aio-max-nr", show_aio_max_nr, store_aio_max_nr, false },
+	{ "/proc/sys/fs", "aio-nr", show_aio_nr, NULL, false },
 	{ "/proc/sys/vm", "overcommit_memory", show_overcommit_memory, NULL, false },
 };
 

@@ -40,6 +40,7 @@
 #include <mm/phys.h>
 #include <mm/oom.h>
 #include <fs/vfs.h>
+#include <fs/aio.h>
 #include <fs/vnode.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
@@ -342,6 +343,8 @@ static void mm_free(struct mm *mm)
 	// No thread runs it any more, but CPUs may still hold it in CR3
 	// lazily: move them off before the tables go.
 	arch_mm_drop_everywhere(mm);
+	// Its aio contexts go with it, as Linux's exit_aio.
+	aio_mm_exit(mm);
 	oom_teardown_begins(mm);
 	gather_init(&g, mm);
 	spin_lock(&mm->lock);
@@ -1399,4 +1402,45 @@ int vm_page_status(struct mm *mm, uint64_t addr)
 			       ? 0 : -ENOENT;
 	spin_unlock(&mm->lock);
 	return r;
+}
+
+// ---- kernel frames shown to user space (the aio ring, kernel/fs/aio.c) ----
+
+long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
+{
+	uint64_t size = n * PAGE_SIZE;
+	struct vma *v = kzalloc(sizeof(*v));
+	struct gather g;
+
+	if (!v)
+		return -ENOMEM;
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	long start = place_locked(mm, 0, size, 0, &g);
+	if (start < 0) {
+		gather_flush(&g);
+		spin_unlock(&mm->lock);
+		kfree(v);
+		return start;
+	}
+	v->node.start = (uint64_t)start;
+	v->node.end = (uint64_t)start + size;
+	v->prot = PROT_READ | PROT_WRITE;
+	v->flags = VMA_SHARED;
+	vt_insert(&mm->vmas, &v->node);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *e = pte_walk(mm->root_pa, v->node.start + i * PAGE_SIZE, true, true);
+		if (!e) {
+			unmap_locked(mm, v->node.start, v->node.end, &g);
+			gather_flush(&g);
+			spin_unlock(&mm->lock);
+			return -ENOMEM;
+		}
+		frame_ref(pa[i]);
+		*e = pte_make(pa[i], v->prot, false, true);
+		rss_add(mm);
+	}
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
+	return start;
 }

@@ -85,11 +85,6 @@ static const int enosys_expected[] = {
 	185,				// security (ENOSYS on Linux 6.1 too, with these arguments)
 	202,				// futex (an unknown operation, as on Linux)
 	205,				// set_thread_area (ENOSYS on Linux 6.1 too, with these arguments)
-	206,				// io_setup
-	207,				// io_destroy
-	208,				// io_getevents
-	209,				// io_submit
-	210,				// io_cancel
 	211,				// get_thread_area (ENOSYS on Linux 6.1 too, with these arguments)
 	212,				// lookup_dcookie (ENOSYS on Linux 6.1 too, with these arguments)
 	214,				// epoll_ctl_old (ENOSYS on Linux 6.1 too, with these arguments)
@@ -138,7 +133,6 @@ static const int enosys_expected[] = {
 	329,				// pkey_mprotect
 	330,				// pkey_alloc
 	331,				// pkey_free
-	333,				// io_pgetevents
 	425,				// io_uring_setup
 	426,				// io_uring_enter
 	427,				// io_uring_register
