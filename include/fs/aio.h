@@ -11,6 +11,11 @@ struct mm;
 // cancelled (Linux's exit_aio).  Never sleeps.
 void aio_mm_exit(struct mm *mm);
 
+// mremap of a ring (Linux's aio_ring_mremap): the live context of mm
+// whose ring holds frame pa follows it to 'to' (0: only looks for one).
+// 0, or -EINVAL when there is none.  Called with mm->lock held.
+int aio_ring_moved(struct mm *mm, uint64_t pa, uint64_t to);
+
 // /proc/sys/fs/aio-max-nr (writable) and aio-nr: the events io_setup may
 // ask for in all, and those asked for now.
 uint64_t aio_max_nr_get(void);

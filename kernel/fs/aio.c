@@ -481,6 +481,24 @@ void aio_mm_exit(struct mm *mm)
 	}
 }
 
+int aio_ring_moved(struct mm *mm, uint64_t pa, uint64_t to)
+{
+	int rc = -EINVAL;
+	uint64_t irq = spin_lock_irqsave(&aio_lock);
+
+	for (struct aio_ctx *c = mm->aio; c && rc; c = c->next) {
+		for (size_t i = 0; i < c->npages && rc; i++) {
+			if (c->pages[i] != pa)
+				continue;
+			rc = 0;
+			if (to)
+				c->user_id = to;
+		}
+	}
+	spin_unlock_irqrestore(&aio_lock, irq);
+	return rc;
+}
+
 SYSCALL_DEFINE(SYS_io_setup, io_setup)
 {
 	uint32_t nr = (uint32_t)args->a[0];

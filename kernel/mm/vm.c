@@ -68,6 +68,7 @@
 #define VMA_DONTFORK	0x04	// MADV_DONTFORK: a child does not get it
 #define VMA_WIPEONFORK	0x08	// MADV_WIPEONFORK: a child gets it empty
 #define VMA_GROWSDOWN	0x10	// a stack: a fault below it grows it
+#define VMA_AIO_RING	0x20	// an aio ring (vm_map_frames): never grows, its context follows a move
 
 struct vma {
 	struct vt_node node;		// [node.start, node.end) and its place in mm->vmas
@@ -957,13 +958,16 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 }
 
 // The checks Linux makes before growing or moving [old, old + old_len).
-static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len)
+static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len, uint64_t new_len)
 {
 	if (old_len > v->node.end - old)
 		return -EFAULT;
 	// old_len 0 duplicates a shared mapping on Linux; not supported.
 	if (old_len == 0)
 		return -EINVAL;
+	// An aio ring is VM_DONTEXPAND on Linux.
+	if (new_len > old_len && (v->flags & VMA_AIO_RING))
+		return -EFAULT;
 	return 0;
 }
 
@@ -993,7 +997,7 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 	struct vma *v = vma_find(mm, old);
 	if (!v)
 		return -EFAULT;
-	r = resize_ok(v, old, old_len);
+	r = resize_ok(v, old, old_len, new_len);
 	if (r < 0)
 		return r;
 	if (new_len > old_len && accounted(v->prot, v->flags) && !fits_in_ram(new_len - old_len))
@@ -1006,7 +1010,7 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
 			uint64_t new_len, int flags, struct gather *g)
 {
-	int r = resize_ok(v, old, old_len);
+	int r = resize_ok(v, old, old_len, new_len);
 
 	if (r < 0)
 		return r;
@@ -1051,7 +1055,16 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 	if (!v) {
 		r = -EFAULT;
 	} else if (flags & MREMAP_FIXED) {
-		r = remap_to(mm, old, old_len, new_len, new_addr, &g);
+		// A ring moves with its context (Linux's aio_ring_mremap),
+		// which must be a live one of this address space.
+		uint64_t *e = (v->flags & VMA_AIO_RING) ? pte_walk(mm->root_pa, old, false, true) : 0;
+		uint64_t ring_pa = e && pte_has_frame(*e) ? pte_frame(*e) : 0;
+		if ((v->flags & VMA_AIO_RING) && (!ring_pa || aio_ring_moved(mm, ring_pa, 0) < 0))
+			r = -EINVAL;
+		else
+			r = remap_to(mm, old, old_len, new_len, new_addr, &g);
+		if (r >= 0 && ring_pa)
+			aio_ring_moved(mm, ring_pa, (uint64_t)r);
 	} else if (old_len >= new_len) {
 		r = (long)old;
 		if (old_len > new_len) {
@@ -1426,7 +1439,7 @@ long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
 	v->node.start = (uint64_t)start;
 	v->node.end = (uint64_t)start + size;
 	v->prot = PROT_READ | PROT_WRITE;
-	v->flags = VMA_SHARED;
+	v->flags = VMA_SHARED | VMA_AIO_RING;
 	vt_insert(&mm->vmas, &v->node);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *e = pte_walk(mm->root_pa, v->node.start + i * PAGE_SIZE, true, true);

@@ -765,6 +765,40 @@ static void t_munmap_ring(void)
 	check_child_ok(pid, "munmapped ring");
 }
 
+// mremap moves a ring with its context (aio_ring_mremap); a ring never
+// grows (VM_DONTEXPAND); a fork child's copy has no context to follow.
+static void t_mremap_ring(void)
+{
+	aio_context_t ctx = setup(4);
+	int fd = scratch_file("mremap");
+	struct iocb cb;
+
+	if (!ctx || fd < 0)
+		return;
+	size_t len = ((32 + 32UL * ((struct aio_ring *)ctx)->nr) + 4095) & ~4095UL;
+	char *to = mmap(NULL, len + 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	check_errno((long)mremap((void *)ctx, len, len + 4096, MREMAP_MAYMOVE), EFAULT,
+		    "a ring does not grow");
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		void *r = mremap((void *)ctx, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+		_exit(r == MAP_FAILED && errno == EINVAL ? 0 : 2);
+	}
+	check_child_ok(pid, "a fork child's copy does not move: EINVAL");
+	void *moved = mremap((void *)ctx, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	if (!check(moved == to, "mremap of the ring"))
+		return;
+	prep(&cb, IOCB_CMD_FSYNC, fd, NULL, 0, 0);
+	check(submit1((aio_context_t)to, &cb) == 1, "the context is at its new address");
+	check(one_event((aio_context_t)to, &cb) == 0, "its event");
+	check_errno(io_destroy(ctx), EINVAL, "not at the old one");
+	check_ok(io_destroy((aio_context_t)to), "io_destroy at the new address");
+	unsigned char vec;
+	check(mincore(to, 4096, &vec) == -1 && errno == ENOMEM, "which unmaps it there");
+	munmap(to + len, 4096);
+	close(fd);
+}
+
 static void t_fork_and_exit(void)
 {
 	long nr0 = sysctl_value("aio-nr");
@@ -862,6 +896,7 @@ static const struct test_case cases[] = {
 	{ "destroy", t_destroy },
 	{ "ring_full", t_ring_full },
 	{ "munmap_ring", t_munmap_ring },
+	{ "mremap_ring", t_mremap_ring },
 	{ "fork_and_exit", t_fork_and_exit },
 	{ "threads_share", t_threads_share },
 };
