@@ -228,7 +228,7 @@ static void slot_give_back(struct aio_ctx *c)
 
 static void ctx_free(struct aio_ctx *c)
 {
-	for (size_t i = 0; i < c->npages; i++)
+	for (size_t i = 0; c->pages && i < c->npages; i++)
 		if (c->pages[i])
 			frame_unref(c->pages[i]);
 	kfree(c->pages);
