@@ -28,6 +28,7 @@
 #include <fs/fcntl.h>
 #include <fs/fs_syscall.h>
 #include <fs/iobuf.h>
+#include <fs/pipe.h>
 #include <fs/poll.h>
 #include <kernel/cpu.h>
 #include <kernel/cred.h>
@@ -627,7 +628,7 @@ static long get_segments(const struct iocb *cb, bool vectored, struct seg *one,
 // The transfer itself: at the offset on files that have one (a position
 // is never moved), at the stream's own place on pipes and devices;
 // segment by segment, stopping at a short one.  The event's result.
-static int64_t transfer(struct file *f, bool write, bool append, int64_t pos,
+static int64_t transfer(struct file *f, bool write, bool append, bool nowait, int64_t pos,
 			const struct seg *segs, uint64_t count)
 {
 	int64_t done = 0;
@@ -638,7 +639,9 @@ static int64_t transfer(struct file *f, bool write, bool append, int64_t pos,
 		size_t n = segs[i].len;
 		if (n == 0)
 			continue;
-		if (write && append)
+		if (f->pipe && nowait)
+			rc = write ? pipe_write_nowait(f, &b, n, true) : pipe_read_nowait(f, &b, n, true);
+		else if (write && append)
 			rc = file_write_append(f, &b, n);
 		else if (file_can_pread(f))
 			rc = write ? file_pwrite(f, &b, n, (uint64_t)(pos + done))
@@ -673,9 +676,12 @@ static long submit_rw(struct aio_req *r, const struct iocb *cb, bool write, bool
 		if (rc)
 			return rc;
 	}
-	// kiocb_set_rw_flags: NOWAIT needs FMODE_NOWAIT, which no file here
-	// offers (as preadv2).
-	if (cb->aio_rw_flags & (~RWF_KNOWN | RWF_NOWAIT))
+	// kiocb_set_rw_flags: NOWAIT needs FMODE_NOWAIT, which of the files
+	// here only pipes have in Linux 6.1.
+	if (cb->aio_rw_flags & ~RWF_KNOWN)
+		return -EOPNOTSUPP;
+	bool nowait = cb->aio_rw_flags & RWF_NOWAIT;
+	if (nowait && !f->pipe)
 		return -EOPNOTSUPP;
 	if (write ? !file_writable(f) : !file_readable(f))
 		return -EBADF;
@@ -692,7 +698,7 @@ static long submit_rw(struct aio_req *r, const struct iocb *cb, bool write, bool
 	}
 	bool append = write && ((cb->aio_rw_flags & RWF_APPEND) ||
 				(f->flags & O_APPEND));
-	int64_t res = transfer(f, write, append, cb->aio_offset, segs, count);
+	int64_t res = transfer(f, write, append, nowait, cb->aio_offset, segs, count);
 	if (segs != &one)
 		kfree(segs);
 	complete(r, res);

@@ -192,7 +192,13 @@ static void bounce_done(struct bounce *b)
 
 long pipe_read(struct file *f, struct iobuf *b, size_t n)
 {
+	return pipe_read_nowait(f, b, n, false);
+}
+
+long pipe_read_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait)
+{
 	struct pipe *p = f->pipe;
+	bool nonblock = nowait || (f->flags & O_NONBLOCK);
 	struct bounce bb;
 	size_t done = 0;
 	bool slept = false;
@@ -211,7 +217,7 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 		while (p->count == 0 && done == 0) {
 			if (p->writers == 0)
 				break;				// EOF
-			if (f->flags & O_NONBLOCK) {
+			if (nonblock) {
 				rc = -EAGAIN;
 				break;
 			}
@@ -247,7 +253,13 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 
 long pipe_write(struct file *f, struct iobuf *b, size_t n)
 {
+	return pipe_write_nowait(f, b, n, false);
+}
+
+long pipe_write_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait)
+{
 	struct pipe *p = f->pipe;
+	bool nonblock = nowait || (f->flags & O_NONBLOCK);
 	bool atomic = n <= PIPE_BUF;
 	struct bounce bb;
 	size_t done = 0;
@@ -292,7 +304,7 @@ long pipe_write(struct file *f, struct iobuf *b, size_t n)
 				poll_notify();
 				continue;
 			}
-			if (f->flags & O_NONBLOCK) {
+			if (nonblock) {
 				rc = -EAGAIN;
 				break;
 			}

@@ -38,6 +38,7 @@
 #define IOCB_CMD_PREADV		7
 #define IOCB_CMD_PWRITEV	8
 #define IOCB_FLAG_RESFD		(1 << 0)
+#define RWF_NOWAIT		0x08
 #define RWF_APPEND		0x10
 
 typedef unsigned long aio_context_t;
@@ -323,6 +324,42 @@ static void t_vectored(void)
 	submit1(ctx, &cb);
 	check(one_event(ctx, &cb) == 0, "no vectors: 0");
 	close(fd);
+	io_destroy(ctx);
+}
+
+// Pipes: RWF_NOWAIT gives the event -EAGAIN (pipes have FMODE_NOWAIT),
+// and a read without it blocks in io_submit until a writer comes, as on
+// Linux.
+static void t_pipes(void)
+{
+	aio_context_t ctx = setup(4);
+	int p[2];
+	char buf[8];
+	struct iocb cb;
+
+	if (!ctx || pipe(p) < 0)
+		return;
+	prep(&cb, IOCB_CMD_PREAD, p[0], buf, sizeof(buf), 0);
+	cb.aio_rw_flags = RWF_NOWAIT;
+	check(submit1(ctx, &cb) == 1, "RWF_NOWAIT read of an empty pipe");
+	check(one_event(ctx, &cb) == -EAGAIN, "its event: -EAGAIN");
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		sleep_ms(50);
+		_exit(write(p[1], "pipe", 4) == 4 ? 0 : 1);
+	}
+	cb.aio_rw_flags = 0;
+	long long t0 = now_ns(CLOCK_MONOTONIC);
+	check(submit1(ctx, &cb) == 1, "a blocking read");
+	check(now_ns(CLOCK_MONOTONIC) - t0 >= 40000000, "io_submit waited for the writer");
+	check(one_event(ctx, &cb) == 4 && memcmp(buf, "pipe", 4) == 0, "and read its 4 bytes");
+	check_child_ok(pid, "writer");
+	prep(&cb, IOCB_CMD_PWRITE, p[1], "ab", 2, 12345);
+	cb.aio_rw_flags = RWF_NOWAIT;
+	submit1(ctx, &cb);
+	check(one_event(ctx, &cb) == 2, "RWF_NOWAIT write with room, the offset ignored");
+	close(p[0]);
+	close(p[1]);
 	io_destroy(ctx);
 }
 
@@ -885,6 +922,7 @@ static const struct test_case cases[] = {
 	{ "setup_errors", t_setup_errors },
 	{ "read_write", t_read_write },
 	{ "vectored", t_vectored },
+	{ "pipes", t_pipes },
 	{ "fsync_noop", t_fsync_noop },
 	{ "submit_errors", t_submit_errors },
 	{ "ring_read_directly", t_ring_read_directly },
