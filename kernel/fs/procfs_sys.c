@@ -561,6 +561,50 @@ static int sys_ro_open(struct vnode **vn, uint32_t flags)
 	return opens_for_write(flags) ? -EACCES : 0;
 }
 
+// ---- /sys/devices/system/node: one memory node, node 0, with every CPU ----
+
+static long node_list_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			   size_t n)
+{
+	(void)vn; (void)f;
+	return text_slice("0\n", 2, off, b, n);
+}
+
+static long node_distance_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			       size_t n)
+{
+	(void)vn; (void)f;
+	return text_slice("10\n", 3, off, b, n);
+}
+
+// node0/cpumap: the online CPUs in hex, as Linux's bitmap print (as many
+// digits as the CPU count needs, comma every 32 bits).
+static long node_cpumap_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			     size_t n)
+{
+	char text[MAX_CPUS / 4 + MAX_CPUS / 32 + 4];
+	int count = ncpus < MAX_CPUS ? ncpus : MAX_CPUS;
+	size_t len = 0;
+
+	(void)vn; (void)f;
+	for (int d = (count + 3) / 4 - 1; d >= 0; d--) {
+		int nib = 0;
+		for (int k = 0; k < 4; k++)
+			if (d * 4 + k < count && cpus[d * 4 + k].online)
+				nib |= 1 << k;
+		text[len++] = "0123456789abcdef"[nib];
+		if (d && d % 8 == 0)
+			text[len++] = ',';
+	}
+	text[len++] = '\n';
+	return text_slice(text, len, off, b, n);
+}
+
+static const struct vnode_ops node_list_ops = { .read = node_list_read, .open = sys_ro_open };
+static const struct vnode_ops node_distance_ops = { .read = node_distance_read,
+						    .open = sys_ro_open };
+static const struct vnode_ops node_cpumap_ops = { .read = node_cpumap_read, .open = sys_ro_open };
+
 static const struct vnode_ops cpu_online_ops = { .read = cpu_online_read, .open = sys_ro_open };
 static const struct vnode_ops cpu_possible_ops = { .read = cpu_possible_read,
 						   .open = sys_ro_open };
@@ -612,5 +656,20 @@ int procfs_sys_init(void)
 		rc = procfs_add(cpu, "present", VNODE_REG, 0444, &cpu_possible_ops, NULL);
 	if (rc == 0)
 		rc = add_cpu_dirs();
+	static const char *const node_lists[] = {
+		"online", "possible", "has_cpu", "has_memory", "has_normal_memory",
+	};
+	const char *node = "/sys/devices/system/node";
+	for (size_t i = 0; i < sizeof(node_lists) / sizeof(node_lists[0]) && rc == 0; i++)
+		rc = procfs_add(node, node_lists[i], VNODE_REG, 0444, &node_list_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/sys/devices/system/node/node0", "cpulist", VNODE_REG, 0444,
+				&cpu_online_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/sys/devices/system/node/node0", "cpumap", VNODE_REG, 0444,
+				&node_cpumap_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/sys/devices/system/node/node0", "distance", VNODE_REG, 0444,
+				&node_distance_ops, NULL);
 	return rc;
 }

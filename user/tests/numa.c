@@ -504,6 +504,39 @@ static void t_home_node(void)
 	munmap(p, 4 * PG);
 }
 
+// /sys/devices/system/node as Linux has it with one node: what libnuma
+// and LTP's NUMA helpers read.
+static void t_sysfs_node(void)
+{
+	char buf[4096];
+	long total = -1, used = -1;
+
+	if (read_file("/sys/devices/system/node/online", buf, sizeof(buf)) <= 0 ||
+	    strcmp(buf, "0\n") != 0)
+		fail("node/online: %s", buf);
+	if (read_file("/sys/devices/system/node/has_memory", buf, sizeof(buf)) <= 0 ||
+	    strcmp(buf, "0\n") != 0)
+		fail("node/has_memory: %s", buf);
+	if (read_file("/sys/devices/system/node/node0/distance", buf, sizeof(buf)) <= 0 ||
+	    strcmp(buf, "10\n") != 0)
+		fail("node0/distance: %s", buf);
+	char cpus[256];
+	if (read_file("/sys/devices/system/node/node0/cpulist", buf, sizeof(buf)) <= 0 ||
+	    read_file("/sys/devices/system/cpu/online", cpus, sizeof(cpus)) <= 0 ||
+	    strcmp(buf, cpus) != 0)
+		fail("node0/cpulist %s is not the online CPUs %s", buf, cpus);
+	if (read_file("/sys/devices/system/node/node0/meminfo", buf, sizeof(buf)) <= 0)
+		return (void)fail("read node0/meminfo");
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		long v;
+		if (sscanf(line, "Node 0 MemTotal: %ld kB", &v) == 1)
+			total = v;
+		if (sscanf(line, "Node 0 MemUsed: %ld kB", &v) == 1)
+			used = v;
+	}
+	check(total > 0 && used > 0 && used < total, "node0/meminfo: MemTotal and MemUsed");
+}
+
 static const struct test_case cases[] = {
 	{ "thread_policy_modes", t_thread_policy_modes },
 	{ "thread_policy_errors", t_thread_policy_errors },
@@ -518,6 +551,7 @@ static const struct test_case cases[] = {
 	{ "move_pages", t_move_pages },
 	{ "migrate_pages", t_migrate_pages },
 	{ "home_node", t_home_node },
+	{ "sysfs_node", t_sysfs_node },
 };
 
 int main(void)
