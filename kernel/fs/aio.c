@@ -41,6 +41,7 @@
 #include <kernel/uaccess.h>
 #include <kernel/vm.h>
 #include <kernel/wait.h>
+#include <lib/string.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
@@ -575,7 +576,7 @@ static bool has_rw_iter(struct file *f, bool write)
 		return false;
 	if (f->vn->type == VNODE_ANON)
 		return !write && f->vn->ops && f->vn->ops->anon_name &&
-		       !__builtin_strcmp(f->vn->ops->anon_name, "eventfd");
+		       !strcmp(f->vn->ops->anon_name, "eventfd");
 	return true;
 }
 

@@ -887,6 +887,119 @@ static void t_fork_and_exit(void)
 	close(fd);
 }
 
+// Polls completing, cancelled and reaped from three threads at once:
+// every request gives exactly one event; then the process exits with
+// polls still waiting (exit cancels them; init's leak check sees the rest).
+#define RACE_PIPES	8
+#define RACE_POLLS	300
+
+static aio_context_t race_ctx;
+static int race_pipes[RACE_PIPES][2];
+static struct iocb race_cb[RACE_POLLS];
+static volatile int race_submitted, race_done;
+
+static void *race_submitter(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < RACE_POLLS; i++) {
+		prep(&race_cb[i], IOCB_CMD_POLL, race_pipes[i % RACE_PIPES][0], NULL, 0, 0);
+		race_cb[i].aio_buf = POLLIN;
+		race_cb[i].aio_data = (uint64_t)i;
+		while (submit1(race_ctx, &race_cb[i]) != 1) {
+			if (errno != EAGAIN)
+				return (void *)1L;
+			sleep_ms(1);
+		}
+		race_submitted = i + 1;
+		if (i % 3 == 0) {
+			io_event ev;
+			long rc = io_cancel(race_ctx, &race_cb[i], &ev);
+			if (rc != -1 || (errno != EINPROGRESS && errno != EINVAL))
+				return (void *)2L;
+		}
+	}
+	race_done = 1;
+	return NULL;
+}
+
+static void *race_writer(void *arg)
+{
+	char c[64];
+
+	(void)arg;
+	for (int i = 0; !race_done; i++) {
+		int *p = race_pipes[i % RACE_PIPES];
+		if (write(p[1], "x", 1) != 1)
+			return (void *)1L;
+		while (read(p[0], c, sizeof(c)) > 0)
+			;
+		if (i % 16 == 0)
+			sleep_ms(1);
+	}
+	return NULL;
+}
+
+static int race_child(void)
+{
+	static unsigned char seen[RACE_POLLS];
+	io_event ev[64];
+	struct timespec ms10 = { 0, 10000000 };
+	pthread_t a, b;
+	int got = 0;
+	void *ra, *rb;
+
+	if (io_setup(64, &race_ctx) < 0)
+		return 2;
+	for (int i = 0; i < RACE_PIPES; i++)
+		if (pipe2(race_pipes[i], O_NONBLOCK) < 0)
+			return 3;
+	if (pthread_create(&a, NULL, race_submitter, NULL) || pthread_create(&b, NULL, race_writer, NULL))
+		return 4;
+	long long until = now_ns(CLOCK_MONOTONIC) + 20000000000LL;
+	while ((!race_done || got < race_submitted) && now_ns(CLOCK_MONOTONIC) < until) {
+		long n = io_getevents(race_ctx, 1, 64, ev, &ms10);
+		if (n < 0)
+			return 5;
+		for (long i = 0; i < n; i++) {
+			if (ev[i].data >= RACE_POLLS || seen[ev[i].data]++)
+				return 6;	// unknown or twice
+			got++;
+		}
+		if (race_done) {
+			// What still waits: wake every pipe.
+			for (int i = 0; i < RACE_PIPES; i++)
+				write(race_pipes[i][1], "y", 1);
+		}
+	}
+	pthread_join(a, &ra);
+	race_done = 1;
+	pthread_join(b, &rb);
+	if (ra || rb)
+		return 7;
+	if (got != RACE_POLLS)
+		return 8;
+	// Leave some waiting for the exit to cancel.
+	for (int i = 0; i < RACE_PIPES; i++) {
+		char c[64];
+		while (read(race_pipes[i][0], c, sizeof(c)) > 0)
+			;
+		prep(&race_cb[i], IOCB_CMD_POLL, race_pipes[i][0], NULL, 0, 0);
+		race_cb[i].aio_buf = POLLIN;
+		if (submit1(race_ctx, &race_cb[i]) != 1)
+			return 9;
+	}
+	return 0;
+}
+
+static void t_poll_races(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(race_child());
+	check_child_ok(pid, "racing polls");
+}
+
 static aio_context_t shared_ctx;
 
 static void *thread_submit(void *arg)
@@ -937,6 +1050,7 @@ static const struct test_case cases[] = {
 	{ "mremap_ring", t_mremap_ring },
 	{ "fork_and_exit", t_fork_and_exit },
 	{ "threads_share", t_threads_share },
+	{ "poll_races", t_poll_races },
 };
 
 int main(void)
