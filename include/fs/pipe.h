@@ -3,6 +3,7 @@
 #ifndef FS_PIPE_H
 #define FS_PIPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <fs/iobuf.h>
@@ -16,6 +17,10 @@ struct pipe;
 int pipe_create(struct file **rd, struct file **wr, uint32_t flags);
 long pipe_read(struct file *f, struct iobuf *b, size_t n);
 long pipe_write(struct file *f, struct iobuf *b, size_t n);
+// The same, never waiting when 'nowait' (aio's RWF_NOWAIT, Linux's
+// IOCB_NOWAIT): EAGAIN as with O_NONBLOCK.
+long pipe_read_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait);
+long pipe_write_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait);
 int pipe_poll(struct file *f);
 uint64_t pipe_poll_events(struct file *f, uint32_t events);	// fs/poll.h
 size_t pipe_bytes_ready(struct file *f);	// FIONREAD

@@ -8,6 +8,8 @@
 #include <kernel/smp.h>
 #include <mm/vma_tree.h>
 
+struct aio_ctx;
+
 struct mm {
 	uint64_t root_pa;		// arch page-table root (PML4)
 	uint64_t id;			// never reused: tells address spaces apart
@@ -28,6 +30,7 @@ struct mm {
 	int membarrier_state;		// registrations (membarrier(2))
 	bool lock_future;		// mlockall(MCL_FUTURE): new mappings are locked
 	uint64_t rseq_cids;		// rseq mm_cid values in use, one bit each
+	struct aio_ctx *aio;		// io_setup's contexts (kernel/fs/aio.c)
 };
 
 // Switches this CPU to 'mm' (arch: CR3, PCID).

@@ -12,6 +12,7 @@
 #include <kernel/rseq.h>
 #include <kernel/cputime.h>
 #include <kernel/seccomp.h>
+#include <kernel/mempolicy.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -87,6 +88,7 @@ struct thread {
 	uint64_t timer_slack_ns, default_timer_slack_ns;
 	bool no_new_privs;
 	uint32_t personality;		// personality(2) (kernel/proc/personality.c)
+	struct mempolicy mempolicy;	// set_mempolicy (kernel/mm/mempolicy.c)
 	struct thread_acct acct;	// CPU time and faults (kernel/proc/cputime.c)
 	// The I/O context of ioprio_set (kernel/proc/ioprio.c), shared by
 	// CLONE_IO; NULL until the first set.

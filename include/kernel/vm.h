@@ -161,6 +161,27 @@ int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa);
 // memory (fixed frames), 0 when private memory, -EFAULT if unmapped.
 int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa);
 
+// NUMA memory policies (kernel/mm/mempolicy.c).  mbind's work on
+// [start, end): the walk's EFAULT for holes (none when 'holes_ok') and EIO
+// when 'strict_pages' and a page is there (misplaced), then the policy
+// on each mapping of the range, split and merged as Linux does.
+struct mempolicy;
+int vm_mbind(struct mm *mm, uint64_t start, uint64_t end, const struct mempolicy *pol,
+	     bool holes_ok, bool strict_pages);
+// set_mempolicy_home_node's: -ENOENT when no mapping of the range has a
+// policy, -EOPNOTSUPP for one that is not BIND or PREFERRED_MANY.
+int vm_set_home_node(struct mm *mm, uint64_t start, uint64_t end, int node);
+// The policy of the mapping at addr, or -EFAULT.
+int vm_get_policy(struct mm *mm, uint64_t addr, struct mempolicy *pol);
+// move_pages' status of the page at addr: 0 (node 0) when it has a
+// frame, -ENOENT when not, -EFAULT when nothing is mapped there.
+int vm_page_status(struct mm *mm, uint64_t addr);
+
+// Maps the n frames at pa read-write and shared, wherever there is room
+// (the aio ring: fork's child shares it, as Linux's shared file pages).
+// Each frame gains a reference for the mapping.  The address or -ENOMEM.
+long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n);
+
 // Flushes [start, end) of mm from the TLBs of every CPU that may cache it.
 void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end);
 

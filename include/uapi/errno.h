@@ -50,6 +50,7 @@
 #define ENOTSUP		95
 #define EOPNOTSUPP	95
 #define ETIMEDOUT	110
+#define EINPROGRESS	115
 #define ESTALE		116
 #define ECANCELED	125
 // Internal: never seen by user space.  A syscall interrupted by a signal

@@ -3,6 +3,8 @@
 // takes all of it (or 1 with EFD_SEMAPHORE), blocking while it is 0.
 
 #include <fs/anon.h>
+#include <fs/eventfd.h>
+#include <fs/fs_syscall.h>
 #include <fs/fcntl.h>
 #include <fs/poll.h>
 #include <kernel/syscall.h>
@@ -175,6 +177,35 @@ static const struct vnode_ops eventfd_ops = {
 	.fdinfo = eventfd_fdinfo,
 	.anon_name = "eventfd",
 };
+
+// IOCB_FLAG_RESFD (kernel/fs/aio.c): the eventfd file behind fd,
+// referenced, or NULL with -EBADF (no such descriptor, O_PATH) or -EINVAL
+// (not an eventfd), as Linux's eventfd_ctx_fdget.
+struct file *eventfd_fget(int fd, int *err)
+{
+	struct file *f = fget(fd);
+
+	*err = f ? -EINVAL : -EBADF;
+	if (f && f->vn && f->vn->ops == &eventfd_ops)
+		return f;
+	if (f)
+		file_put(f);
+	return NULL;
+}
+
+// Linux's eventfd_signal: adds n without ever blocking, stopping at
+// 2^64 - 1 (where poll reports POLLERR).
+void eventfd_signal_file(struct file *f, uint64_t n)
+{
+	struct eventfd *e = f->vn->priv;
+	uint64_t flags = spin_lock_irqsave(&e->lock);
+
+	if (COUNT_MAX - e->count < n)
+		n = COUNT_MAX - e->count;
+	e->count += n;
+	changed_locked(e, POLLIN);
+	spin_unlock_irqrestore(&e->lock, flags);
+}
 
 static long do_eventfd(unsigned count, int flags)
 {

@@ -284,7 +284,13 @@ static void taken_locked(struct pipe *p, bool was_full, bool slept)
 
 long pipe_read(struct file *f, struct iobuf *b, size_t n)
 {
+	return pipe_read_nowait(f, b, n, false);
+}
+
+long pipe_read_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait)
+{
 	struct pipe *p = f->pipe;
+	bool nonblock = nowait || (f->flags & O_NONBLOCK);
 	struct bounce bb;
 	size_t done = 0;
 	bool slept = false, stop = false, told = false;
@@ -304,7 +310,7 @@ long pipe_read(struct file *f, struct iobuf *b, size_t n)
 		while (p->nbufs == 0 && done == 0) {
 			if (p->writers == 0)
 				break;				// EOF
-			if (f->flags & O_NONBLOCK) {
+			if (nonblock) {
 				rc = -EAGAIN;
 				break;
 			}
@@ -420,7 +426,13 @@ static int wait_for_slot_locked(struct pipe *p, bool wait, bool *slept)
 
 long pipe_write(struct file *f, struct iobuf *b, size_t n)
 {
+	return pipe_write_nowait(f, b, n, false);
+}
+
+long pipe_write_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait)
+{
 	struct pipe *p = f->pipe;
+	bool nonblock = nowait || (f->flags & O_NONBLOCK);
 	uint32_t buf_flags = (f->flags & O_DIRECT) ? BUF_PACKET : BUF_CAN_MERGE;
 	size_t first = n & (PAGE_SIZE - 1);
 	struct bounce bb;
@@ -458,7 +470,7 @@ long pipe_write(struct file *f, struct iobuf *b, size_t n)
 			break;
 		}
 		flags = spin_lock_irqsave(&p->lock);
-		rc = wait_for_slot_locked(p, !(f->flags & O_NONBLOCK), &slept);
+		rc = wait_for_slot_locked(p, !nonblock, &slept);
 		if (rc == 0) {
 			ring_push(p, bb.buf, chunk, buf_flags);
 			done += chunk;

@@ -228,6 +228,49 @@ static long meminfo_read(struct vnode *vn, struct file *f, uint64_t off, struct 
 
 static const struct vnode_ops meminfo_ops = { .read = meminfo_read };
 
+// /sys/devices/system/node/node0/meminfo: the one memory node holds all
+// of it, in the layout of Linux's per-node file (libnuma and LTP read
+// MemTotal, MemFree, MemUsed and FilePages), with the same true fields.
+static size_t node_meminfo_render(char *buf, size_t size)
+{
+	struct mem_snapshot m;
+	const uint64_t kb = PAGE_SIZE / 1024;
+	size_t len = 0;
+
+	mem_snapshot(&m);
+	const struct { const char *name; uint64_t pages; } rows[] = {
+		{ "MemTotal", m.total },
+		{ "MemFree", m.free },
+		{ "MemUsed", m.total - m.free },
+		{ "SwapCached", 0 },
+		{ "FilePages", m.by_use[FRAME_FILE] },
+		{ "AnonPages", m.by_use[FRAME_USER] },
+		{ "Shmem", m.by_use[FRAME_FILE] },
+		{ "KernelStack", m.kstacks_in_use * m.kstack_pages_each },
+		{ "PageTables", m.by_use[FRAME_PAGETABLE] },
+		{ "KReclaimable", m.slab_empty },
+		{ "Slab", m.slab },
+		{ "SReclaimable", m.slab_empty },
+		{ "SUnreclaim", m.slab - m.slab_empty },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && len < size; i++) {
+		char label[24];
+		ksnprintf(label, sizeof(label), "%s:", rows[i].name);
+		len += ksnprintf(buf + len, size - len, "Node 0 %-16s%8lu kB\n", label,
+				 (unsigned long)(rows[i].pages * kb));
+	}
+	return len < size ? len : size - 1;
+}
+
+static long node_meminfo_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			      size_t n)
+{
+	(void)vn; (void)f;
+	return procfs_text_read(node_meminfo_render, 1024, off, b, n);
+}
+
+static const struct vnode_ops node_meminfo_ops = { .read = node_meminfo_read };
+
 // "name value" lines, for programs (see docs/testing.md).
 static size_t memstat_render(char *buf, size_t size)
 {
@@ -348,6 +391,9 @@ int procfs_init(void)
 
 	if (rc == 0)
 		rc = procfs_add("/proc", "meminfo", VNODE_REG, 0444, &meminfo_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/sys/devices/system/node/node0", "meminfo", VNODE_REG, 0444,
+				&node_meminfo_ops, NULL);
 	if (rc == 0)
 		rc = procfs_add("/proc/switchyard", "cpustat", VNODE_REG, 0644, &cpustat_ops, NULL);
 	if (rc == 0)

@@ -11,6 +11,7 @@
 // fails with EACCES, as Linux's read-only sysctls do even for root.
 
 #include <fs/fsnotify.h>
+#include <fs/aio.h>
 #include <fs/dev.h>
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
@@ -372,6 +373,28 @@ static size_t show_file_max(char *buf, size_t size)
 	return kappendf(buf, size, 0, "9223372036854775807");
 }
 
+// aio (kernel/fs/aio.c): the events io_setup may reserve in all, and
+// those reserved now.
+static size_t show_aio_max_nr(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%lu", aio_max_nr_get());
+}
+
+static int store_aio_max_nr(const char *text, size_t len)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	if (rc == 0)
+		aio_max_nr_set(v);
+	return rc;
+}
+
+static size_t show_aio_nr(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%lu", aio_nr_get());
+}
+
 // The most descriptors a process may have, RLIMIT_NOFILE's ceiling.
 static size_t show_nr_open(char *buf, size_t size)
 {
@@ -556,6 +579,8 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/fs/inotify", "max_user_instances", show_in_instances, store_in_instances, false },
 	{ "/proc/sys/fs/inotify", "max_user_watches", show_in_watches, store_in_watches, false },
 	{ "/proc/sys/fs/inotify", "max_queued_events", show_in_queued, store_in_queued, false },
+	{ "/proc/sys/fs", "aio-max-nr", show_aio_max_nr, store_aio_max_nr, false },
+	{ "/proc/sys/fs", "aio-nr", show_aio_nr, NULL, false },
 	{ "/proc/sys/vm", "overcommit_memory", show_overcommit_memory, NULL, false },
 	{ "/proc/sys/fs/mqueue", "queues_max", show_queues_max, store_queues_max, false },
 	{ "/proc/sys/fs/mqueue", "msg_max", show_mq_msg_max, store_mq_msg_max, false },
@@ -669,6 +694,50 @@ static int sys_ro_open(struct vnode **vn, uint32_t flags)
 	return opens_for_write(flags) ? -EACCES : 0;
 }
 
+// ---- /sys/devices/system/node: one memory node, node 0, with every CPU ----
+
+static long node_list_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			   size_t n)
+{
+	(void)vn; (void)f;
+	return text_slice("0\n", 2, off, b, n);
+}
+
+static long node_distance_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			       size_t n)
+{
+	(void)vn; (void)f;
+	return text_slice("10\n", 3, off, b, n);
+}
+
+// node0/cpumap: the online CPUs in hex, as Linux's bitmap print (as many
+// digits as the CPU count needs, comma every 32 bits).
+static long node_cpumap_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			     size_t n)
+{
+	char text[MAX_CPUS / 4 + MAX_CPUS / 32 + 4];
+	int count = ncpus < MAX_CPUS ? ncpus : MAX_CPUS;
+	size_t len = 0;
+
+	(void)vn; (void)f;
+	for (int d = (count + 3) / 4 - 1; d >= 0; d--) {
+		int nib = 0;
+		for (int k = 0; k < 4; k++)
+			if (d * 4 + k < count && cpus[d * 4 + k].online)
+				nib |= 1 << k;
+		text[len++] = "0123456789abcdef"[nib];
+		if (d && d % 8 == 0)
+			text[len++] = ',';
+	}
+	text[len++] = '\n';
+	return text_slice(text, len, off, b, n);
+}
+
+static const struct vnode_ops node_list_ops = { .read = node_list_read, .open = sys_ro_open };
+static const struct vnode_ops node_distance_ops = { .read = node_distance_read,
+						    .open = sys_ro_open };
+static const struct vnode_ops node_cpumap_ops = { .read = node_cpumap_read, .open = sys_ro_open };
+
 static const struct vnode_ops cpu_online_ops = { .read = cpu_online_read, .open = sys_ro_open };
 static const struct vnode_ops cpu_possible_ops = { .read = cpu_possible_read,
 						   .open = sys_ro_open };
@@ -722,5 +791,20 @@ int procfs_sys_init(void)
 		rc = procfs_add(cpu, "present", VNODE_REG, 0444, &cpu_possible_ops, NULL);
 	if (rc == 0)
 		rc = add_cpu_dirs();
+	static const char *const node_lists[] = {
+		"online", "possible", "has_cpu", "has_memory", "has_normal_memory",
+	};
+	const char *node = "/sys/devices/system/node";
+	for (size_t i = 0; i < sizeof(node_lists) / sizeof(node_lists[0]) && rc == 0; i++)
+		rc = procfs_add(node, node_lists[i], VNODE_REG, 0444, &node_list_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/sys/devices/system/node/node0", "cpulist", VNODE_REG, 0444,
+				&cpu_online_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/sys/devices/system/node/node0", "cpumap", VNODE_REG, 0444,
+				&node_cpumap_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/sys/devices/system/node/node0", "distance", VNODE_REG, 0444,
+				&node_distance_ops, NULL);
 	return rc;
 }

@@ -173,6 +173,11 @@ static int signalfd_poll(struct vnode *vn)
 {
 	struct thread *t = current_thread();
 	struct process *p = t->proc;
+
+	// A kernel thread polling (aio's IOCB_CMD_POLL, as Linux's kworker)
+	// has no signals.
+	if (!p)
+		return 0;
 	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
 	bool ready = ((t->sig_pending | p->sig_pending) & mask_of(vn)) != 0;
 

@@ -40,6 +40,7 @@
 // call returns.
 
 #include <kernel/vm.h>
+#include <kernel/mempolicy.h>
 #include <kernel/cpu.h>
 #include <kernel/smp.h>
 #include <kernel/panic.h>
@@ -52,6 +53,7 @@
 #include <mm/phys.h>
 #include <mm/oom.h>
 #include <fs/vfs.h>
+#include <fs/aio.h>
 #include <fs/vnode.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
@@ -86,6 +88,7 @@
 // MAP_LOCKED, mlock, mlockall (Linux's VM_LOCKED): nothing swaps, so all
 // it changes is msync(MS_INVALIDATE), EBUSY on it.  fork drops it.
 #define VMA_LOCKED	0x80
+#define VMA_AIO_RING	0x40	// an aio ring (vm_map_frames): never grows, its context follows a move
 
 struct vma {
 	struct vt_node node;		// [node.start, node.end) and its place in mm->vmas
@@ -103,6 +106,7 @@ struct vma {
 	struct vma *map_prev, *map_next;
 	struct mm *mm;
 	uint64_t map_gen;
+	struct mempolicy policy;	// mbind's; all zero: MPOL_DEFAULT
 };
 
 _Static_assert(__builtin_offsetof(struct vma, node) == 0, "a vma starts with its tree node");
@@ -250,12 +254,19 @@ static int vma_split(struct mm *mm, struct vma *v, uint64_t at)
 	return 0;
 }
 
+static bool policy_equal(const struct mempolicy *a, const struct mempolicy *b)
+{
+	return a->mode == b->mode && a->flags == b->flags && a->home == b->home &&
+	       a->nodes == b->nodes && a->user_nodes == b->user_nodes;
+}
+
 // Would a and b (a right below b) be one mapping on Linux?  Anonymous
-// private memory with the same protection and flags merges.
+// private memory with the same protection, flags and memory policy merges.
 static bool can_merge(const struct vma *a, const struct vma *b)
 {
 	return a->node.end == b->node.start && !a->file && !b->file &&
-	       a->prot == b->prot && a->flags == b->flags && !(a->flags & VMA_SHARED);
+	       a->prot == b->prot && a->flags == b->flags && !(a->flags & VMA_SHARED) &&
+	       policy_equal(&a->policy, &b->policy);
 }
 
 // Merges v into the mapping below it if they are compatible; returns
@@ -433,6 +444,8 @@ static void mm_free(struct mm *mm)
 	// No thread runs it any more, but CPUs may still hold it in CR3
 	// lazily: move them off before the tables go.
 	arch_mm_drop_everywhere(mm);
+	// Its aio contexts go with it, as Linux's exit_aio.
+	aio_mm_exit(mm);
 	oom_teardown_begins(mm);
 	gather_init(&g, mm);
 	spin_lock(&mm->lock);
@@ -1230,7 +1243,7 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 }
 
 // The checks Linux makes before growing or moving [old, old + old_len).
-static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len)
+static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len, uint64_t new_len)
 {
 	if (old_len > v->node.end - old)
 		return -EFAULT;
@@ -1239,6 +1252,9 @@ static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len)
 	// here: not supported.
 	if (old_len == 0 && !vma_shared_file(v))
 		return -EINVAL;
+	// An aio ring is VM_DONTEXPAND on Linux.
+	if (new_len > old_len && (v->flags & VMA_AIO_RING))
+		return -EFAULT;
 	return 0;
 }
 
@@ -1289,7 +1305,7 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 	struct vma *v = vma_find(mm, old);
 	if (!v)
 		return -EFAULT;
-	r = resize_ok(v, old, old_len);
+	r = resize_ok(v, old, old_len, new_len);
 	if (r < 0)
 		return r;
 	if (new_len > old_len && accounted(v->prot, v->flags) && !fits_in_ram(new_len - old_len))
@@ -1304,7 +1320,7 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
 			uint64_t new_len, int flags, struct gather *g)
 {
-	int r = resize_ok(v, old, old_len);
+	int r = resize_ok(v, old, old_len, new_len);
 
 	if (r < 0)
 		return r;
@@ -1352,7 +1368,16 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 	if (!v) {
 		r = -EFAULT;
 	} else if (flags & MREMAP_FIXED) {
-		r = remap_to(mm, old, old_len, new_len, new_addr, &g);
+		// A ring moves with its context (Linux's aio_ring_mremap),
+		// which must be a live one of this address space.
+		uint64_t *e = (v->flags & VMA_AIO_RING) ? pte_walk(mm->root_pa, old, false, true) : 0;
+		uint64_t ring_pa = e && pte_has_frame(*e) ? pte_frame(*e) : 0;
+		if ((v->flags & VMA_AIO_RING) && (!ring_pa || aio_ring_moved(mm, ring_pa, 0) < 0))
+			r = -EINVAL;
+		else
+			r = remap_to(mm, old, old_len, new_len, new_addr, &g);
+		if (r >= 0 && ring_pa)
+			aio_ring_moved(mm, ring_pa, (uint64_t)r);
 	} else if (old_len >= new_len) {
 		r = (long)old;
 		if (old_len > new_len) {
@@ -1869,4 +1894,160 @@ void vm_lock_all(struct mm *mm, bool future, bool change, bool lock)
 	for (struct vma *v = vma_from(mm, 0); v && change; v = vma_next(v))
 		v = merge_prev(mm, v);
 	spin_unlock(&mm->lock);
+}
+
+// ---- NUMA memory policies (kernel/mm/mempolicy.c) ----
+
+// Does [start, end) of mm hold a page with a frame?
+static bool range_has_pages(struct mm *mm, uint64_t start, uint64_t end)
+{
+	uint64_t va = start;
+
+	return pte_next_with_frame(mm->root_pa, &va, end) != 0;
+}
+
+// mbind's walk over the mappings of [start, end) before anything changes,
+// in Linux's order (queue_pages_range): mapping by mapping, a hole before
+// it or after it is EFAULT unless 'holes_ok' (MPOL_DEFAULT), then, when
+// 'strict_pages' (MPOL_MF_STRICT alone with a policy excluding node 0),
+// a page already there is misplaced: EIO.  No mapping at all: EFAULT.
+static int mbind_check_locked(struct mm *mm, uint64_t start, uint64_t end, bool holes_ok,
+			      bool strict_pages)
+{
+	struct vma *v = vma_from(mm, start);
+
+	if (!v || v->node.start >= end)
+		return -EFAULT;
+	if (!holes_ok && v->node.start > start)
+		return -EFAULT;
+	for (; v && v->node.start < end; v = vma_next(v)) {
+		struct vma *next = vma_next(v);
+		if (!holes_ok && v->node.end < end && (!next || v->node.end < next->node.start))
+			return -EFAULT;
+		if (strict_pages && range_has_pages(mm, max_u64(start, v->node.start),
+						    min_u64(end, v->node.end)))
+			return -EIO;
+	}
+	return 0;
+}
+
+// Gives [start, end) of every mapping in it the policy, splitting at the
+// edges and merging with equal neighbours, as Linux's mbind_range.
+static int set_policy_locked(struct mm *mm, uint64_t start, uint64_t end,
+			     const struct mempolicy *pol)
+{
+	for (struct vma *v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v)) {
+		uint64_t lo = max_u64(start, v->node.start), hi = min_u64(end, v->node.end);
+		if (policy_equal(&v->policy, pol)) {
+			v = merge_prev(mm, v);
+			continue;
+		}
+		if (boundary_at(mm, lo) < 0 || boundary_at(mm, hi) < 0)
+			return -ENOMEM;
+		v = vma_find(mm, lo);
+		v->policy = *pol;
+		v = merge_prev(mm, v);
+		v = vma_find(mm, hi - 1);
+	}
+	// The mapping after the range may now match the last one.
+	struct vma *last = vma_find(mm, end - 1);
+	if (last)
+		merge_next(mm, last);
+	return 0;
+}
+
+int vm_mbind(struct mm *mm, uint64_t start, uint64_t end, const struct mempolicy *pol,
+	     bool holes_ok, bool strict_pages)
+{
+	spin_lock(&mm->lock);
+	int r = mbind_check_locked(mm, start, end, holes_ok, strict_pages);
+	if (r == 0)
+		r = set_policy_locked(mm, start, end, pol);
+	spin_unlock(&mm->lock);
+	return r;
+}
+
+int vm_set_home_node(struct mm *mm, uint64_t start, uint64_t end, int node)
+{
+	int r = -ENOENT;
+
+	spin_lock(&mm->lock);
+	for (struct vma *v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v)) {
+		uint64_t hi = min_u64(end, v->node.end);
+		if (v->policy.mode == MPOL_DEFAULT)
+			continue;
+		if (v->policy.mode != MPOL_BIND && v->policy.mode != MPOL_PREFERRED_MANY) {
+			r = -EOPNOTSUPP;
+			break;
+		}
+		struct mempolicy pol = v->policy;
+		pol.home = (uint16_t)(node + 1);
+		r = set_policy_locked(mm, max_u64(start, v->node.start), hi, &pol);
+		if (r < 0)
+			break;
+		v = vma_find(mm, hi - 1);
+	}
+	spin_unlock(&mm->lock);
+	return r;
+}
+
+int vm_get_policy(struct mm *mm, uint64_t addr, struct mempolicy *pol)
+{
+	spin_lock(&mm->lock);
+	struct vma *v = vma_find(mm, addr);
+	if (v)
+		*pol = v->policy;
+	spin_unlock(&mm->lock);
+	return v ? 0 : -EFAULT;
+}
+
+int vm_page_status(struct mm *mm, uint64_t addr)
+{
+	spin_lock(&mm->lock);
+	struct vma *v = vma_find(mm, addr);
+	int r = !v ? -EFAULT : range_has_pages(mm, addr & PAGE_MASK, (addr & PAGE_MASK) + PAGE_SIZE)
+			       ? 0 : -ENOENT;
+	spin_unlock(&mm->lock);
+	return r;
+}
+
+// ---- kernel frames shown to user space (the aio ring, kernel/fs/aio.c) ----
+
+long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
+{
+	uint64_t size = n * PAGE_SIZE;
+	struct vma *v = kzalloc(sizeof(*v));
+	struct gather g;
+
+	if (!v)
+		return -ENOMEM;
+	gather_init(&g, mm);
+	spin_lock(&mm->lock);
+	long start = place_locked(mm, 0, size, 0, &g);
+	if (start < 0) {
+		gather_flush(&g);
+		spin_unlock(&mm->lock);
+		kfree(v);
+		return start;
+	}
+	v->node.start = (uint64_t)start;
+	v->node.end = (uint64_t)start + size;
+	v->prot = PROT_READ | PROT_WRITE;
+	v->flags = VMA_SHARED | VMA_AIO_RING;
+	vt_insert(&mm->vmas, &v->node);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *e = pte_walk(mm->root_pa, v->node.start + i * PAGE_SIZE, true, true);
+		if (!e) {
+			unmap_locked(mm, v->node.start, v->node.end, &g);
+			gather_flush(&g);
+			spin_unlock(&mm->lock);
+			return -ENOMEM;
+		}
+		frame_ref(pa[i]);
+		*e = pte_make(pa[i], v->prot, false, true);
+		rss_add(mm);
+	}
+	gather_flush(&g);
+	spin_unlock(&mm->lock);
+	return start;
 }

@@ -234,6 +234,8 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	child->no_new_privs = parent->no_new_privs;
 	seccomp_fork(child, parent);
 	child->personality = parent->personality;
+	// Every clone, thread or process, starts with its parent's policy.
+	child->mempolicy = parent->mempolicy;
 	child->cpu = parent->cpu;
 	if (ioprio_fork(child, parent, flags) < 0)
 		return -ENOMEM;

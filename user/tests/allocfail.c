@@ -722,6 +722,111 @@ static void t_open_emfile(void)
 	unlink(path);
 }
 
+// The aio and mbind operations run in a forked child, whose address
+// space (the ring's page tables, split mappings) goes with it; the child
+// touches what it writes first, and says 0 (done), 1 (done or refused
+// after the failure fired) or 2 and more (wrong) in its exit status.
+static enum outcome child_outcome(long k, pid_t pid, const char *what)
+{
+	int status;
+
+	if (pid < 0)
+		return fail("fork: errno=%d", errno), BAD;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return fail("K=%ld: %s child lost or killed (%#x)", k, what, status), BAD;
+	if (WEXITSTATUS(status) > 1)
+		return fail("K=%ld: %s child failed check %d", k, what, WEXITSTATUS(status)), BAD;
+	return WEXITSTATUS(status) ? FIRED : DONE;
+}
+
+static unsigned long aio_ctx;
+static long aio_events[4 * 4];
+static long aio_iocb[8], *aio_list[1];
+
+// io_setup (a ring of 3 pages) and io_destroy: ENOMEM (or EAGAIN) and
+// nothing left, or a context that works.
+static enum outcome op_io_setup(long k)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		aio_ctx = 0;
+		long rc = armed_call(k, SYS_io_setup, 300, (long)&aio_ctx, 0, 0, 0, 0, 0);
+		int hit = fired();
+		if (rc == 0 && raw_syscall3(SYS_io_destroy, aio_ctx, 0, 0) != 0)
+			_exit(2);
+		if (rc != 0 && rc != -ENOMEM && rc != -EAGAIN)
+			_exit(3);
+		if (rc != 0 && !hit)
+			_exit(4);
+		_exit(hit ? 1 : 0);
+	}
+	return child_outcome(k, pid, "io_setup");
+}
+
+// io_submit of an IOCB_CMD_POLL that has to wait: EAGAIN (Linux's answer
+// when it cannot allocate the request), or a request that io_cancel
+// completes.
+static enum outcome op_aio_poll(long k)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fds[2];
+		aio_ctx = 0;
+		if (raw_syscall3(SYS_io_setup, 4, (long)&aio_ctx, 0) != 0 || pipe(fds) < 0)
+			_exit(2);
+		memset(aio_iocb, 0, sizeof(aio_iocb));
+		memset(aio_events, 0, sizeof(aio_events));
+		((uint16_t *)aio_iocb)[8] = 5;		// aio_lio_opcode IOCB_CMD_POLL
+		((uint32_t *)aio_iocb)[5] = (uint32_t)fds[0];	// aio_fildes
+		aio_iocb[3] = POLLIN;				// aio_buf: the events
+		aio_list[0] = aio_iocb;
+		long rc = armed_call(k, SYS_io_submit, (long)aio_ctx, 1, (long)aio_list, 0, 0, 0, 0);
+		int hit = fired();
+		if (rc != 1 && rc != -EAGAIN)
+			_exit(3);
+		if (rc == -EAGAIN && !hit)
+			_exit(4);
+		if (rc == 1 && raw_syscall3(SYS_io_cancel, (long)aio_ctx, (long)aio_iocb,
+					    (long)aio_events) != -EINPROGRESS)
+			_exit(5);
+		if (rc == 1 && syscall(SYS_io_getevents, aio_ctx, 1, 1, aio_events, NULL) != 1)
+			_exit(6);
+		_exit(hit ? 1 : 0);
+	}
+	return child_outcome(k, pid, "aio poll");
+}
+
+// mbind of the middle page of three (two splits): ENOMEM with the policy
+// unchanged, or the policy there alone.
+static enum outcome op_mbind(long k)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		static unsigned long node0 = 1;
+		static int mode;
+		char *p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		mode = -1;
+		long rc = armed_call(k, SYS_mbind, (long)(p + 4096), 4096, 2, (long)&node0, 2, 0, 0);
+		int hit = fired();
+		if (rc != 0 && (rc != -ENOMEM || !hit))
+			_exit(3);
+		if (syscall(SYS_get_mempolicy, &mode, NULL, 0, p + 4096, 2) != 0)
+			_exit(4);
+		if (mode != (rc == 0 ? 2 : 0))
+			_exit(5);
+		if (syscall(SYS_get_mempolicy, &mode, NULL, 0, p, 2) != 0 || mode != 0)
+			_exit(6);
+		_exit(hit ? 1 : 0);
+	}
+	return child_outcome(k, pid, "mbind");
+}
+
 // ---- the sweep ----
 
 // Runs op for K = 0, 1, ... and checks the memory after each; stops at
@@ -789,6 +894,9 @@ static void t_shmget(void) { sweep(op_shmget); }
 static void t_shmat(void) { sweep(op_shmat); }
 static void t_sigqueue(void) { sweep(op_sigqueue); }
 static void t_dup_high(void) { sweep(op_dup_high); }
+static void t_io_setup(void) { sweep(op_io_setup); }
+static void t_aio_poll(void) { sweep(op_aio_poll); }
+static void t_mbind(void) { sweep(op_mbind); }
 
 static const struct test_case cases[] = {
 	{ "fork_fails_cleanly", t_fork },
@@ -813,6 +921,9 @@ static const struct test_case cases[] = {
 	{ "rt_signal_queued_or_eagain", t_sigqueue },
 	{ "descriptor_table_growth_fails_cleanly", t_dup_high },
 	{ "open_creat_emfile_creates_nothing", t_open_emfile },
+	{ "io_setup_fails_cleanly", t_io_setup },
+	{ "aio_poll_request_fails_cleanly", t_aio_poll },
+	{ "mbind_split_fails_cleanly", t_mbind },
 };
 
 int main(void)

@@ -28,7 +28,7 @@
 // What Switchyard answers ENOSYS for today, as the probe found it: IP
 // networking, modules, BPF, io_uring, ptrace, namespaces and mounts,
 // NTP clock discipline, fanotify, keys,
-// NUMA policy, and what Linux itself lacks (marked); docs/syscalls.md
+// and what Linux itself lacks (marked); docs/syscalls.md
 // says why each is left out.
 static const int enosys_expected[] = {
 	41,				// socket
@@ -74,11 +74,6 @@ static const int enosys_expected[] = {
 	185,				// security (ENOSYS on Linux 6.1 too, with these arguments)
 	202,				// futex (an unknown operation, as on Linux)
 	205,				// set_thread_area (ENOSYS on Linux 6.1 too, with these arguments)
-	206,				// io_setup
-	207,				// io_destroy
-	208,				// io_getevents
-	209,				// io_submit
-	210,				// io_cancel
 	211,				// get_thread_area (ENOSYS on Linux 6.1 too, with these arguments)
 	212,				// lookup_dcookie (ENOSYS on Linux 6.1 too, with these arguments)
 	214,				// epoll_ctl_old (ENOSYS on Linux 6.1 too, with these arguments)
