@@ -1211,8 +1211,14 @@ int main(int argc, char **argv)
 		chown(devices[i], dev_st[i].st_uid, dev_st[i].st_gid);
 		chmod(devices[i], dev_st[i].st_mode & 07777);
 	}
-	if (!safe_mode)
+	if (!safe_mode) {
 		sysv_remove_new_objects();
+		// POSIX message queues the children made under their path
+		// names (queue names are global, not in the scratch directory).
+		for (int i = 0; i < NPATHS; i++)
+			if (path_names[i])
+				syscall(SYS_mq_unlink, path_names[i]);
+	}
 	close(console);
 	print_statistics(seconds);
 	ktap_result(ended == (only_child >= 0 ? 1 : children) && !unkillable,
