@@ -45,9 +45,24 @@
 #define ENODATA		61
 #define EOVERFLOW	75
 #define ELIBBAD		80
+#define ENOTSOCK	88
+#define EDESTADDRREQ	89
+#define EMSGSIZE	90
+#define EPROTOTYPE	91
+#define ENOPROTOOPT	92
+#define EPROTONOSUPPORT	93
+#define ESOCKTNOSUPPORT	94
 #define ENOTSUP		95
 #define EOPNOTSUPP	95
+#define EAFNOSUPPORT	97
+#define EADDRINUSE	98
+#define ECONNRESET	104
+#define ENOBUFS		105
+#define EISCONN		106
+#define ENOTCONN	107
+#define ETOOMANYREFS	109
 #define ETIMEDOUT	110
+#define ECONNREFUSED	111
 // Internal: never seen by user space.  A syscall interrupted by a signal
 // returns one of these; signal delivery turns it into a restart or EINTR.
 #define ERESTARTSYS	512	// restart if no handler or SA_RESTART, else EINTR

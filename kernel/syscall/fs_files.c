@@ -8,6 +8,7 @@
 #include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <mm/kmalloc.h>
+#include <net/unix.h>
 #include <uapi/errno.h>
 
 #define MAX_RW_COUNT	0x7ffff000UL	// Linux's cap on one transfer
@@ -156,6 +157,13 @@ static long do_vector_flags(int fd, uint64_t uiov, int64_t count, bool write, bo
 		kfree(iov);
 		file_put(f);
 		return -EOPNOTSUPP;
+	}
+	// A socket takes the vector as one message (net/unix.h).
+	if (!positioned && sock_of_file(f)) {
+		rc = sock_rw_iov(f, iov, count, write);
+		kfree(iov);
+		file_put(f);
+		return rc;
 	}
 	bool append = write && (rwf & RWF_APPEND);
 	// One position update for the whole vector, as Linux: the segments

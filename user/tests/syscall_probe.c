@@ -34,21 +34,6 @@ static const int enosys_expected[] = {
 	29,				// shmget
 	30,				// shmat
 	31,				// shmctl
-	41,				// socket
-	42,				// connect
-	43,				// accept
-	44,				// sendto
-	45,				// recvfrom
-	46,				// sendmsg
-	47,				// recvmsg
-	48,				// shutdown
-	49,				// bind
-	50,				// listen
-	51,				// getsockname
-	52,				// getpeername
-	53,				// socketpair
-	54,				// setsockopt
-	55,				// getsockopt
 	67,				// shmdt
 	78,				// getdents (the 32-bit-inode form; libcs use getdents64)
 	101,				// ptrace
@@ -120,16 +105,13 @@ static const int enosys_expected[] = {
 	276,				// tee
 	278,				// vmsplice
 	279,				// move_pages
-	288,				// accept4
 	294,				// inotify_init1
 	298,				// perf_event_open
-	299,				// recvmmsg
 	300,				// fanotify_init
 	301,				// fanotify_mark
 	303,				// name_to_handle_at
 	304,				// open_by_handle_at
 	305,				// clock_adjtime
-	307,				// sendmmsg
 	308,				// setns
 	310,				// process_vm_readv
 	311,				// process_vm_writev
