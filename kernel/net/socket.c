@@ -167,6 +167,39 @@ static uint64_t sock_vn_poll_events(struct vnode *vn, uint32_t events)
 	return poll_events_for(&vn_sock(vn)->events, events);
 }
 
+#define SIOCINQ		0x541b	// FIONREAD
+#define SIOCOUTQ	0x5411	// TIOCOUTQ
+
+// Linux's unix_ioctl: the bytes waiting to be read (a stream's or
+// seqpacket's whole queue, a datagram socket's next message), and what
+// its sent messages still hold of the send buffer; others ENOTTY.
+static long sock_vn_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg)
+{
+	struct usock *s = vn_sock(vn);
+	uint64_t flags;
+	size_t amount = 0;
+	long rc = 0;
+
+	(void)f;
+	if (cmd != SIOCINQ && cmd != SIOCOUTQ)
+		return -ENOTTY;
+	flags = spin_lock_irqsave(&unix_lock);
+	if (cmd == SIOCOUTQ) {
+		amount = s->wmem;
+	} else if (s->state == US_LISTEN) {
+		rc = -EINVAL;
+	} else if (s->type == SOCK_DGRAM) {
+		amount = s->rq_head ? s->rq_head->len : 0;
+	} else {
+		for (struct unix_skb *skb = s->rq_head; skb; skb = skb->next)
+			amount += skb->len - skb->consumed;
+	}
+	spin_unlock_irqrestore(&unix_lock, flags);
+	if (rc)
+		return rc;
+	return put_user_u32(arg, (uint32_t)amount) < 0 ? -EFAULT : 0;
+}
+
 static void sock_vn_release(struct vnode *vn)
 {
 	struct usock *s = vn_sock(vn);
@@ -180,6 +213,7 @@ static const struct vnode_ops sock_vnode_ops = {
 	.write = sock_vn_write,
 	.poll = sock_vn_poll,
 	.poll_events = sock_vn_poll_events,
+	.ioctl = sock_vn_ioctl,
 	.open = anon_open,		// reopening through /proc/PID/fd: ENXIO, as Linux
 	.release = sock_vn_release,
 	.stream = true,			// lseek: ESPIPE

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -134,6 +135,15 @@ static void socket_argument_errors(void)
 	check_errno(listen(-1, 1), EBADF, "listen(-1)");
 	check_errno(accept4(-1, NULL, NULL, 0), EBADF, "accept4(-1)");
 	check_errno(recv(9999, &fd, 1, 0), EBADF, "recv(9999)");
+}
+
+static int getint_err(int fd)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &v, &l);
+	return v;
 }
 
 // ---- streams ----
@@ -479,6 +489,43 @@ out:
 }
 
 // ---- names ----
+
+// SO_PASSCRED autobinds a datagram sender and a stream connector, as
+// Linux; SO_ERROR reports a reset once; a seqpacket EPIPE sends no
+// SIGPIPE (Linux's unix_dgram_sendmsg).
+static void passcred_autobind_so_error(void)
+{
+	struct sockaddr_un a, from;
+	socklen_t la = abstract_addr(&a, "pc"), lf = sizeof(from);
+	int s = socket(AF_UNIX, SOCK_DGRAM, 0), c = socket(AF_UNIX, SOCK_DGRAM, 0), on = 1;
+	int sv[2], e;
+	char buf[8];
+	pid_t pid;
+
+	bind(s, (struct sockaddr *)&a, la);
+	setsockopt(c, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+	check(sendto(c, "p", 1, 0, (struct sockaddr *)&a, la) == 1, "sendto");
+	check(recvfrom(s, buf, 8, 0, (struct sockaddr *)&from, &lf) == 1, "recvfrom");
+	check(lf == 8 && from.sun_path[0] == 0, "the sender was autobound");
+	close(c);
+	close(s);
+	if (pair(SOCK_STREAM, sv))
+		return;
+	write(sv[0], "u", 1);
+	close(sv[1]);
+	e = getint_err(sv[0]);
+	check(e == ECONNRESET, "SO_ERROR: ECONNRESET");
+	check(getint_err(sv[0]) == 0, "read once");
+	close(sv[0]);
+	if (pair(SOCK_SEQPACKET, sv))
+		return;
+	close(sv[1]);
+	pid = fork_child();
+	if (pid == 0)
+		_exit(send(sv[0], "x", 1, 0) < 0 && errno == EPIPE ? 0 : 1);
+	check_child_ok(pid, "seqpacket EPIPE without SIGPIPE");
+	close(sv[0]);
+}
 
 static void bind_and_names(void)
 {
@@ -1107,6 +1154,34 @@ static void poll_and_epoll(void)
 
 // ---- vectors and batches ----
 
+static void ioctl_queue_sizes(void)
+{
+	int sv[2], n = -1, l;
+	struct sockaddr_un a;
+	socklen_t la;
+
+	if (pair(SOCK_STREAM, sv))
+		return;
+	write(sv[0], "abc", 3);
+	write(sv[0], "de", 2);
+	check(ioctl(sv[1], FIONREAD, &n) == 0 && n == 5, "stream FIONREAD: all queued bytes");
+	check(ioctl(sv[0], TIOCOUTQ, &n) == 0 && n > 0, "SIOCOUTQ: the sender's queued memory");
+	check_errno(ioctl(sv[0], TCGETS, &n), ENOTTY, "not a terminal: ENOTTY");
+	close2(sv);
+	if (pair(SOCK_DGRAM, sv))
+		return;
+	write(sv[0], "abc", 3);
+	write(sv[0], "de", 2);
+	check(ioctl(sv[1], FIONREAD, &n) == 0 && n == 3, "datagram FIONREAD: the next message");
+	close2(sv);
+	l = listener("inq", SOCK_STREAM, 1, &a, &la);
+	if (l >= 0) {
+		check_errno(ioctl(l, FIONREAD, &n), EINVAL, "listener FIONREAD: EINVAL");
+		close(l);
+		unlink(a.sun_path);
+	}
+}
+
 static void readv_writev_one_message(void)
 {
 	struct iovec w[3] = { { "ab", 2 }, { "", 0 }, { "cde", 3 } };
@@ -1196,6 +1271,7 @@ static const struct test_case cases[] = {
 	{ "seqpacket_pair", seqpacket_pair },
 	{ "dgram_named", dgram_named },
 	{ "dgram_queue_limit", dgram_queue_limit },
+	{ "passcred_autobind_so_error", passcred_autobind_so_error },
 	{ "bind_and_names", bind_and_names },
 	{ "abstract_names", abstract_names },
 	{ "listen_connect_accept", listen_connect_accept },
@@ -1210,6 +1286,7 @@ static const struct test_case cases[] = {
 	{ "peercred_across_accept", peercred_across_accept },
 	{ "socket_options", socket_options },
 	{ "poll_and_epoll", poll_and_epoll },
+	{ "ioctl_queue_sizes", ioctl_queue_sizes },
 	{ "readv_writev_one_message", readv_writev_one_message },
 	{ "mmsg_batches", mmsg_batches },
 	{ "msghdr_errors", msghdr_errors },
