@@ -1258,6 +1258,57 @@ static void msghdr_errors(void)
 	close2(sv);
 }
 
+// Several processes at once make pairs, pass descriptors around (cycles
+// included), connect, accept and close, on a shared listener: nothing may
+// hang, crash or be left behind (the boot's leak check).
+static void concurrent_churn(void)
+{
+	struct sockaddr_un a;
+	socklen_t la;
+	int l = listener("churn", SOCK_STREAM, 64, &a, &la);
+	pid_t pids[4];
+
+	if (l < 0)
+		return;
+	fcntl(l, F_SETFL, O_NONBLOCK);
+	for (int k = 0; k < 4; k++) {
+		pids[k] = fork_child();
+		if (pids[k] == 0) {
+			signal(SIGPIPE, SIG_IGN);	// peers of other children come and go
+			for (int i = 0; i < 150; i++) {
+				int sv[2], c, x;
+				char b[64];
+				if (socketpair(AF_UNIX, (i & 1) ? SOCK_DGRAM : SOCK_STREAM, 0, sv))
+					_exit(1);
+				send_fds(sv[0], &sv[1], 1, "c", 1);
+				send_fds(sv[1], &sv[0], 1, "d", 1);
+				if (i % 3 == 0) {
+					int got, fl;
+					if (recv_fds(sv[1], &got, 1, 0, &fl) == 1)
+						close(got);
+				}
+				close2(sv);
+				c = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+				if (connect(c, (struct sockaddr *)&a, la) == 0)
+					send(c, b, sizeof(b), MSG_NOSIGNAL);
+				x = accept4(l, NULL, NULL, SOCK_NONBLOCK);
+				if (x >= 0) {
+					read(x, b, sizeof(b));
+					if (k & 1)
+						send_fds(x, &c, 1, "e", 1);
+					close(x);
+				}
+				close(c);
+			}
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		check_child_ok(pids[k], "churner");
+	close(l);
+	unlink(a.sun_path);
+}
+
 static const struct test_case cases[] = {
 	{ "socket_argument_errors", socket_argument_errors },
 	{ "stream_pair_read_write", stream_pair_read_write },
@@ -1290,6 +1341,7 @@ static const struct test_case cases[] = {
 	{ "readv_writev_one_message", readv_writev_one_message },
 	{ "mmsg_batches", mmsg_batches },
 	{ "msghdr_errors", msghdr_errors },
+	{ "concurrent_churn", concurrent_churn },
 };
 
 int main(void)
