@@ -139,7 +139,9 @@ struct usock {
 	size_t wmem;		// truesize of its messages still queued somewhere
 	int sndbuf, rcvbuf;
 	bool passcred;
-	bool reuseaddr, keepalive, broadcast, dontroute, oobinline;
+	bool reuseaddr, keepalive, broadcast, dontroute, oobinline, debug;
+	bool linger_on;
+	uint64_t linger_jiffies;
 	int priority;
 	int lowat;
 	int64_t rcvtimeo, sndtimeo;	// ns; -1 forever, 0 never wait

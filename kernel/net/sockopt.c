@@ -11,6 +11,7 @@
 #include <lib/string.h>
 #include <uapi/errno.h>
 
+#define SO_DEBUG	1
 #define SO_REUSEADDR	2
 #define SO_TYPE		3
 #define SO_ERROR	4
@@ -21,6 +22,8 @@
 #define SO_KEEPALIVE	9
 #define SO_OOBINLINE	10
 #define SO_PRIORITY	12
+#define SO_LINGER	13
+#define SO_BSDCOMPAT	14
 #define SO_PASSCRED	16
 #define SO_PEERCRED	17
 #define SO_RCVLOWAT	18
@@ -78,12 +81,42 @@ static struct timeval_k get_timeout(int64_t timeo)
 	return (struct timeval_k){ j / HZ, (j % HZ) * 1000000 / HZ };
 }
 
+struct linger_k {
+	int32_t onoff, linger;
+};
+
+// Linux's SO_LINGER: kept in jiffies (no effect on unix sockets).
+static long set_linger(struct usock *s, uint64_t uval, int optlen)
+{
+	struct linger_k l;
+	uint64_t flags, secs;
+
+	if (optlen < (int)sizeof(l))
+		return -EINVAL;
+	if (copy_from_user(&l, uval, sizeof(l)) < 0)
+		return -EFAULT;
+	secs = (uint64_t)(int64_t)l.linger;	// as Linux's unsigned long
+	flags = spin_lock_irqsave(&unix_lock);
+	s->linger_on = l.onoff != 0;
+	if (l.onoff)
+		s->linger_jiffies = secs >= (uint64_t)INT64_MAX / HZ ? (uint64_t)INT64_MAX : secs * HZ;
+	spin_unlock_irqrestore(&unix_lock, flags);
+	return 0;
+}
+
 static long set_int_option(struct usock *s, int name, int val)
 {
 	const struct cred *c = current_cred();
 	uint32_t u = (uint32_t)val;
 
 	switch (name) {
+	case SO_DEBUG:
+		if (val && !cred_capable(c, CAP_NET_ADMIN))
+			return -EACCES;
+		s->debug = val != 0;
+		return 0;
+	case SO_BSDCOMPAT:
+		return 0;
 	case SO_REUSEADDR:
 		s->reuseaddr = val != 0;
 		return 0;
@@ -162,6 +195,8 @@ SYSCALL_DEFINE(SYS_setsockopt, setsockopt)
 		rc = -EINVAL;
 	} else if (copy_from_user(&val, uval, sizeof(val)) < 0) {
 		rc = -EFAULT;
+	} else if (name == SO_LINGER) {
+		rc = set_linger(s, uval, optlen);
 	} else if (name == SO_RCVTIMEO_OLD || name == SO_RCVTIMEO_NEW) {
 		rc = set_timeout(&s->rcvtimeo, uval, optlen);
 	} else if (name == SO_SNDTIMEO_OLD || name == SO_SNDTIMEO_NEW) {
@@ -182,6 +217,16 @@ static int get_option(struct usock *s, int name, void *out)
 	int32_t *v = out;
 
 	switch (name) {
+	case SO_DEBUG:
+		*v = s->debug;
+		return 4;
+	case SO_BSDCOMPAT:
+		*v = 0;
+		return 4;
+	case SO_LINGER:
+		v[0] = s->linger_on;
+		v[1] = (int32_t)(s->linger_jiffies / HZ);
+		return 8;
 	case SO_TYPE:
 		*v = s->type;
 		return 4;

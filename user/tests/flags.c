@@ -1628,7 +1628,7 @@ static const struct flag_row rows[] = {
 	{ "socket_AF_INET6_EAFNOSUPPORT", r_socket_inet6, EAFNOSUPPORT, LINUX_OK, false },
 	{ "socket_AF_NETLINK_EAFNOSUPPORT", r_socket_netlink, EAFNOSUPPORT, LINUX_OK, false },
 	{ "socket_AF_UNIX_SEQPACKET_CLOEXEC", r_socket_unix, 0, LINUX_SAME, false },
-	{ "setsockopt_SO_LINGER_ENOPROTOOPT", r_so_linger, ENOPROTOOPT, LINUX_OK, false },
+	{ "setsockopt_SO_LINGER", r_so_linger, 0, LINUX_SAME, false },
 	{ "setsockopt_SO_PEEK_OFF_ENOPROTOOPT", r_so_peek_off, ENOPROTOOPT, LINUX_OK, false },
 	{ "setsockopt_SO_MARK_ENOPROTOOPT", r_so_mark, ENOPROTOOPT, LINUX_OK, true },
 	{ "setsockopt_SO_PASSCRED", r_so_passcred, 0, LINUX_SAME, false },

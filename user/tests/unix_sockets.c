@@ -1083,6 +1083,12 @@ static void socket_options(void)
 	check_errno(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &v, 2), EINVAL, "optlen 2");
 	check_errno(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, NULL, 4), EFAULT, "NULL value");
 	check_errno(setsockopt(fd, SOL_SOCKET, 1000, &v, sizeof(v)), ENOPROTOOPT, "unknown option");
+	struct linger lg = { 1, 7 }, lg2;
+	check_ok(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)), "SO_LINGER");
+	l = sizeof(lg2);
+	check(getsockopt(fd, SOL_SOCKET, SO_LINGER, &lg2, &l) == 0 && l == sizeof(lg2) &&
+	      lg2.l_onoff == 1 && lg2.l_linger == 7, "SO_LINGER read back");
+	check_errno(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, 4), EINVAL, "SO_LINGER optlen 4");
 	check_errno(setsockopt(fd, SOL_SOCKET, SO_TYPE, &v, sizeof(v)), ENOPROTOOPT, "set SO_TYPE");
 	check_errno(getsockopt(fd, SOL_SOCKET, 1000, &v, &(socklen_t){ 4 }), ENOPROTOOPT,
 		    "get unknown");
