@@ -268,6 +268,9 @@ int unix_wait(struct wait_queue *wq, int64_t *timeo);
 // Credentials a message carries: explicit ones, else the sender's when
 // either end passes them (Linux's maybe_add_creds); lock held.
 void unix_add_creds_locked(struct unix_skb *skb, struct usock *s, struct usock *other);
+// Linux's sock_alloc_send_pskb before it allocates: a pending error, a
+// shut-down send side (-EPIPE), room in the send buffer (lock held).
+long unix_wait_for_wmem_locked(struct usock *s, int64_t *timeo);
 // A datagram socket's old peer is gone or left (unix_dgram_disconnected).
 void unix_dgram_disconnected(struct usock *s, struct usock *old);
 

@@ -340,7 +340,8 @@ static long do_sendmsg(struct usock *s, struct file *f, struct user_msghdr *h, i
 		goto out;
 	}
 	if (h->controllen) {
-		if (h->controllen > OPTMEM_MAX) {
+		// sock_kmalloc's limit: below optmem_max, strictly.
+		if (h->controllen >= OPTMEM_MAX) {
 			rc = -ENOBUFS;
 			goto out;
 		}

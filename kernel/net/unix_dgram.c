@@ -134,17 +134,13 @@ long unix_dgram_send(struct usock *s, struct file *f, struct umsg *m)
 	if (m->len > (size_t)s->sndbuf - 32)
 		return -EMSGSIZE;
 	flags = spin_lock_irqsave(&unix_lock);
-	while (s->wmem >= (size_t)s->sndbuf) {
-		rc = unix_wait(&s->wq, &timeo);
-		if (rc) {
-			spin_unlock_irqrestore(&unix_lock, flags);
-			return rc;
-		}
-	}
+	rc = unix_wait_for_wmem_locked(s, &timeo);
 	spin_unlock_irqrestore(&unix_lock, flags);
+	if (rc)
+		return rc;
 	skb = unix_skb_alloc(s, m->len, m->scm, true);
 	if (!skb)
-		return -ENOMEM;
+		return -ENOBUFS;
 	if (iter_copy_from(&m->it, skb->data, m->len) < 0) {
 		unix_skb_free(skb);
 		return -EFAULT;

@@ -21,25 +21,26 @@ void unix_add_creds_locked(struct unix_skb *skb, struct usock *s, struct usock *
 	skb->has_creds = true;
 }
 
-// Waits until s may charge another message to its send buffer (lock
-// held): 0, -EPIPE once it can send no more, or the wait's error.
-static long wait_for_wmem_locked(struct usock *s, int64_t *timeo)
+// Linux's sock_alloc_send_pskb: a pending error, a shut-down send side
+// (-EPIPE), then room in the send buffer, waited for (lock held).
+long unix_wait_for_wmem_locked(struct usock *s, int64_t *timeo)
 {
-	while (s->wmem >= (size_t)s->sndbuf) {
+	for (;;) {
 		long rc;
 
-		if (s->shutdown & SEND_SHUTDOWN)
-			return -EPIPE;
 		if (s->err) {
 			rc = -s->err;
 			s->err = 0;
 			return rc;
 		}
+		if (s->shutdown & SEND_SHUTDOWN)
+			return -EPIPE;
+		if (s->wmem < (size_t)s->sndbuf)
+			return 0;
 		rc = unix_wait(&s->wq, timeo);
 		if (rc)
 			return rc;
 	}
-	return 0;
 }
 
 static long pipe_error(struct umsg *m, size_t sent)
@@ -83,15 +84,13 @@ long unix_stream_send(struct usock *s, struct file *f, struct umsg *m)
 		if (size > STREAM_CHUNK_MAX)
 			size = STREAM_CHUNK_MAX;
 		flags = spin_lock_irqsave(&unix_lock);
-		rc = wait_for_wmem_locked(s, &timeo);
+		rc = unix_wait_for_wmem_locked(s, &timeo);
 		spin_unlock_irqrestore(&unix_lock, flags);
-		if (rc == -EPIPE)
-			return pipe_error(m, sent);
 		if (rc)
-			return sent ? (long)sent : rc;
+			return sent ? (long)sent : rc;	// no SIGPIPE here, as Linux
 		skb = unix_skb_alloc(s, size, m->scm, !fds_sent);
 		if (!skb)
-			return sent ? (long)sent : -ENOMEM;
+			return sent ? (long)sent : -ENOBUFS;
 		fds_sent = true;
 		if (iter_copy_from(&m->it, skb->data, size) < 0) {
 			unix_skb_free(skb);

@@ -378,6 +378,11 @@ static void dgram_boundaries_and_trunc(void)
 	check(recvmsg(sv[1], &mh, 0) == 3 && (mh.msg_flags & MSG_TRUNC), "cut: MSG_TRUNC flag");
 	check(recv(sv[1], buf, 2, MSG_TRUNC) == 4, "MSG_TRUNC returns the whole length");
 	check_errno(recv(sv[1], buf, 2, MSG_DONTWAIT), EAGAIN, "cut part is gone");
+	check_ok(shutdown(sv[0], SHUT_WR), "datagram SHUT_WR");
+	check_errno(send(sv[0], "x", 1, 0), EPIPE, "then sending: EPIPE (no SIGPIPE)");
+	close2(sv);
+	if (pair(SOCK_DGRAM, sv))
+		return;
 	int big = 300000;
 	char *p = calloc(1, (size_t)big);
 	check_errno(send(sv[0], p, (size_t)big, 0), EMSGSIZE, "larger than the send buffer");
