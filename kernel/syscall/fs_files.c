@@ -578,6 +578,12 @@ SYSCALL_DEFINE(SYS_sendfile, sendfile)
 		rc = -ESPIPE;
 		goto written_back;
 	}
+	// Linux splices only from regular files (splice_direct_to_actor): a
+	// socket is no input.
+	if (sock_of_file(in)) {
+		rc = -EINVAL;
+		goto written_back;
+	}
 	buf = kmalloc(PAGE_CHUNK);
 	if (!buf) {
 		rc = -ENOMEM;

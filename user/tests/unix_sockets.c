@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1209,6 +1210,25 @@ static void readv_writev_one_message(void)
 	close2(sv);
 }
 
+// sendfile from a file into a socket; a socket is no input (EINVAL).
+static void sendfile_through_sockets(void)
+{
+	int sv[2], fd = open(scratch("sf"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+	char buf[16];
+
+	if (fd < 0 || pair(SOCK_STREAM, sv))
+		return (void)fail("setup");
+	write(fd, "sendfile", 8);
+	check(sendfile(sv[0], fd, &(off_t){ 0 }, 8) == 8, "file to socket");
+	check(read(sv[1], buf, 16) == 8 && !memcmp(buf, "sendfile", 8), "arrived");
+	write(sv[0], "back", 4);
+	check_errno(sendfile(fd, sv[1], NULL, 4), EINVAL, "socket to file: EINVAL");
+	check_errno(sendfile(fd, sv[1], &(off_t){ 0 }, 4), ESPIPE, "with an offset: ESPIPE");
+	close2(sv);
+	close(fd);
+	unlink(scratch("sf"));
+}
+
 static void mmsg_batches(void)
 {
 	struct mmsghdr m[4];
@@ -1350,6 +1370,7 @@ static const struct test_case cases[] = {
 	{ "poll_and_epoll", poll_and_epoll },
 	{ "ioctl_queue_sizes", ioctl_queue_sizes },
 	{ "readv_writev_one_message", readv_writev_one_message },
+	{ "sendfile_through_sockets", sendfile_through_sockets },
 	{ "mmsg_batches", mmsg_batches },
 	{ "msghdr_errors", msghdr_errors },
 	{ "concurrent_churn", concurrent_churn },
