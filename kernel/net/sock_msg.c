@@ -645,7 +645,9 @@ long sock_rw_iov(struct file *f, const void *uiov, int64_t count, bool write)
 
 	for (int64_t i = 0; i < count; i++)
 		total += iov[i].len;
-	if (!write && total == 0)
+	// Linux's do_iter_read/do_iter_write stop here: an empty writev
+	// sends no empty datagram (a write of 0 bytes does).
+	if (total == 0)
 		return 0;
 	m.it = (struct msg_iter){ .iov = iov, .nseg = (int)count, .left = total };
 	m.len = total;

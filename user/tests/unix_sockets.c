@@ -1207,7 +1207,40 @@ static void readv_writev_one_message(void)
 	check(readv(sv[1], r, 2) == 5 && !memcmp(x, "ab", 2) && !memcmp(y, "cde", 3),
 	      "readv: the whole datagram");
 	check_errno(recv(sv[1], y, 1, MSG_DONTWAIT), EAGAIN, "nothing else");
+	check(writev(sv[0], w, 0) == 0, "an empty writev");
+	check(write(sv[0], "", 0) == 0, "a write of 0 bytes");
+	check(recv(sv[1], y, 8, MSG_DONTWAIT) == 0, "sends one empty datagram");
+	check_errno(recv(sv[1], y, 1, MSG_DONTWAIT), EAGAIN, "the empty writev sent none");
 	close2(sv);
+}
+
+static void seqpacket_listener(void)
+{
+	struct sockaddr_un a;
+	socklen_t la;
+	int l = listener("seq", SOCK_SEQPACKET, 2, &a, &la), c, x;
+	char buf[16];
+	struct pollfd pfd;
+
+	if (l < 0)
+		return;
+	c = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	check_errno(send(c, "x", 1, 0), ENOTCONN, "before connect: ENOTCONN");
+	check_ok(connect(c, (struct sockaddr *)&a, la), "connect");
+	pfd = (struct pollfd){ l, POLLIN | POLLOUT, 0 };
+	check(poll(&pfd, 1, 0) == 1 && pfd.revents == POLLIN, "listener: POLLIN only");
+	check(send(c, "abc", 3, 0) == 3 && send(c, "de", 2, 0) == 2, "sends before accept");
+	x = accept(l, NULL, NULL);
+	if (!check_ok(x, "accept"))
+		goto out;
+	check(recv(x, buf, 16, 0) == 3 && recv(x, buf, 16, 0) == 2, "boundaries kept");
+	check_errno(recv(l, buf, 1, 0), ENOTCONN, "recv on the listener: ENOTCONN");
+	close(c);
+	check(recv(x, buf, 16, 0) == 0, "EOF");
+	close(x);
+out:
+	close(l);
+	unlink(a.sun_path);
 }
 
 // sendfile from a file into a socket; a socket is no input (EINVAL).
@@ -1351,6 +1384,7 @@ static const struct test_case cases[] = {
 	{ "stream_peek_and_waitall", stream_peek_and_waitall },
 	{ "dgram_boundaries_and_trunc", dgram_boundaries_and_trunc },
 	{ "seqpacket_pair", seqpacket_pair },
+	{ "seqpacket_listener", seqpacket_listener },
 	{ "dgram_named", dgram_named },
 	{ "dgram_queue_limit", dgram_queue_limit },
 	{ "passcred_autobind_so_error", passcred_autobind_so_error },
