@@ -40,6 +40,16 @@ static bool recvq_full_locked(struct usock *s, struct usock *other)
 	return other != s && other->peer != s && other->rq_len > other->backlog;
 }
 
+// s's queue just stopped being full: the sockets connected to it become
+// writable, which their own poll counts must show (edge-triggered epoll
+// watches those), as Linux's unix_dgram_peer_wake_relay.
+static void relay_room_locked(struct usock *s)
+{
+	for (struct usock *u = unix_first_sock_locked(); u; u = u->all_next)
+		if (u->peer == s && u != s)
+			poll_event(&u->events, POLLOUT);
+}
+
 // The destination of a send, referenced: the named socket or the peer.
 static long find_target(struct usock *s, struct umsg *m, struct usock **other)
 {
@@ -233,6 +243,8 @@ long unix_dgram_recv(struct usock *s, struct file *f, struct umsg *m)
 		skb->fds = NULL;
 		skb->nfds = 0;
 		usock_wake_locked(s, POLLOUT);	// room for the senders waiting on us
+		if (s->rq_len == s->backlog)
+			relay_room_locked(s);
 	}
 	spin_unlock_irqrestore(&unix_lock, flags);
 	poll_notify();

@@ -485,9 +485,16 @@ static void dgram_queue_limit(void)
 	check(sent == 11, "max_dgram_qlen + 1 messages fit");
 	pfd = (struct pollfd){ c, POLLOUT, 0 };
 	check(poll(&pfd, 1, 0) == 0, "sender not writable while the peer is full");
+	int ep = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLOUT | EPOLLET }, out;
+	epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev);
+	check(epoll_wait(ep, &out, 1, 0) == 0, "epoll: not writable");
 	char buf[4];
 	recv(s, buf, 4, 0);
 	check(poll(&pfd, 1, 0) == 1, "writable after a receive");
+	check(epoll_wait(ep, &out, 1, 0) == 1 && (out.events & EPOLLOUT),
+	      "edge-triggered epoll sees the room");
+	close(ep);
 	check(send(c, "m", 1, MSG_DONTWAIT) == 1, "room again");
 out:
 	close(s);
