@@ -37,6 +37,7 @@
 
 struct file;
 struct vnode;
+struct uid_inflight;
 
 #define AF_UNSPEC	0
 #define AF_UNIX		1
@@ -116,6 +117,8 @@ struct unix_skb {
 	struct ucred_k creds;
 	int nfds;		// SCM_RIGHTS: files in flight (referenced)
 	struct file **fds;
+	uint32_t fds_uid;	// who sent them (real uid), for the per-user count
+	struct uid_inflight *uid_entry;	// that count's entry if it needs one
 	char data[];
 };
 
@@ -291,8 +294,13 @@ void unix_release(struct usock *s);
 
 // ---- descriptors in flight (kernel/net/scm.c) ----
 
-void unix_inflight_add_locked(struct file *f);
-void unix_inflight_del_locked(struct file *f);
+// A queued message's descriptors go in flight, or come out of it (taken
+// by a reader or purged), counted per socket and per sending user.
+void unix_skb_inflight_add_locked(struct unix_skb *skb);
+// An entry for the per-user count, which a message carrying descriptors
+// brings along in case its sender has none yet (NULL: out of memory).
+struct uid_inflight *unix_uid_entry_alloc(void);
+void unix_skb_inflight_del_locked(struct unix_skb *skb);
 // Frees the sockets only messages in flight keep (cycles).
 void unix_gc(void);
 // A socket descriptor was closed: collect if anything is in flight.

@@ -38,6 +38,24 @@ struct cmsghdr_k {
 static int files_inflight;	// every descriptor in flight
 static int socks_inflight;	// of which are sockets: the collector's work
 
+// Descriptors in flight per sending user (real uid), as Linux's
+// user->unix_inflight; an entry lives while its count is not 0.
+struct uid_inflight {
+	uint32_t uid;
+	int count;
+	struct uid_inflight *next;
+};
+static struct uid_inflight *uid_inflight;
+
+static struct uid_inflight **uid_slot_locked(uint32_t uid)
+{
+	struct uid_inflight **pp = &uid_inflight;
+
+	while (*pp && (*pp)->uid != uid)
+		pp = &(*pp)->next;
+	return pp;
+}
+
 // ---- sending ----
 
 static long add_rights(const struct cmsghdr_k *h, struct scm_send *scm)
@@ -106,14 +124,19 @@ long scm_parse(const void *ctl, size_t len, struct scm_send *scm)
 		}
 		off += CMSG_ALIGN(h->len);
 	}
-	// Linux's too_many_unix_fds, for everyone past a global ceiling.
+	// Linux's too_many_unix_fds: the caller's user may have at most
+	// RLIMIT_NOFILE in flight unless privileged; and nobody past a
+	// global ceiling.
 	if (scm->nfds) {
-		int now = __atomic_load_n(&files_inflight, __ATOMIC_RELAXED);
 		const struct cred *c = current_cred();
 		uint64_t limit = current_process()->rlimits[RLIMIT_NOFILE_INDEX].cur;
+		uint64_t flags = spin_lock_irqsave(&unix_lock);
+		struct uid_inflight *u = *uid_slot_locked(c->uid);
+		int all = files_inflight, mine = u ? u->count : 0;
 
-		if (now + scm->nfds > INFLIGHT_MAX ||
-		    ((uint64_t)now > limit && !cred_capable(c, CAP_SYS_RESOURCE) &&
+		spin_unlock_irqrestore(&unix_lock, flags);
+		if (all + scm->nfds > INFLIGHT_MAX ||
+		    ((uint64_t)mine > limit && !cred_capable(c, CAP_SYS_RESOURCE) &&
 		     !cred_capable(c, CAP_SYS_ADMIN)))
 			return -ETOOMANYREFS;
 	}
@@ -210,25 +233,56 @@ void scm_recv(struct usock *s, struct umsg *m, const struct unix_skb *skb, struc
 
 // ---- in flight ----
 
-void unix_inflight_add_locked(struct file *f)
+struct uid_inflight *unix_uid_entry_alloc(void)
+{
+	return kmalloc(sizeof(struct uid_inflight));
+}
+
+static void file_inflight_locked(struct file *f, int delta)
 {
 	struct usock *u = sock_of_file(f);
 
-	files_inflight++;
+	files_inflight += delta;
 	if (u) {
-		u->inflight++;
-		socks_inflight++;
+		u->inflight += delta;
+		socks_inflight += delta;
 	}
 }
 
-void unix_inflight_del_locked(struct file *f)
+void unix_skb_inflight_add_locked(struct unix_skb *skb)
 {
-	struct usock *u = sock_of_file(f);
+	struct uid_inflight **pp;
 
-	files_inflight--;
-	if (u) {
-		u->inflight--;
-		socks_inflight--;
+	if (!skb->nfds)
+		return;
+	for (int i = 0; i < skb->nfds; i++)
+		file_inflight_locked(skb->fds[i], 1);
+	pp = uid_slot_locked(skb->fds_uid);
+	if (!*pp) {
+		// The entry the message brought for the case (unix_skb_alloc).
+		*pp = skb->uid_entry;
+		skb->uid_entry = NULL;
+		(*pp)->uid = skb->fds_uid;
+		(*pp)->count = 0;
+		(*pp)->next = NULL;
+	}
+	(*pp)->count += skb->nfds;
+}
+
+void unix_skb_inflight_del_locked(struct unix_skb *skb)
+{
+	struct uid_inflight **pp, *u;
+
+	if (!skb->nfds)
+		return;
+	for (int i = 0; i < skb->nfds; i++)
+		file_inflight_locked(skb->fds[i], -1);
+	pp = uid_slot_locked(skb->fds_uid);
+	u = *pp;
+	u->count -= skb->nfds;
+	if (u->count == 0) {
+		*pp = u->next;
+		kfree(u);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <fs/fcntl.h>
 #include <fs/file.h>
 #include <fs/fs_syscall.h>
+#include <kernel/cred.h>
 #include <kernel/ktime.h>
 #include <kernel/syscall.h>
 #include <kernel/time.h>
@@ -83,10 +84,14 @@ struct unix_skb *unix_skb_alloc(struct usock *s, size_t len, struct scm_send *sc
 	skb->truesize = len + SKB_OVERHEAD;
 	if (scm && fds && scm->nfds) {
 		skb->fds = kmalloc(scm->nfds * sizeof(struct file *));
-		if (!skb->fds) {
+		skb->uid_entry = unix_uid_entry_alloc();
+		if (!skb->fds || !skb->uid_entry) {
+			kfree(skb->fds);
+			kfree(skb->uid_entry);
 			kfree(skb);
 			return NULL;
 		}
+		skb->fds_uid = current_cred()->uid;
 		memcpy(skb->fds, scm->fds, scm->nfds * sizeof(struct file *));
 		skb->nfds = scm->nfds;
 		scm->nfds = 0;		// the message holds them now
@@ -116,8 +121,7 @@ void unix_skb_queue_locked(struct usock *to, struct unix_skb *skb)
 		to->rq_head = skb;
 	to->rq_tail = skb;
 	to->rq_len++;
-	for (int i = 0; i < skb->nfds; i++)
-		unix_inflight_add_locked(skb->fds[i]);
+	unix_skb_inflight_add_locked(skb);
 	usock_wake_locked(to, POLLIN);
 }
 
@@ -134,6 +138,7 @@ static void skb_free_one(struct unix_skb *skb)
 	for (int i = 0; i < skb->nfds; i++)
 		file_put(skb->fds[i]);
 	kfree(skb->fds);
+	kfree(skb->uid_entry);
 	unix_addr_put(skb->from);
 	usock_put(s);
 	kfree(skb);
@@ -187,8 +192,7 @@ struct unix_skb *unix_purge_locked(struct usock *s)
 	struct unix_skb *list = s->rq_head;
 
 	for (struct unix_skb *skb = list; skb; skb = skb->next)
-		for (int i = 0; i < skb->nfds; i++)
-			unix_inflight_del_locked(skb->fds[i]);
+		unix_skb_inflight_del_locked(skb);
 	s->rq_head = s->rq_tail = NULL;
 	s->rq_len = 0;
 	return list;

@@ -236,8 +236,7 @@ long unix_dgram_recv(struct usock *s, struct file *f, struct umsg *m)
 		if (!s->rq_head)
 			s->rq_tail = NULL;
 		s->rq_len--;
-		for (int i = 0; i < skb->nfds; i++)
-			unix_inflight_del_locked(skb->fds[i]);
+		unix_skb_inflight_del_locked(skb);
 		fds = skb->fds;
 		nfds = skb->nfds;
 		skb->fds = NULL;

@@ -270,8 +270,7 @@ long unix_stream_recv(struct usock *s, struct file *f, struct umsg *m)
 		flags = spin_lock_irqsave(&unix_lock);
 		skb->consumed += chunk;
 		if (skb->nfds) {
-			for (int i = 0; i < skb->nfds; i++)
-				unix_inflight_del_locked(skb->fds[i]);
+			unix_skb_inflight_del_locked(skb);
 			r.fds = skb->fds;
 			r.nfds = skb->nfds;
 			skb->fds = NULL;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -941,6 +942,35 @@ static void scm_rights_cycles(void)
 	}
 }
 
+// An unprivileged user may have at most RLIMIT_NOFILE descriptors in
+// flight (Linux's too_many_unix_fds): one more is ETOOMANYREFS.
+static void scm_rights_per_user_limit(void)
+{
+	pid_t pid;
+
+	if (getuid() != 0)
+		return skip("needs root to become another user");
+	pid = fork_child();
+	if (pid == 0) {
+		struct rlimit rl = { 16, 16 };
+		int sv[2], n = 0;
+		if (setgid(65534) || setuid(65534) || setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(1);
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+			_exit(2);
+		int rcv = 1 << 20;
+		setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+		while (n < 40 && send_fds(sv[0], &sv[0], 1, "x", 1) == 1)
+			n++;
+		if (n != 17)
+			_exit(3);		// count 0..16 may grow, 17 > 16 may not
+		if (errno != ETOOMANYREFS)
+			_exit(4);
+		_exit(0);
+	}
+	check_child_ok(pid, "limit of descriptors in flight");
+}
+
 static void scm_credentials(void)
 {
 	int sv[2], on = 1;
@@ -1405,6 +1435,7 @@ static const struct test_case cases[] = {
 	{ "scm_rights_across_fork", scm_rights_across_fork },
 	{ "scm_rights_receiver_closes", scm_rights_receiver_closes },
 	{ "scm_rights_cycles", scm_rights_cycles },
+	{ "scm_rights_per_user_limit", scm_rights_per_user_limit },
 	{ "scm_credentials", scm_credentials },
 	{ "peercred_across_accept", peercred_across_accept },
 	{ "socket_options", socket_options },
