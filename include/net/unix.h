@@ -115,6 +115,7 @@ struct unix_skb {
 	size_t truesize;	// what it counts for in sender->wmem
 	bool has_creds;
 	struct ucred_k creds;
+	bool peeked;		// an empty datagram MSG_PEEK has seen (Linux's skb->peeked)
 	int nfds;		// SCM_RIGHTS: files in flight (referenced)
 	struct file **fds;
 	uint32_t fds_uid;	// who sent them (real uid), for the per-user count
@@ -136,6 +137,8 @@ struct usock {
 	// 'embryos' (accept order), linked through embryo_next.
 	struct unix_skb *rq_head, *rq_tail;
 	int rq_len;
+	uint64_t rq_seq;	// messages ever queued: a reader past them all waits for more
+	int peek_off;		// SO_PEEK_OFF, -1: off
 	struct usock *embryos, *embryos_tail, *embryo_next;
 	int nembryos;
 	int backlog;		// sk_max_ack_backlog
@@ -263,6 +266,9 @@ void unix_skb_free(struct unix_skb *skb);
 // Takes the whole receive queue of s (lock held), to free later.
 struct unix_skb *unix_purge_locked(struct usock *s);
 void unix_skb_free_list(struct unix_skb *list);
+// SO_PEEK_OFF after a read: a peek moves it forward, a read back (never
+// below 0); nothing while it is off (lock held).
+void unix_peek_off_moved_locked(struct usock *s, bool peek, size_t n);
 // The waiting time of a send or receive: 0 with MSG_DONTWAIT.
 int64_t unix_timeo(int64_t timeo, int flags);
 // Sleeps on wq for at most timeo (updated); 0, -EAGAIN once it is

@@ -121,6 +121,7 @@ void unix_skb_queue_locked(struct usock *to, struct unix_skb *skb)
 		to->rq_head = skb;
 	to->rq_tail = skb;
 	to->rq_len++;
+	to->rq_seq++;
 	unix_skb_inflight_add_locked(skb);
 	usock_wake_locked(to, POLLIN);
 }
@@ -196,6 +197,20 @@ struct unix_skb *unix_purge_locked(struct usock *s)
 	s->rq_head = s->rq_tail = NULL;
 	s->rq_len = 0;
 	return list;
+}
+
+void unix_peek_off_moved_locked(struct usock *s, bool peek, size_t n)
+{
+	int64_t off = s->peek_off;
+
+	if (off < 0)
+		return;
+	off = peek ? off + (int64_t)n : off - (int64_t)n;
+	if (off < 0)
+		off = 0;
+	if (off > 0x7fffffff)
+		off = 0x7fffffff;
+	s->peek_off = (int)off;
 }
 
 int64_t unix_timeo(int64_t timeo, int flags)

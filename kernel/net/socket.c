@@ -84,6 +84,7 @@ struct usock *usock_new(int type, int protocol, long *err)
 	s->backlog = MAX_DGRAM_QLEN;
 	s->rcvtimeo = s->sndtimeo = -1;
 	s->lowat = 1;
+	s->peek_off = -1;
 	s->peercred.pid = 0;
 	s->peercred.uid = s->peercred.gid = (uint32_t)-1;
 	mutex_init(&s->iolock, "unix iolock");

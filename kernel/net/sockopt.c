@@ -35,6 +35,7 @@
 #define SO_RCVBUFFORCE	33
 #define SO_PROTOCOL	38
 #define SO_DOMAIN	39
+#define SO_PEEK_OFF	42
 #define SO_RCVTIMEO_NEW	66
 #define SO_SNDTIMEO_NEW	67
 
@@ -195,6 +196,14 @@ SYSCALL_DEFINE(SYS_setsockopt, setsockopt)
 		rc = -EINVAL;
 	} else if (copy_from_user(&val, uval, sizeof(val)) < 0) {
 		rc = -EFAULT;
+	} else if (name == SO_PEEK_OFF) {
+		// Readers hold the iolock, as Linux's unix_set_peek_off.
+		mutex_lock(&s->iolock);
+		flags = spin_lock_irqsave(&unix_lock);
+		s->peek_off = val;
+		spin_unlock_irqrestore(&unix_lock, flags);
+		mutex_unlock(&s->iolock);
+		rc = 0;
 	} else if (name == SO_LINGER) {
 		rc = set_linger(s, uval, optlen);
 	} else if (name == SO_RCVTIMEO_OLD || name == SO_RCVTIMEO_NEW) {
@@ -269,6 +278,9 @@ static int get_option(struct usock *s, int name, void *out)
 		return 4;
 	case SO_ACCEPTCONN:
 		*v = s->state == US_LISTEN;
+		return 4;
+	case SO_PEEK_OFF:
+		*v = s->peek_off;
 		return 4;
 	case SO_PROTOCOL:
 		*v = s->protocol;

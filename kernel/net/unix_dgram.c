@@ -174,9 +174,25 @@ long unix_dgram_send(struct usock *s, struct file *f, struct umsg *m)
 	return rc ? rc : (long)m->len;
 }
 
+// The message a receive takes (lock held): the first, or for a peek with
+// SO_PEEK_OFF the one that offset falls in (*skip: where in it), as
+// Linux's __skb_try_recv_from_queue; NULL when there is none.
+static struct unix_skb *peek_at_locked(struct usock *s, bool peek, size_t *skip)
+{
+	struct unix_skb *skb = s->rq_head;
+	size_t off = peek && s->peek_off > 0 ? (size_t)s->peek_off : 0;
+
+	while (skb && peek && s->peek_off >= 0 && off >= skb->len && (off || skb->peeked)) {
+		off -= skb->len;
+		skb = skb->next;
+	}
+	*skip = skb ? off : 0;
+	return skb;
+}
+
 // Waits for a message (lock and iolock held; both dropped meanwhile):
 // 0 when one may be there, 1 for end of file, or an error.
-static long dgram_wait_locked(struct usock *s, int64_t *timeo, uint64_t *flags)
+static long dgram_wait_locked(struct usock *s, int64_t *timeo, uint64_t *flags, uint64_t seen)
 {
 	long rc;
 
@@ -197,7 +213,7 @@ static long dgram_wait_locked(struct usock *s, int64_t *timeo, uint64_t *flags)
 	mutex_unlock(&s->iolock);
 	*flags = spin_lock_irqsave(&unix_lock);
 	rc = 0;
-	if (!s->rq_head && !(s->shutdown & RCV_SHUTDOWN) && !s->err)
+	if (s->rq_seq == seen && !(s->shutdown & RCV_SHUTDOWN) && !s->err)
 		rc = unix_wait(&s->wq, timeo);
 	spin_unlock_irqrestore(&unix_lock, *flags);
 	mutex_lock(&s->iolock);
@@ -211,7 +227,7 @@ long unix_dgram_recv(struct usock *s, struct file *f, struct umsg *m)
 	bool peek = m->flags & MSG_PEEK;
 	struct file **fds = NULL;
 	struct unix_skb *skb;
-	size_t size;
+	size_t size, skip = 0;
 	uint64_t flags;
 	int nfds = 0;
 	long rc;
@@ -223,8 +239,8 @@ long unix_dgram_recv(struct usock *s, struct file *f, struct umsg *m)
 		return -EOPNOTSUPP;
 	mutex_lock(&s->iolock);
 	flags = spin_lock_irqsave(&unix_lock);
-	while (!(skb = s->rq_head)) {
-		rc = dgram_wait_locked(s, &timeo, &flags);
+	while (!(skb = peek_at_locked(s, peek, &skip))) {
+		rc = dgram_wait_locked(s, &timeo, &flags, s->rq_seq);
 		if (rc) {
 			spin_unlock_irqrestore(&unix_lock, flags);
 			mutex_unlock(&s->iolock);
@@ -266,14 +282,19 @@ long unix_dgram_recv(struct usock *s, struct file *f, struct umsg *m)
 			m->name.name[i] = skb->from->name[i];
 	}
 	size = m->len;
-	if (size > skb->len)
-		size = skb->len;
-	else if (size < skb->len)
+	if (size > skb->len - skip)
+		size = skb->len - skip;
+	else if (size < skb->len - skip)
 		m->out_flags |= MSG_TRUNC;
-	rc = iter_copy_to(&m->it, skb->data, size) < 0 ? -EFAULT : 0;
+	rc = iter_copy_to(&m->it, skb->data + skip, size) < 0 ? -EFAULT : 0;
+	flags = spin_lock_irqsave(&unix_lock);
+	if (peek && skb->len == 0)
+		skb->peeked = true;
+	unix_peek_off_moved_locked(s, peek, peek ? size : skb->len);
+	spin_unlock_irqrestore(&unix_lock, flags);
 	if (rc == 0) {
 		scm_recv(s, m, skb, fds, nfds);
-		rc = (m->flags & MSG_TRUNC) ? (long)skb->len : (long)size;
+		rc = (m->flags & MSG_TRUNC) ? (long)(skb->len - skip) : (long)size;
 	} else {
 		for (int i = 0; i < nfds; i++)
 			file_put(fds[i]);

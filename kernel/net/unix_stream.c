@@ -177,7 +177,7 @@ static void take_name_locked(struct umsg *m, struct stream_read *r, const struct
 // Nothing to read (lock held): 1 to stop the read, 0 after a wait that
 // may have brought something, or an error.
 static long stream_wait_locked(struct usock *s, struct stream_read *r, int64_t *timeo,
-			       uint64_t *flags)
+			       uint64_t *flags, uint64_t seen)
 {
 	long rc;
 
@@ -196,7 +196,7 @@ static long stream_wait_locked(struct usock *s, struct stream_read *r, int64_t *
 	spin_unlock_irqrestore(&unix_lock, *flags);
 	mutex_unlock(&s->iolock);
 	*flags = spin_lock_irqsave(&unix_lock);
-	if (!s->rq_head && !(s->shutdown & RCV_SHUTDOWN) && !s->err)
+	if (s->rq_seq == seen && !(s->shutdown & RCV_SHUTDOWN) && !s->err)
 		rc = unix_wait(&s->wq, timeo);
 	else
 		rc = 0;
@@ -227,12 +227,21 @@ long unix_stream_recv(struct usock *s, struct file *f, struct umsg *m)
 	flags = spin_lock_irqsave(&unix_lock);
 	for (;;) {
 		struct unix_skb *skb = peek && last ? last->next : s->rq_head;
-		size_t skip, chunk;
+		uint64_t seen = s->rq_seq;
+		size_t skip, chunk, pskip = 0;
 
+		// SO_PEEK_OFF: a first peek starts that far into the queue.
+		if (peek && !last && s->peek_off > 0) {
+			pskip = (size_t)s->peek_off;
+			while (skb && pskip >= skb->len - skb->consumed) {
+				pskip -= skb->len - skb->consumed;
+				skb = skb->next;
+			}
+		}
 		if (!skb) {
 			if (peek && last)
 				break;		// a peek does not wait past what it saw
-			rc = stream_wait_locked(s, &r, &timeo, &flags);
+			rc = stream_wait_locked(s, &r, &timeo, &flags, seen);
 			if (rc == 0)
 				continue;
 			if (rc == 1)
@@ -242,7 +251,7 @@ long unix_stream_recv(struct usock *s, struct file *f, struct umsg *m)
 		if (!take_creds_locked(s, &r, skb))
 			break;
 		take_name_locked(m, &r, skb);
-		skip = skb->consumed;
+		skip = skb->consumed + pskip;
 		chunk = skb->len - skip;
 		if (chunk > m->len - r.copied)
 			chunk = m->len - r.copied;
@@ -288,6 +297,7 @@ long unix_stream_recv(struct usock *s, struct file *f, struct umsg *m)
 		if (r.fds || r.copied >= m->len)
 			break;
 	}
+	unix_peek_off_moved_locked(s, peek, r.copied);
 	spin_unlock_irqrestore(&unix_lock, flags);
 	mutex_unlock(&s->iolock);
 	if (rc < 0 && !r.copied) {

@@ -1629,7 +1629,7 @@ static const struct flag_row rows[] = {
 	{ "socket_AF_NETLINK_EAFNOSUPPORT", r_socket_netlink, EAFNOSUPPORT, LINUX_OK, false },
 	{ "socket_AF_UNIX_SEQPACKET_CLOEXEC", r_socket_unix, 0, LINUX_SAME, false },
 	{ "setsockopt_SO_LINGER", r_so_linger, 0, LINUX_SAME, false },
-	{ "setsockopt_SO_PEEK_OFF_ENOPROTOOPT", r_so_peek_off, ENOPROTOOPT, LINUX_OK, false },
+	{ "setsockopt_SO_PEEK_OFF", r_so_peek_off, 0, LINUX_SAME, false },
 	{ "setsockopt_SO_MARK_ENOPROTOOPT", r_so_mark, ENOPROTOOPT, LINUX_OK, true },
 	{ "setsockopt_SO_PASSCRED", r_so_passcred, 0, LINUX_SAME, false },
 	{ "send_MSG_OOB_unix_stream_EOPNOTSUPP", r_msg_oob_stream, EOPNOTSUPP, LINUX_ANY, false },

@@ -139,6 +139,16 @@ static void socket_argument_errors(void)
 	check_errno(recv(9999, &fd, 1, 0), EBADF, "recv(9999)");
 }
 
+static int getint(int fd, int name)
+{
+	int v = -12345;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, name, &v, &l) < 0)
+		return -12345;
+	return v;
+}
+
 static int getint_err(int fd)
 {
 	int v = -1;
@@ -355,6 +365,39 @@ static void stream_peek_and_waitall(void)
 	check(recv(sv[1], buf, 8, MSG_WAITALL) == 8 && !memcmp(buf, "12121212", 8),
 	      "MSG_WAITALL gathers 8 bytes");
 	check_child_ok(pid, "writer");
+	close2(sv);
+}
+
+// SO_PEEK_OFF: peeks go on where the last one stopped, reads move it back.
+static void peek_offset(void)
+{
+	char buf[16];
+	int sv[2], off = 0;
+
+	if (pair(SOCK_STREAM, sv))
+		return;
+	check(getint(sv[1], SO_PEEK_OFF) == -1, "off by default");
+	write(sv[0], "abc", 3);
+	write(sv[0], "def", 3);
+	setsockopt(sv[1], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	check(recv(sv[1], buf, 2, MSG_PEEK) == 2 && !memcmp(buf, "ab", 2), "stream peek 1");
+	check(recv(sv[1], buf, 2, MSG_PEEK) == 2 && !memcmp(buf, "cd", 2), "stream peek 2 goes on");
+	check(getint(sv[1], SO_PEEK_OFF) == 4, "offset 4");
+	check(recv(sv[1], buf, 3, 0) == 3 && !memcmp(buf, "abc", 3), "a read takes from the start");
+	check(getint(sv[1], SO_PEEK_OFF) == 1, "and moves the offset back");
+	check(recv(sv[1], buf, 8, MSG_PEEK) == 2 && !memcmp(buf, "ef", 2), "peek from the offset");
+	check_errno(recv(sv[1], buf, 8, MSG_PEEK | MSG_DONTWAIT), EAGAIN, "peeked all: EAGAIN");
+	close2(sv);
+	if (pair(SOCK_DGRAM, sv))
+		return;
+	send(sv[0], "one", 3, 0);
+	send(sv[0], "two", 3, 0);
+	setsockopt(sv[1], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	check(recv(sv[1], buf, 8, MSG_PEEK) == 3 && !memcmp(buf, "one", 3), "dgram peek 1");
+	check(recv(sv[1], buf, 8, MSG_PEEK) == 3 && !memcmp(buf, "two", 3), "dgram peek 2");
+	check_errno(recv(sv[1], buf, 8, MSG_PEEK | MSG_DONTWAIT), EAGAIN, "dgram peeked all");
+	check(recv(sv[1], buf, 8, 0) == 3 && !memcmp(buf, "one", 3), "dgram read");
+	check(getint(sv[1], SO_PEEK_OFF) == 3, "offset moved back by the datagram");
 	close2(sv);
 }
 
@@ -1072,16 +1115,6 @@ static void peercred_across_accept(void)
 
 // ---- options ----
 
-static int getint(int fd, int name)
-{
-	int v = -12345;
-	socklen_t l = sizeof(v);
-
-	if (getsockopt(fd, SOL_SOCKET, name, &v, &l) < 0)
-		return -12345;
-	return v;
-}
-
 // A number from /proc/sys, or 'dflt' where there is none (Switchyard
 // has no /proc/sys/net: its values are Linux's defaults).
 static int sysctl_or(const char *path, int dflt)
@@ -1419,6 +1452,7 @@ static const struct test_case cases[] = {
 	{ "stream_shutdown", stream_shutdown },
 	{ "stream_nonblocking", stream_nonblocking },
 	{ "stream_peek_and_waitall", stream_peek_and_waitall },
+	{ "peek_offset", peek_offset },
 	{ "dgram_boundaries_and_trunc", dgram_boundaries_and_trunc },
 	{ "seqpacket_pair", seqpacket_pair },
 	{ "seqpacket_listener", seqpacket_listener },
