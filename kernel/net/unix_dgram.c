@@ -74,7 +74,7 @@ static long find_target(struct usock *s, struct umsg *m, struct usock **other)
 // Queues skb at other, waiting for room (lock held on entry and return).
 // 0 when queued; otherwise skb is still the caller's.
 static long deliver_locked(struct usock *s, struct usock *other, struct unix_skb *skb,
-			   int64_t *timeo, uint64_t *flags, bool *dead_peer)
+			   int64_t *timeo, bool *dead_peer)
 {
 	long rc;
 
@@ -99,7 +99,6 @@ static long deliver_locked(struct usock *s, struct usock *other, struct unix_skb
 		if (rc)
 			return rc;
 	}
-	(void)flags;
 	unix_add_creds_locked(skb, s, other);
 	unix_skb_queue_locked(other, skb);
 	return 0;
@@ -161,7 +160,7 @@ long unix_dgram_send(struct usock *s, struct file *f, struct umsg *m)
 		return rc;
 	}
 	flags = spin_lock_irqsave(&unix_lock);
-	rc = deliver_locked(s, other, skb, &timeo, &flags, &dead_peer);
+	rc = deliver_locked(s, other, skb, &timeo, &dead_peer);
 	spin_unlock_irqrestore(&unix_lock, flags);
 	poll_notify();
 	if (rc)
