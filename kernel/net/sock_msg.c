@@ -592,7 +592,7 @@ SYSCALL_DEFINE(SYS_recvmmsg, recvmmsg)
 	int flags = (int)args->a[3];
 	struct user_msghdr h;
 	struct timespec64 ts;
-	uint64_t deadline = 0;
+	uint64_t deadline = 0, irq;
 	struct usock *s;
 	struct file *f;
 	unsigned done = 0;
@@ -610,9 +610,16 @@ SYSCALL_DEFINE(SYS_recvmmsg, recvmmsg)
 	f = sock_fget((int)args->a[0], &s, &rc);
 	if (!f)
 		return rc;
-	if (vlen > UIO_MAXIOV)
-		vlen = UIO_MAXIOV;
-	rc = 0;
+	// A pending error (one an earlier call kept) is the answer first.
+	irq = spin_lock_irqsave(&unix_lock);
+	rc = -s->err;
+	s->err = 0;
+	spin_unlock_irqrestore(&unix_lock, irq);
+	if (rc) {
+		file_put(f);
+		return rc;
+	}
+	// No cut at UIO_MAXIOV here, as Linux's do_recvmmsg.
 	while (done < vlen) {
 		uint64_t ue = uvec + done * sizeof(struct user_mmsghdr);
 
@@ -631,25 +638,25 @@ SYSCALL_DEFINE(SYS_recvmmsg, recvmmsg)
 		rc = 0;
 		if (flags & MSG_WAITFORONE)
 			flags |= MSG_DONTWAIT;
-		if (utmo) {
-			uint64_t now = clock_monotonic_ns();
-			ts = ns_timespec64(now >= deadline ? 0 : (int64_t)(deadline - now));
-			if (copy_to_user(utmo, &ts, sizeof(ts)) < 0) {
-				rc = -EFAULT;
-				break;
-			}
-			if (now >= deadline)
-				break;
-		}
+		if (utmo && clock_monotonic_ns() >= deadline)
+			break;		// checked between messages only, as Linux
 	}
 	// As Linux: an error after some messages is kept for the next call
 	// (SO_ERROR), unless it is only that nothing more was waiting.
 	if (done && rc < 0 && rc != -EAGAIN) {
-		uint64_t irq = spin_lock_irqsave(&unix_lock);
+		irq = spin_lock_irqsave(&unix_lock);
 		s->err = (int)-rc;
 		spin_unlock_irqrestore(&unix_lock, irq);
 	}
 	file_put(f);
+	// The time left goes back at the end when something was received,
+	// and a fault there is the answer (Linux's __sys_recvmmsg).
+	if (utmo && done) {
+		uint64_t now = clock_monotonic_ns();
+		ts = ns_timespec64(now >= deadline ? 0 : (int64_t)(deadline - now));
+		if (copy_to_user(utmo, &ts, sizeof(ts)) < 0)
+			return -EFAULT;
+	}
 	return done ? (long)done : rc;
 }
 

@@ -1363,6 +1363,16 @@ static void mmsg_batches(void)
 	check_errno(recvmmsg(sv[1], m, 4, MSG_DONTWAIT, NULL), EAGAIN, "empty: EAGAIN");
 	struct timespec bad = { 0, 2000000000L };
 	check_errno(recvmmsg(sv[1], m, 4, 0, &bad), EINVAL, "bad timeout: EINVAL");
+	// An error after a first message is kept for the next call.
+	send(sv[0], "x", 1, 0);
+	send(sv[0], "y", 1, 0);
+	iov[1] = (struct iovec){ (void *)8, 8 };
+	check(recvmmsg(sv[1], m, 2, 0, NULL) == 1, "one message, then EFAULT");
+	check(getint(sv[1], SO_ERROR) == EFAULT, "kept as SO_ERROR");
+	send(sv[0], "z", 1, 0);
+	send(sv[0], "w", 1, 0);
+	check(recvmmsg(sv[1], m, 2, 0, NULL) == 1, "again one message");
+	check_errno(recvmmsg(sv[1], m, 1, MSG_DONTWAIT, NULL), EFAULT, "the next call answers EFAULT");
 	close2(sv);
 }
 
