@@ -342,6 +342,9 @@ static long do_sendmsg(struct usock *s, struct file *f, struct user_msghdr *h, i
 	size_t total;
 	long rc;
 
+	// Linux's __copy_msghdr: no name, no length to check.
+	if (!h->name)
+		h->namelen = 0;
 	if (h->namelen < 0)
 		return -EINVAL;
 	if (h->namelen > SOCKADDR_STORAGE)
@@ -401,7 +404,7 @@ static long do_recvmsg(struct usock *s, struct file *f, struct user_msghdr *h, u
 	size_t total;
 	long rc;
 
-	if (h->namelen < 0)
+	if (h->name && h->namelen < 0)
 		return -EINVAL;
 	rc = get_iov(h->iov, h->iovlen, &iov, &total);
 	if (rc)

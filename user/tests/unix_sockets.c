@@ -1393,6 +1393,8 @@ static void msghdr_errors(void)
 	mh.msg_namelen = (socklen_t)-1;
 	check_errno(syscall(SYS_sendmsg, sv[0], &mh, 0), EINVAL, "negative namelen");
 	mh.msg_name = NULL;
+	check(syscall(SYS_sendmsg, sv[0], &mh, 0) == 1, "no name: its length is not looked at");
+	check(recv(sv[1], &iov, 1, 0) == 1, "received");
 	mh.msg_namelen = 0;
 	check_errno(send(sv[0], (void *)8, 1, 0), EFAULT, "send EFAULT");
 	check_errno(send(sv[0], "x", 1, MSG_OOB), EOPNOTSUPP, "MSG_OOB");
