@@ -13,6 +13,7 @@
 #include <kernel/process.h>
 #include <kernel/syscall.h>
 #include <kernel/uaccess.h>
+#include <lib/printf.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
@@ -201,6 +202,24 @@ static long sock_vn_ioctl(struct vnode *vn, struct file *f, unsigned cmd, uint64
 	return put_user_u32(arg, (uint32_t)amount) < 0 ? -EFAULT : 0;
 }
 
+// Linux's unix_show_fdinfo: the descriptors waiting in its queue (a
+// listener's: in its waiting connections').
+static void sock_vn_fdinfo(struct vnode *vn, char *buf, size_t size)
+{
+	struct usock *s = vn_sock(vn);
+	uint64_t flags = spin_lock_irqsave(&unix_lock);
+	unsigned nfds = 0;
+
+	for (struct usock *q = s; q; q = q == s ? s->embryos : q->embryo_next) {
+		if (q == s && s->state == US_LISTEN)
+			continue;
+		for (struct unix_skb *skb = q->rq_head; skb; skb = skb->next)
+			nfds += (unsigned)skb->nfds;
+	}
+	spin_unlock_irqrestore(&unix_lock, flags);
+	ksnprintf(buf, size, "scm_fds: %u\n", nfds);
+}
+
 static void sock_vn_release(struct vnode *vn)
 {
 	struct usock *s = vn_sock(vn);
@@ -217,6 +236,7 @@ static const struct vnode_ops sock_vnode_ops = {
 	.ioctl = sock_vn_ioctl,
 	.open = anon_open,		// reopening through /proc/PID/fd: ENXIO, as Linux
 	.release = sock_vn_release,
+	.fdinfo = sock_vn_fdinfo,
 	.stream = true,			// lseek: ESPIPE
 };
 

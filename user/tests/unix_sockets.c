@@ -886,6 +886,16 @@ static void scm_rights_basic(void)
 	check(n == 1, "and the read again");
 	if (n == 1)
 		close(got[0]);
+	send_fds(sv[0], two, 2, "s", 1);
+	char info[256], path[64];
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", sv[1]);
+	check(read_file(path, info, sizeof(info)) > 0 && strstr(info, "scm_fds: 2\n"),
+	      "fdinfo: scm_fds of the queue");
+	n = recv_fds(sv[1], got, 2, 0, &flags);
+	for (int i = 0; i < n; i++)
+		close(got[i]);
+	check(read_file(path, info, sizeof(info)) > 0 && strstr(info, "scm_fds: 0\n"),
+	      "fdinfo: none after the read");
 	int bad = 9999;
 	check_errno(send_fds(sv[0], &bad, 1, "j", 1), EBADF, "bad descriptor: EBADF");
 	// A cmsg_len past the buffer.
