@@ -14,8 +14,12 @@
 // before it is queued, and out of a queued message with only the
 // socket's iolock (a sleeping lock that orders readers) held; only the
 // reader holding iolock takes messages off a queue, so the one it copies
-// from stays.  Files are never put under unix_lock either (the last put
-// of a socket takes it): purged messages go to unix_skb_free_list.
+// from stays (the other purges: a close, when nobody can be reading; a
+// datagram reconnect, which takes the iolock; the collector, on sockets
+// no descriptor reaches).  Files are never put under unix_lock either
+// (the last put of a socket takes it), nor sockets (usock_put takes it):
+// purged messages go to unix_skb_free_list, whose one drainer frees them
+// without recursing into the closes they cause.
 //
 // Lifetime.  A usock is referenced by its vnode, by the peer pointer of
 // the socket connected to it, by the messages it sent that still count
