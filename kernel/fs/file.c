@@ -12,6 +12,7 @@
 #include <kernel/process.h>
 #include <kernel/cred.h>
 #include <lib/string.h>
+#include <net/unix.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
@@ -174,12 +175,13 @@ void file_pos_unlock(struct file *f)
 // Devices and anonymous files leave the offset where it is (0).
 static bool keeps_offset(const struct file *f)
 {
-	return (f->vn->ops && f->vn->type == VNODE_CHR) || f->vn->type == VNODE_ANON;
+	return (f->vn->ops && f->vn->type == VNODE_CHR) || f->vn->type == VNODE_ANON ||
+	       f->vn->type == VNODE_SOCK;
 }
 
 bool file_can_pread(const struct file *f)
 {
-	return !f->pipe && f->vn->type != VNODE_ANON;
+	return !f->pipe && f->vn->type != VNODE_ANON && f->vn->type != VNODE_SOCK;
 }
 
 // I/O at the position, which the caller holds locked if f has one.
@@ -398,12 +400,19 @@ void fdtable_get(struct fdtable *fdt)
 // POSIX locks on the file go, then the reference.
 static void close_from_table(struct fdtable *fdt, struct file *f)
 {
+	bool sock;
+
 	if (!f)
 		return;
 	locks_remove_posix(f, fdt);
 	if (f->vn && f->vn->ops && f->vn->ops->flush && !(f->flags & O_PATH))
 		f->vn->ops->flush(f->vn, f);
+	// A socket's descriptor going may leave it alive only in flight,
+	// which the collector looks for (net/unix.h).
+	sock = sock_of_file(f) != NULL;
 	file_put(f);
+	if (sock)
+		unix_gc_maybe();
 }
 
 void fdtable_put(struct fdtable *fdt)

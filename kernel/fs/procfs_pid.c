@@ -878,6 +878,10 @@ static int fd_target_locked(struct file *f, bool cloexec, void *arg)
 		len = ksnprintf(tmp, sizeof(tmp), "pipe:[%lu]", pipe_ino(f));
 		return (int)put_target(tb->buf, tb->size, tmp, (size_t)len);
 	}
+	if (f->vn->type == VNODE_SOCK && f->vn->ops) {
+		len = ksnprintf(tmp, sizeof(tmp), "socket:[%lu]", f->vn->ino);
+		return (int)put_target(tb->buf, tb->size, tmp, (size_t)len);
+	}
 	if (f->vn->type == VNODE_ANON) {
 		len = ksnprintf(tmp, sizeof(tmp), "anon_inode:[%s]", f->vn->ops->anon_name);
 		return (int)put_target(tb->buf, tb->size, tmp, (size_t)len);

@@ -98,7 +98,8 @@ static long fcntl_file(struct file *f, int fd, int cmd, uint64_t arg)
 	case F_GETFL:
 		// Pipes and anonymous files are not opened by open(2), which
 		// alone adds O_LARGEFILE on 64-bit Linux.
-		return f->flags | (f->pipe || f->vn->type == VNODE_ANON ? 0 : O_LARGEFILE);
+		return f->flags | (f->pipe || f->vn->type == VNODE_ANON || f->vn->type == VNODE_SOCK
+				   ? 0 : O_LARGEFILE);
 	case F_SETFL:
 		return fcntl_setfl(f, fd, (uint32_t)arg);
 	case F_GETLK:

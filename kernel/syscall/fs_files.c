@@ -11,6 +11,7 @@
 #include <lib/string.h>
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
+#include <net/unix.h>
 #include <uapi/errno.h>
 
 #define MAX_RW_COUNT	0x7ffff000UL	// Linux's cap on one transfer
@@ -149,6 +150,13 @@ static long do_vector_flags(int fd, uint64_t uiov, int64_t count, bool write, bo
 		kfree(iov);
 		file_put(f);
 		return -EOPNOTSUPP;
+	}
+	// A socket takes the vector as one message (net/unix.h).
+	if (!positioned && sock_of_file(f)) {
+		rc = sock_rw_iov(f, iov, count, write);
+		kfree(iov);
+		file_put(f);
+		return rc;
 	}
 	bool append = write && (rwf & RWF_APPEND);
 	// One position update for the whole vector, as Linux: the segments
@@ -718,6 +726,12 @@ SYSCALL_DEFINE(SYS_sendfile, sendfile)
 	}
 	if (uoff && !file_can_pread(in)) {
 		rc = -ESPIPE;
+		goto written_back;
+	}
+	// Linux splices only from regular files (splice_direct_to_actor): a
+	// socket is no input.
+	if (sock_of_file(in)) {
+		rc = -EINVAL;
 		goto written_back;
 	}
 	buf = kmalloc(PAGE_CHUNK);

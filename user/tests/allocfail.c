@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -827,6 +830,92 @@ static enum outcome op_mbind(long k)
 	return child_outcome(k, pid, "mbind");
 }
 
+// Sockets: a pair, a message carrying a descriptor, a connection.
+static enum outcome op_socketpair(long k)
+{
+	static const int ok[] = { ENOMEM, ENFILE };
+	int fds[2];
+
+	arm(k);
+	long rc = raw_syscall6(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, (uint64_t)fds, 0, 0);
+	int fired = disarm();
+	if (rc == 0) {
+		char c = 'x';
+		if (write(fds[0], &c, 1) != 1 || read(fds[1], &c, 1) != 1)
+			fail("K=%ld: the pair made does not work", k);
+		close(fds[0]);
+		close(fds[1]);
+	} else if (!one_of(rc, ok, 2)) {
+		return fail("K=%ld: socketpair returned %ld", k, rc), BAD;
+	}
+	return fired ? FIRED : DONE;
+}
+
+static enum outcome op_send_fd(long k)
+{
+	static const int ok[] = { ENOMEM, ENOBUFS };
+	char ctl[CMSG_SPACE(sizeof(int))], c = 'm';
+	struct iovec iov = { &c, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			     .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm;
+	int sv[2], p[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0 || pipe(p) < 0)
+		return fail("setup: errno=%d", errno), BAD;
+	memset(ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &p[0], sizeof(int));
+	arm(k);
+	long rc = raw_syscall3(SYS_sendmsg, sv[0], (uint64_t)&mh, 0);
+	int fired = disarm();
+	if (rc == 1) {
+		memset(ctl, 0, sizeof(ctl));
+		mh.msg_controllen = sizeof(ctl);
+		if (recvmsg(sv[1], &mh, 0) != 1 || !CMSG_FIRSTHDR(&mh))
+			fail("K=%ld: the message came without its descriptor", k);
+		else
+			close(*(int *)CMSG_DATA(CMSG_FIRSTHDR(&mh)));
+	} else if (!one_of(rc, ok, 2)) {
+		fail("K=%ld: sendmsg returned %ld", k, rc);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+	return fail_why[0] ? BAD : fired ? FIRED : DONE;
+}
+
+static enum outcome op_connect(long k)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	socklen_t la = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				   (size_t)snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "allocfail-%d", (int)getpid()));
+	int l = socket(AF_UNIX, SOCK_STREAM, 0), c = socket(AF_UNIX, SOCK_STREAM, 0), x;
+
+	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, la) < 0 || listen(l, 4) < 0)
+		return fail("setup: errno=%d", errno), BAD;
+	arm(k);
+	long rc = raw_syscall3(SYS_connect, c, (uint64_t)&a, la);
+	int fired = disarm();
+	if (rc == 0) {
+		x = accept(l, NULL, NULL);
+		char ch = 'q';
+		if (x < 0 || write(c, &ch, 1) != 1 || read(x, &ch, 1) != 1)
+			fail("K=%ld: the connection does not work", k);
+		if (x >= 0)
+			close(x);
+	} else if (rc != -ENOMEM) {
+		fail("K=%ld: connect returned %ld", k, rc);
+	}
+	close(c);
+	close(l);
+	return fail_why[0] ? BAD : fired ? FIRED : DONE;
+}
+
 // ---- the sweep ----
 
 // Runs op for K = 0, 1, ... and checks the memory after each; stops at
@@ -897,6 +986,9 @@ static void t_dup_high(void) { sweep(op_dup_high); }
 static void t_io_setup(void) { sweep(op_io_setup); }
 static void t_aio_poll(void) { sweep(op_aio_poll); }
 static void t_mbind(void) { sweep(op_mbind); }
+static void t_socketpair(void) { sweep(op_socketpair); }
+static void t_send_fd(void) { sweep(op_send_fd); }
+static void t_connect(void) { sweep(op_connect); }
 
 static const struct test_case cases[] = {
 	{ "fork_fails_cleanly", t_fork },
@@ -924,6 +1016,9 @@ static const struct test_case cases[] = {
 	{ "io_setup_fails_cleanly", t_io_setup },
 	{ "aio_poll_request_fails_cleanly", t_aio_poll },
 	{ "mbind_split_fails_cleanly", t_mbind },
+	{ "socketpair_fails_cleanly", t_socketpair },
+	{ "sendmsg_with_a_descriptor_fails_cleanly", t_send_fd },
+	{ "connect_fails_cleanly", t_connect },
 };
 
 int main(void)

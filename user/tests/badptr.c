@@ -271,6 +271,48 @@ static void t_pipe(void)
 	close(after);
 }
 
+// Sockets: the pair socketpair writes, the address bind and connect read
+// and getsockname writes (and its length), the data of sendto and
+// recvfrom, the msghdr of sendmsg and recvmsg, the option values.
+static void t_sockets(void)
+{
+	int sv[2], before = open("/dev/null", O_RDONLY), after, v = 1;
+	unsigned len;
+
+	close(before);
+	for (int i = 0; i < BAD_FOR_WRITES; i++)
+		check_efault(syscall(SYS_socketpair, 1, 1, 0, bad[i].addr), i, "socketpair");
+	after = open("/dev/null", O_RDONLY);
+	check(after == before, "no leaked descriptors");
+	close(after);
+	if (syscall(SYS_socketpair, 1, 2, 0, sv) < 0)
+		return (void)fail("socketpair: errno=%d", errno);
+	for (int i = 0; i < BAD_FOR_READS; i++) {
+		check_efault(syscall(SYS_bind, sv[0], bad[i].addr, 8), i, "bind");
+		check_efault(syscall(SYS_connect, sv[0], bad[i].addr, 8), i, "connect");
+		check_efault(syscall(SYS_sendto, sv[0], bad[i].addr, 1, 0, NULL, 0), i, "sendto");
+		check_efault(syscall(SYS_sendmsg, sv[0], bad[i].addr, 0), i, "sendmsg");
+		check_efault(syscall(SYS_recvmsg, sv[0], bad[i].addr, 0), i, "recvmsg");
+		check_efault(syscall(SYS_setsockopt, sv[0], 1, 16, bad[i].addr, 4), i, "setsockopt");
+	}
+	for (int i = 0; i < BAD_FOR_WRITES; i++) {
+		len = 16;
+		check_efault(syscall(SYS_getsockname, sv[0], bad[i].addr, &len), i, "getsockname");
+		check_efault(syscall(SYS_getsockname, sv[0], &v, bad[i].addr), i,
+			     "getsockname(len)");
+		len = 4;
+		check_efault(syscall(SYS_getsockopt, sv[0], 1, 3, bad[i].addr, &len), i, "getsockopt");
+		check_efault(syscall(SYS_getsockopt, sv[0], 1, 3, &v, bad[i].addr), i,
+			     "getsockopt(len)");
+		if (write(sv[1], "d", 1) != 1)
+			fail("write: errno=%d", errno);
+		check_efault(syscall(SYS_recvfrom, sv[0], bad[i].addr, 1, 0, NULL, NULL), i,
+			     "recvfrom");
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static void t_poll(void)
 {
 	for (int i = 0; i < BAD_FOR_READS; i++)
@@ -540,6 +582,7 @@ static const struct test_case cases[] = {
 	{ "getcwd", t_getcwd },
 	{ "getdents64", t_getdents64 },
 	{ "pipe_pipe2", t_pipe },
+	{ "sockets", t_sockets },
 	{ "poll", t_poll },
 	{ "eventfd_signalfd_timerfd", t_event_fds },
 	{ "epoll", t_epoll },

@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -1338,6 +1339,45 @@ static long r_rseq_long_area(void)
 	return r;
 }
 
+
+// Sockets: AF_UNIX only; the options and flags Switchyard refuses.
+static long r_socket_inet(void) { return closed(socket(AF_INET, SOCK_STREAM, 0)); }
+static long r_socket_inet6(void) { return closed(socket(AF_INET6, SOCK_DGRAM, 0)); }
+static long r_socket_netlink(void) { return closed(socket(AF_NETLINK, SOCK_RAW, 0)); }
+static long r_socket_unix(void) { return closed(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)); }
+
+static long on_unix_stream(int opt, int len)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), v[4] = { 0 };
+	long rc = setsockopt(fd, SOL_SOCKET, opt, v, (socklen_t)len);
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+static long r_so_linger(void) { return on_unix_stream(SO_LINGER, 8); }
+static long r_so_peek_off(void) { return on_unix_stream(SO_PEEK_OFF, 4); }
+static long r_so_mark(void) { return on_unix_stream(SO_MARK, 4); }
+static long r_so_passcred(void) { return on_unix_stream(SO_PASSCRED, 4); }
+
+static long r_msg_oob_stream(void)
+{
+	int sv[2];
+	long rc;
+	int e;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return -1;
+	rc = send(sv[0], "x", 1, MSG_OOB | MSG_DONTWAIT);
+	e = errno;
+	close(sv[0]);
+	close(sv[1]);
+	errno = e;
+	return rc < 0 ? -1 : 0;
+}
+
 // ---- the table -------------------------------------------------------------------------------
 
 // What Linux does with a row's call: the same as Switchyard, succeed
@@ -1590,6 +1630,15 @@ static const struct flag_row rows[] = {
 	{ "clock_nanosleep_THREAD_CPUTIME_EOPNOTSUPP", r_nsleep_thread, EOPNOTSUPP, LINUX_SAME, false },
 	{ "clock_nanosleep_BOOTTIME", r_nsleep_boottime, 0, LINUX_SAME, false },
 	{ "arch_prctl_unknown_code_EINVAL", r_arch_prctl_unknown, EINVAL, LINUX_SAME, false },
+	{ "socket_AF_INET_EAFNOSUPPORT", r_socket_inet, EAFNOSUPPORT, LINUX_OK, false },
+	{ "socket_AF_INET6_EAFNOSUPPORT", r_socket_inet6, EAFNOSUPPORT, LINUX_OK, false },
+	{ "socket_AF_NETLINK_EAFNOSUPPORT", r_socket_netlink, EAFNOSUPPORT, LINUX_OK, false },
+	{ "socket_AF_UNIX_SEQPACKET_CLOEXEC", r_socket_unix, 0, LINUX_SAME, false },
+	{ "setsockopt_SO_LINGER", r_so_linger, 0, LINUX_SAME, false },
+	{ "setsockopt_SO_PEEK_OFF", r_so_peek_off, 0, LINUX_SAME, false },
+	{ "setsockopt_SO_MARK_ENOPROTOOPT", r_so_mark, ENOPROTOOPT, LINUX_OK, true },
+	{ "setsockopt_SO_PASSCRED", r_so_passcred, 0, LINUX_SAME, false },
+	{ "send_MSG_OOB_unix_stream_EOPNOTSUPP", r_msg_oob_stream, EOPNOTSUPP, LINUX_ANY, false },
 	{ "eventfd2_unknown_flag_EINVAL", r_eventfd2_flag, EINVAL, LINUX_SAME, false },
 	{ "eventfd2_SEMAPHORE_NONBLOCK_CLOEXEC", r_eventfd2_ok, 0, LINUX_SAME, false },
 	{ "signalfd4_unknown_flag_EINVAL", r_signalfd4_flag, EINVAL, LINUX_SAME, false },

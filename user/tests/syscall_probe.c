@@ -90,7 +90,6 @@ static const int enosys_expected[] = {
 	279,				// move_pages
 	288,				// accept4
 	298,				// perf_event_open
-	299,				// recvmmsg
 	300,				// fanotify_init
 	301,				// fanotify_mark
 	307,				// sendmmsg
