@@ -3,6 +3,7 @@
 // AF_UNIX exists, as in a Linux built without the other families.
 
 #include <net/unix.h>
+#include <fs/sigio.h>
 #include <fs/anon.h>
 #include <fs/fcntl.h>
 #include <fs/file.h>
@@ -116,6 +117,12 @@ void usock_wake_locked(struct usock *s, int key)
 	wq_wake_all(&s->wq);
 	wq_wake_all(&s->peer_wq);
 	poll_event(&s->events, key);
+	// O_ASYNC descriptors of it: SIGIO (fs/sigio.h), as Linux's
+	// sk_wake_async.  Taking the signal locks inside unix_lock is safe:
+	// nothing takes unix_lock while holding them.
+	if (s->vn)
+		sigio_notify(s->vn, FASYNC_READERS | FASYNC_WRITERS,
+			     key == POLLOUT ? POLL_OUT : key == 0 ? POLL_HUP : POLL_IN);
 }
 
 // ---- the vnode ----
@@ -237,7 +244,7 @@ static const struct vnode_ops sock_vnode_ops = {
 	.open = anon_open,		// reopening through /proc/PID/fd: ENXIO, as Linux
 	.release = sock_vn_release,
 	.fdinfo = sock_vn_fdinfo,
-	.stream = true,			// lseek: ESPIPE
+	.stream = true,			// lseek: ESPIPE; also fasync (O_ASYNC, SIGIO)
 };
 
 struct usock *sock_of_file(const struct file *f)

@@ -26,6 +26,7 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -438,7 +439,28 @@ static void t_pty_poll_out(void)
 	drain(sig);
 }
 
+// A socket: the F_SETSIG signal with POLL_IN and si_fd when data
+// arrives, POLL_OUT when room comes back for a writer that filled it.
+static void t_socket(void)
+{
+	int sv[2];
+	siginfo_t si;
+
+	block(SIGRTMIN + 2);
+	drain(SIGRTMIN + 2);
+	if (!check_ok(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair"))
+		return;
+	async_owner(sv[0], SIGRTMIN + 2);
+	write_byte(sv[1]);
+	if (check(take(SIGRTMIN + 2, &si, 2000), "a signal when data arrives"))
+		check(si.si_code == POLL_IN && si.si_fd == sv[0], "POLL_IN, si_fd");
+	drain(SIGRTMIN + 2);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static const struct test_case cases[] = {
+	{ "socket_async", t_socket },
 	{ "owner_commands_and_errnos", t_owner_commands },
 	{ "sigio_on_write_only_when_async_and_owned", t_sigio_plain },
 	{ "setsig_siginfo_poll_in_out_hup", t_setsig_info },
