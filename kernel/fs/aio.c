@@ -580,14 +580,10 @@ static bool has_rw_iter(struct file *f, bool write)
 	return true;
 }
 
-struct seg {
-	uint64_t base, len;
-};
-
 // aio_setup_rw: one buffer, or an iovec array (import_iovec's checks),
 // the whole cut to MAX_RW_COUNT.  *segs is kmalloc'ed when vectored.
-static long get_segments(const struct iocb *cb, bool vectored, struct seg *one,
-			 struct seg **segs, uint64_t *count, uint64_t *total)
+static long get_segments(const struct iocb *cb, bool vectored, struct user_iovec *one,
+			 struct user_iovec **segs, uint64_t *count, uint64_t *total)
 {
 	if (!vectored) {
 		one->base = cb->aio_buf;
@@ -599,27 +595,13 @@ static long get_segments(const struct iocb *cb, bool vectored, struct seg *one,
 		*total = one->len;
 		return 0;
 	}
-	uint64_t n = cb->aio_nbytes;
-	if (n > UIO_MAXIOV)
-		return -EINVAL;
-	struct seg *v = kmalloc((n ? n : 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	long rc = copy_from_user(v, cb->aio_buf, n * sizeof(*v)) < 0 ? -EFAULT : 0;
-	uint64_t sum = 0;
-	for (uint64_t i = 0; i < n && !rc; i++) {
-		if (v[i].len > (uint64_t)INT64_MAX)
-			rc = -EINVAL;
-		else if (!user_range_ok(v[i].base, v[i].len))
-			rc = -EFAULT;
-		if (v[i].len > MAX_RW_COUNT - sum)
-			v[i].len = MAX_RW_COUNT - sum;
-		sum += v[i].len;
-	}
-	if (rc) {
-		kfree(v);
+	uint64_t n = cb->aio_nbytes, sum = 0;
+	struct user_iovec *v;
+	long rc = n > UIO_MAXIOV ? -EINVAL : user_iovecs_get(cb->aio_buf, (int64_t)n, &v);
+	if (rc < 0)
 		return rc;
-	}
+	for (uint64_t i = 0; i < n; i++)
+		sum += v[i].len;
 	*segs = v;
 	*count = n;
 	*total = sum;
@@ -630,7 +612,7 @@ static long get_segments(const struct iocb *cb, bool vectored, struct seg *one,
 // is never moved), at the stream's own place on pipes and devices;
 // segment by segment, stopping at a short one.  The event's result.
 static int64_t transfer(struct file *f, bool write, bool append, bool nowait, int64_t pos,
-			const struct seg *segs, uint64_t count)
+			const struct user_iovec *segs, uint64_t count)
 {
 	int64_t done = 0;
 	long rc = 0;
@@ -669,7 +651,7 @@ static int64_t transfer(struct file *f, bool write, bool append, bool nowait, in
 static long submit_rw(struct aio_req *r, const struct iocb *cb, bool write, bool vectored)
 {
 	struct file *f = r->file;
-	struct seg one, *segs;
+	struct user_iovec one, *segs;
 	uint64_t count, total;
 
 	if (cb->aio_flags & IOCB_FLAG_IOPRIO) {

@@ -1544,9 +1544,10 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n)
 	return 0;
 }
 
-int vm_read(struct mm *mm, uint64_t va, void *dst, size_t n)
+// vm_read and vm_write_as_owner: only what the owner could read or write
+// itself, faulted in (copied on write) as its own access would be.
+static int copy_as_owner(struct mm *mm, uint64_t va, uint8_t *buf, size_t n, bool write)
 {
-	uint8_t *d = dst;
 	size_t done = 0;
 
 	while (done < n) {
@@ -1554,38 +1555,7 @@ int vm_read(struct mm *mm, uint64_t va, void *dst, size_t n)
 		gather_init(&g, mm);
 		spin_lock(&mm->lock);
 		struct vma *v = vma_find(mm, va);
-		// Only what the owner could read itself, faulted in as its own
-		// read would be.
-		int r = v && vma_allows(v, false, false) ? fault_locked(mm, va, false, false, &g)
-							  : -EFAULT;
-		gather_flush(&g);
-		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
-		if (!e || !pte_has_frame(*e)) {
-			spin_unlock(&mm->lock);
-			return done ? (int)done : -EFAULT;
-		}
-		size_t chunk = min_u64(PAGE_SIZE - (va & ~PAGE_MASK), n - done);
-		memcpy(d + done, (uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK), chunk);
-		spin_unlock(&mm->lock);
-		va += chunk;
-		done += chunk;
-	}
-	return (int)done;
-}
-
-int vm_write_as_owner(struct mm *mm, uint64_t va, const void *src, size_t n)
-{
-	const uint8_t *s = src;
-	size_t done = 0;
-
-	while (done < n) {
-		struct gather g;
-		gather_init(&g, mm);
-		spin_lock(&mm->lock);
-		struct vma *v = vma_find(mm, va);
-		// Only where the owner could write itself, copying on write as
-		// its own store would.
-		int r = v && vma_allows(v, true, false) ? fault_locked(mm, va, true, false, &g)
+		int r = v && vma_allows(v, write, false) ? fault_locked(mm, va, write, false, &g)
 							 : -EFAULT;
 		gather_flush(&g);
 		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
@@ -1594,12 +1564,26 @@ int vm_write_as_owner(struct mm *mm, uint64_t va, const void *src, size_t n)
 			return done ? (int)done : -EFAULT;
 		}
 		size_t chunk = min_u64(PAGE_SIZE - (va & ~PAGE_MASK), n - done);
-		memcpy((uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK), s + done, chunk);
+		uint8_t *page = (uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK);
+		if (write)
+			memcpy(page, buf + done, chunk);
+		else
+			memcpy(buf + done, page, chunk);
 		spin_unlock(&mm->lock);
 		va += chunk;
 		done += chunk;
 	}
 	return (int)done;
+}
+
+int vm_read(struct mm *mm, uint64_t va, void *dst, size_t n)
+{
+	return copy_as_owner(mm, va, dst, n, false);
+}
+
+int vm_write_as_owner(struct mm *mm, uint64_t va, const void *src, size_t n)
+{
+	return copy_as_owner(mm, va, (uint8_t *)src, n, true);
 }
 
 void vm_regions(struct mm *mm, void (*fn)(void *arg, const struct vm_region *r), void *arg)
