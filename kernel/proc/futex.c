@@ -14,6 +14,7 @@
 #include <kernel/futex.h>
 #include <kernel/syscall.h>
 #include <kernel/process.h>
+#include <kernel/proc_internal.h>
 #include <kernel/thread.h>
 #include <kernel/uaccess.h>
 #include <kernel/wait.h>
@@ -29,11 +30,19 @@
 #define FUTEX_REQUEUE		3
 #define FUTEX_CMP_REQUEUE	4
 #define FUTEX_WAKE_OP		5
+#define FUTEX_LOCK_PI		6
+#define FUTEX_UNLOCK_PI		7
+#define FUTEX_TRYLOCK_PI	8
 #define FUTEX_WAIT_BITSET	9
 #define FUTEX_WAKE_BITSET	10
+#define FUTEX_LOCK_PI2		13
 #define FUTEX_PRIVATE_FLAG	128
 #define FUTEX_CLOCK_REALTIME	256
 #define FUTEX_BITSET_MATCH_ANY	0xffffffffu
+
+#define FUTEX_WAITERS		0x80000000u
+#define FUTEX_OWNER_DIED	0x40000000u
+#define FUTEX_TID_MASK		0x3fffffffu
 
 #define NBUCKETS 64
 
@@ -51,6 +60,7 @@ struct futex_waiter {
 	// one all its entries share.
 	struct wait_queue *sleeps_on;
 	bool woken;
+	bool pi;		// FUTEX_LOCK_PI: woken only by the handoff of UNLOCK_PI
 	struct futex_waiter *next;
 };
 
@@ -324,6 +334,178 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 	return woken;
 }
 
+// ---- priority-inheritance futexes ----
+//
+// Linux's PI protocol on the user word: the owner's TID, FUTEX_WAITERS
+// once someone waits in the kernel, FUTEX_OWNER_DIED left by a robust
+// owner's death.  A locker takes a free word itself (cmpxchg); a waiter
+// sleeps until UNLOCK_PI hands it the lock (the word gets its TID and
+// FUTEX_WAITERS, as Linux's wake_futex_pi).  There is one scheduling
+// class here with every thread at the same priority, so the owner has
+// no priority to inherit: the boosting of Linux's rt_mutex is vacuous,
+// and what a program can see (ownership, handoff, errnos) is Linux's.
+// A waiter looks every 10 ms whether the owner still lives: one that
+// exited without unlocking (Linux's exit_pi_state_list) leaves the lock
+// to it.
+
+#define PI_RECHECK_NS	10000000ULL
+
+static bool pi_waiters_locked(const struct futex_key *k, const struct futex_waiter *except)
+{
+	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+		if (w != except && w->pi && key_equal(&w->key, k))
+			return true;
+	return false;
+}
+
+// Is the thread 'tid' alive (a thread of some process, not exiting)?
+static bool pi_owner_alive(uint32_t tid)
+{
+	struct thread *t = thread_find((int)tid);
+
+	return t && !t->exiting;
+}
+
+// One attempt under futex_lock: 1 taken, 0 owned by another (*seen the
+// word), or -EDEADLK, -EFAULT.  A free word (no TID) is taken keeping its
+// FUTEX_OWNER_DIED; 'takeover' also takes one whose owner is gone.
+static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex_waiter *me,
+			 bool takeover, uint32_t *seen)
+{
+	uint32_t tid = (uint32_t)current_thread()->tid, val;
+
+	for (;;) {
+		if (get_user_u32(&val, uaddr) < 0)
+			return -EFAULT;
+		uint32_t owner = val & FUTEX_TID_MASK;
+		if (owner == tid)
+			return -EDEADLK;
+		if (owner && !(takeover && !pi_owner_alive(owner))) {
+			*seen = val;
+			return 0;
+		}
+		uint32_t want = tid | (val & FUTEX_OWNER_DIED) |
+				(pi_waiters_locked(k, me) ? FUTEX_WAITERS : 0), got;
+		if (user_cmpxchg_u32(uaddr, val, want, &got) < 0)
+			return -EFAULT;
+		if (got == val)
+			return 1;
+	}
+}
+
+static long futex_lock_pi(uint64_t uaddr, bool private, uint64_t deadline, bool trylock)
+{
+	struct futex_waiter w = { .thread = current_thread(), .pi = true };
+	uint32_t val;
+	int r;
+
+	if ((r = make_key(uaddr, private, &w.key)) < 0)
+		return r;
+	w.sleeps_on = &w.wq;
+	if (get_user_u32(&val, uaddr) < 0)
+		return -EFAULT;
+	bool queued = false;
+	spin_lock(&futex_lock);
+	for (;;) {
+		r = pi_try_locked(uaddr, &w.key, &w, false, &val);
+		if (r != 0)
+			break;
+		if (!pi_owner_alive(val & FUTEX_TID_MASK)) {
+			r = -ESRCH;		// Linux: an owner TID no task has
+			break;
+		}
+		if (trylock) {
+			r = -EAGAIN;
+			break;
+		}
+		if (!(val & FUTEX_WAITERS)) {
+			uint32_t got;
+			if (user_cmpxchg_u32(uaddr, val, val | FUTEX_WAITERS, &got) < 0) {
+				r = -EFAULT;
+				break;
+			}
+			if (got != val)
+				continue;	// the word moved: look again
+		}
+		if (!queued) {
+			unsigned b = bucket_of(&w.key);
+			w.next = buckets[b];
+			buckets[b] = &w;
+			queued = true;
+		}
+		uint64_t recheck = clock_monotonic_ns() + PI_RECHECK_NS;
+		bool rt = deadline & DEADLINE_REALTIME;
+		uint64_t until = deadline && !rt && deadline < recheck ? deadline : recheck;
+		int wr = wq_wait(&w.wq, &futex_lock, until, true);
+		if (w.woken) {
+			r = 1;			// handed over by UNLOCK_PI
+			queued = false;
+			break;
+		}
+		if (deadline && deadline_passed(deadline)) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		if (wr == -EINTR) {
+			r = -ERESTARTNOINTR;	// Linux restarts a PI lock after a handler
+			break;
+		}
+		// Unlink to look again; queued again right after if need be.
+		unlink_waiter(&w);
+		queued = false;
+		r = pi_try_locked(uaddr, &w.key, &w, true, &val);
+		if (r != 0)
+			break;
+	}
+	if (queued)
+		unlink_waiter(&w);
+	spin_unlock(&futex_lock);
+	return r == 1 ? 0 : r;
+}
+
+static long futex_unlock_pi(uint64_t uaddr, bool private)
+{
+	uint32_t tid = (uint32_t)current_thread()->tid, val, got;
+	struct futex_key k;
+	int r;
+
+	if ((r = make_key(uaddr, private, &k)) < 0)
+		return r;
+	if (get_user_u32(&val, uaddr) < 0)
+		return -EFAULT;
+	spin_lock(&futex_lock);
+	for (;;) {
+		if (get_user_u32(&val, uaddr) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		if ((val & FUTEX_TID_MASK) != tid) {
+			r = -EPERM;
+			break;
+		}
+		struct futex_waiter *next = NULL;
+		for (struct futex_waiter *w = buckets[bucket_of(&k)]; w; w = w->next)
+			if (w->pi && key_equal(&w->key, &k))
+				next = w;	// the oldest: chains add at the head
+		uint32_t want = next ? ((uint32_t)next->thread->tid | FUTEX_WAITERS) : 0;
+		if (user_cmpxchg_u32(uaddr, val, want, &got) < 0) {
+			r = -EFAULT;
+			break;
+		}
+		if (got != val)
+			continue;
+		if (next) {
+			unlink_waiter(next);
+			next->woken = true;
+			wq_wake_one(next->sleeps_on);
+		}
+		r = 0;
+		break;
+	}
+	spin_unlock(&futex_lock);
+	return r;
+}
+
 // The deadline of a wait: relative for FUTEX_WAIT, absolute (monotonic or
 // realtime) for FUTEX_WAIT_BITSET.  0 = none.
 static int timeout_deadline(uint64_t utime, bool absolute, bool realtime, uint64_t *deadline)
@@ -362,7 +544,7 @@ SYSCALL_DEFINE(SYS_futex, futex)
 
 	// As on Linux, only FUTEX_WAIT_BITSET takes a realtime clock (its
 	// timeout is absolute); FUTEX_WAIT's relative one would ignore it.
-	if (realtime && cmd != FUTEX_WAIT_BITSET)
+	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI2)
 		return -ENOSYS;
 	switch (cmd) {
 	case FUTEX_WAIT:
@@ -383,6 +565,16 @@ SYSCALL_DEFINE(SYS_futex, futex)
 		return futex_requeue(uaddr, uaddr2, private, (int)val, (int)utime, true, val3);
 	case FUTEX_WAKE_OP:
 		return futex_wake_op(uaddr, uaddr2, private, (int)val, (int)utime, val3);
+	case FUTEX_LOCK_PI:		// an absolute CLOCK_REALTIME timeout
+	case FUTEX_LOCK_PI2:		// CLOCK_MONOTONIC unless FUTEX_CLOCK_REALTIME
+		if ((r = timeout_deadline(utime, true, cmd == FUTEX_LOCK_PI || realtime,
+					  &deadline)) < 0)
+			return r;
+		return futex_lock_pi(uaddr, private, deadline, false);
+	case FUTEX_TRYLOCK_PI:
+		return futex_lock_pi(uaddr, private, 0, true);
+	case FUTEX_UNLOCK_PI:
+		return futex_unlock_pi(uaddr, private);
 	default:
 		return -ENOSYS;
 	}

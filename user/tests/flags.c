@@ -1612,7 +1612,7 @@ static const struct flag_row rows[] = {
 	{ "sigaltstack_unknown_mode_EINVAL", r_altstack_bad, EINVAL, LINUX_SAME, false },
 	{ "sigaltstack_enable", r_altstack_ok, 0, LINUX_SAME, false },
 	{ "futex_WAIT_CLOCK_REALTIME_ENOSYS", r_futex_wait_realtime, ENOSYS, LINUX_SAME, false },
-	{ "futex_LOCK_PI_ENOSYS", r_futex_lock_pi, ENOSYS, LINUX_OK, false },
+	{ "futex_LOCK_PI", r_futex_lock_pi, 0, LINUX_SAME, false },
 	{ "setitimer_ITIMER_VIRTUAL", r_itimer_virtual, 0, LINUX_SAME, false },
 	{ "setitimer_ITIMER_PROF", r_itimer_prof, 0, LINUX_SAME, false },
 	{ "setitimer_unknown_timer_EINVAL", r_itimer_unknown, EINVAL, LINUX_SAME, false },

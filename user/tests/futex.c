@@ -57,7 +57,7 @@ static int futex_op(int op, int oparg, int cmp, int cmparg)
 }
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 32
+#define NR_CASES 35
 // How long a helper may take to go to sleep before the test gives up.
 #define SETTLE_MS 5000
 
@@ -935,6 +935,142 @@ static void test_robust_pthread_mutex(void)
 	munmap(m, 4096);
 }
 
+// ---- priority-inheritance futexes ----
+
+#define X_LOCK_PI	6
+#define X_UNLOCK_PI	7
+#define X_TRYLOCK_PI	8
+#define X_LOCK_PI2	13
+#define X_WAITERS	0x80000000u
+#define X_TID_MASK	0x3fffffffu
+
+static atomic_int pi_word;
+static atomic_int pi_state;	// 1: the helper is about to block, 2: it owns the lock
+static long pi_rc;
+
+static void *pi_locker(void *arg)
+{
+	(void)arg;
+	atomic_store(&pi_state, 1);
+	pi_rc = futex(&pi_word, X_LOCK_PI, 0, NULL, NULL, 0);
+	if (pi_rc == 0 && (unsigned)(atomic_load(&pi_word) & X_TID_MASK) == (unsigned)my_tid())
+		atomic_store(&pi_state, 2);
+	futex(&pi_word, X_UNLOCK_PI, 0, NULL, NULL, 0);
+	return NULL;
+}
+
+static struct timespec pi_deadline;
+
+static void *pi_timed(void *arg)
+{
+	(void)arg;
+	pi_rc = futex(&pi_word, X_LOCK_PI2, 0, &pi_deadline, NULL, 0) == -1 ? errno : 0;
+	return NULL;
+}
+
+static void *pi_trylocker(void *arg)
+{
+	(void)arg;
+	pi_rc = futex(&pi_word, X_TRYLOCK_PI, 0, NULL, NULL, 0) == -1 ? errno : 0;
+	return NULL;
+}
+
+// The word's protocol: a free word takes the locker's TID, a second lock
+// by it is EDEADLK, another thread's trylock EAGAIN, an unlock by a
+// non-owner EPERM, an owner TID no thread has ESRCH.
+static void test_pi_protocol(void)
+{
+	pthread_t th;
+	int ok;
+
+	atomic_store(&pi_word, 0);
+	ok = futex(&pi_word, X_LOCK_PI, 0, NULL, NULL, 0) == 0 &&
+	     (unsigned)atomic_load(&pi_word) == (unsigned)my_tid();
+	ok = ok && futex(&pi_word, X_LOCK_PI, 0, NULL, NULL, 0) == -1 && errno == EDEADLK;
+	ok = ok && pthread_create(&th, NULL, pi_trylocker, NULL) == 0 &&
+	     pthread_join(th, NULL) == 0 && pi_rc == EAGAIN;
+	ok = ok && futex(&pi_word, X_UNLOCK_PI, 0, NULL, NULL, 0) == 0 && atomic_load(&pi_word) == 0;
+	ok = ok && futex(&pi_word, X_UNLOCK_PI, 0, NULL, NULL, 0) == -1 && errno == EPERM;
+	atomic_store(&pi_word, 0x3ffffff0);
+	ok = ok && futex(&pi_word, X_LOCK_PI, 0, NULL, NULL, 0) == -1 && errno == ESRCH;
+	atomic_store(&pi_word, 0);
+	ok = ok && futex(&pi_word, X_TRYLOCK_PI, 0, NULL, NULL, 0) == 0;
+	ok = ok && futex(&pi_word, X_UNLOCK_PI, 0, NULL, NULL, 0) == 0;
+	ktap_result(ok, "pi_lock_unlock_trylock_errnos");
+}
+
+// A waiter: FUTEX_WAITERS on the word, and UNLOCK_PI hands the lock to it
+// (its TID in the word when it returns); LOCK_PI2 times out.
+static void test_pi_handoff(void)
+{
+	pthread_t th;
+	struct timespec ts;
+	int ok;
+
+	atomic_store(&pi_word, 0);
+	atomic_store(&pi_state, 0);
+	ok = futex(&pi_word, X_LOCK_PI, 0, NULL, NULL, 0) == 0;
+	ok = ok && pthread_create(&th, NULL, pi_locker, NULL) == 0;
+	for (int i = 0; ok && i < SETTLE_MS && !(atomic_load(&pi_word) & X_WAITERS); i++)
+		sleep_ms(1);
+	ok = ok && (atomic_load(&pi_word) & X_WAITERS);
+	ok = ok && futex(&pi_word, X_UNLOCK_PI, 0, NULL, NULL, 0) == 0;
+	if (ok)
+		pthread_join(th, NULL);
+	ok = ok && pi_rc == 0 && atomic_load(&pi_state) == 2 && atomic_load(&pi_word) == 0;
+	// A timeout while someone else holds it.
+	atomic_store(&pi_word, 0);
+	ok = ok && futex(&pi_word, X_LOCK_PI, 0, NULL, NULL, 0) == 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += 50000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pi_deadline = ts;
+	pi_rc = -2;
+	if (ok && pthread_create(&th, NULL, pi_timed, NULL) == 0)
+		pthread_join(th, NULL);
+	ok = ok && pi_rc == ETIMEDOUT;
+	futex(&pi_word, X_UNLOCK_PI, 0, NULL, NULL, 0);
+	ktap_result(ok, "pi_waiter_gets_the_handoff_and_times_out");
+}
+
+struct pi_counter {
+	pthread_mutex_t m;
+	long n;
+};
+
+static void *pi_count(void *arg)
+{
+	struct pi_counter *c = arg;
+
+	for (int i = 0; i < 2000; i++) {
+		pthread_mutex_lock(&c->m);
+		c->n++;
+		pthread_mutex_unlock(&c->m);
+	}
+	return NULL;
+}
+
+// The C library's PTHREAD_PRIO_INHERIT mutexes (stress-ng's pthread
+// stressor makes them): four threads counting under one.
+static void test_pi_pthread_mutex(void)
+{
+	struct pi_counter c = { .n = 0 };
+	pthread_mutexattr_t a;
+	pthread_t th[4];
+	int ok = pthread_mutexattr_init(&a) == 0 &&
+		 pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT) == 0 &&
+		 pthread_mutex_init(&c.m, &a) == 0;
+
+	for (int i = 0; ok && i < 4; i++)
+		ok = pthread_create(&th[i], NULL, pi_count, &c) == 0;
+	for (int i = 0; ok && i < 4; i++)
+		pthread_join(th[i], NULL);
+	ktap_result(ok && c.n == 8000, "pi_pthread_mutex");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -972,6 +1108,9 @@ int main(void)
 	test_robust_list_calls();
 	test_robust_owner_death();
 	test_robust_pthread_mutex();
+	test_pi_protocol();
+	test_pi_handoff();
+	test_pi_pthread_mutex();
 	finish_watchdog();
 	return ktap_finish();
 }
