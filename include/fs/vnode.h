@@ -262,9 +262,10 @@ bool vnode_page_resident(struct vnode *vn, uint64_t index);
 uint64_t vnode_resident_pages(struct vnode *vn);
 
 // fallocate mode 0: pages for [off, off+len) (zeroed where there were
-// holes), the size grown to cover them.  -ENOSPC, changing nothing, when
-// the tree has not that much space left.
-int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len);
+// holes), the size grown to cover them unless 'keep_size'
+// (FALLOC_FL_KEEP_SIZE).  -ENOSPC, changing nothing, when the tree has
+// not that much space left.
+int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len, bool keep_size);
 
 // The tree's size limit (fs_size=) and what is left of it, in pages
 // (statfs).  Writes beyond it fail with ENOSPC.

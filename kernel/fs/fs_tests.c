@@ -225,7 +225,7 @@ KTEST(fs, space_accounting)
 	KEXPECT(vnode_truncate(vn, 100 * 4096) == 0);
 	vfs_space(&total, &free);
 	KEXPECT(free0 - free == 2);		// growing makes holes only
-	KEXPECT(vnode_allocate(vn, 0, 4 * 4096) == 0);
+	KEXPECT(vnode_allocate(vn, 0, 4 * 4096, false) == 0);
 	vfs_space(&total, &free);
 	KEXPECT(free0 - free == 4);		// pages 1 and 3 filled in
 	KEXPECT(vnode_truncate(vn, 4096) == 0);
@@ -233,7 +233,7 @@ KTEST(fs, space_accounting)
 	KEXPECT(free0 - free == 1);
 	// More than the whole limit: refused, nothing changed.
 	if (total < VNODE_MAX_FILE_SIZE / 4096)
-		KEXPECT(vnode_allocate(vn, 0, (total + 1) * 4096) == -ENOSPC);
+		KEXPECT(vnode_allocate(vn, 0, (total + 1) * 4096, false) == -ENOSPC);
 	KEXPECT(vn->size == 4096);
 	vfs_space(&total, &free);
 	KEXPECT(free0 - free == 1);

@@ -871,7 +871,7 @@ static uint64_t count_holes(struct vnode *vn, uint64_t first, uint64_t last)
 	return holes;
 }
 
-int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len)
+int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len, bool keep_size)
 {
 	uint64_t flags, first, last, reserved, i;
 	int rc = 0;
@@ -889,7 +889,7 @@ int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len)
 	// All the space or none: a fallocate that fails for want of space
 	// changes nothing.
 	flags = spin_lock_irqsave(&vn->lock);
-	if ((vn->seals & F_SEAL_GROW) && off + len > vn->size) {
+	if ((vn->seals & F_SEAL_GROW) && off + len > vn->size && !keep_size) {
 		spin_unlock_irqrestore(&vn->lock, flags);
 		return -EPERM;
 	}
@@ -914,7 +914,7 @@ int vnode_allocate(struct vnode *vn, uint64_t off, uint64_t len)
 	if (rc < 0)
 		return rc;	// -ENOMEM: the zero pages added so far stay
 	flags = spin_lock_irqsave(&vn->lock);
-	if (off + len > vn->size)
+	if (off + len > vn->size && !keep_size)
 		vn->size = off + len;
 	vn->mtime_ns = vn->ctime_ns = fs_now_ns();
 	spin_unlock_irqrestore(&vn->lock, flags);

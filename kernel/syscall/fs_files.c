@@ -662,6 +662,18 @@ SYSCALL_DEFINE(SYS_ftruncate, ftruncate)
 	return rc;
 }
 
+#define FALLOC_FL_KEEP_SIZE	0x01
+#define FALLOC_FL_PUNCH_HOLE	0x02
+#define FALLOC_FL_COLLAPSE_RANGE 0x08
+#define FALLOC_FL_ZERO_RANGE	0x10
+#define FALLOC_FL_INSERT_RANGE	0x20
+#define FALLOC_FL_UNSHARE_RANGE	0x40
+#define FALLOC_FL_SUPPORTED	0x7b
+
+// fallocate as Linux's vfs_fallocate checks it, then as tmpfs does it:
+// allocation (with FALLOC_FL_KEEP_SIZE, past the end without moving it)
+// and FALLOC_FL_PUNCH_HOLE (with KEEP_SIZE: the pages go, from every
+// mapping too); tmpfs's other modes are EOPNOTSUPP.
 SYSCALL_DEFINE(SYS_fallocate, fallocate)
 {
 	struct file *f = fget((int)args->a[0]);
@@ -669,14 +681,21 @@ SYSCALL_DEFINE(SYS_fallocate, fallocate)
 	int64_t off = (int64_t)args->a[2], len = (int64_t)args->a[3], end;
 	int rc = 0;
 
-	// Only mode 0 (allocate, extending the size) is implemented; the
-	// checks come in Linux's order.
 	if (!f)
 		return -EBADF;
 	if (off < 0 || len <= 0)
 		rc = -EINVAL;
-	else if (mode != 0)
+	else if (mode & ~FALLOC_FL_SUPPORTED)
 		rc = -EOPNOTSUPP;
+	else if ((mode & FALLOC_FL_PUNCH_HOLE) && (mode & FALLOC_FL_ZERO_RANGE))
+		rc = -EOPNOTSUPP;
+	else if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		rc = -EOPNOTSUPP;
+	else if (((mode & FALLOC_FL_COLLAPSE_RANGE) && (mode & ~FALLOC_FL_COLLAPSE_RANGE)) ||
+		 ((mode & FALLOC_FL_INSERT_RANGE) && (mode & ~FALLOC_FL_INSERT_RANGE)) ||
+		 ((mode & FALLOC_FL_UNSHARE_RANGE) &&
+		  (mode & ~(FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE))))
+		rc = -EINVAL;
 	else if (!file_writable(f))
 		rc = -EBADF;
 	else if (f->pipe)
@@ -687,8 +706,12 @@ SYSCALL_DEFINE(SYS_fallocate, fallocate)
 		rc = -ENODEV;
 	else if (__builtin_add_overflow(off, len, &end))
 		rc = -EFBIG;
+	else if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		rc = -EOPNOTSUPP;	// tmpfs's shmem_fallocate
+	else if (mode & FALLOC_FL_PUNCH_HOLE)
+		rc = vnode_punch(f->vn, (uint64_t)off, (uint64_t)len);
 	else
-		rc = vnode_allocate(f->vn, (uint64_t)off, (uint64_t)len);
+		rc = vnode_allocate(f->vn, (uint64_t)off, (uint64_t)len, mode & FALLOC_FL_KEEP_SIZE);
 	if (rc == 0)
 		fsnotify_file(f, IN_MODIFY);
 	file_put(f);

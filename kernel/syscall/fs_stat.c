@@ -110,7 +110,12 @@ static void stat_vnode(struct vnode *vn, struct kstat *k)
 		long n = vnode_readlink(vn, buf, sizeof(buf));
 		k->size = n > 0 ? (uint64_t)n : 0;
 	}
-	k->blocks = (k->size + 511) / 512;
+	// A file of the tree: its pages, as tmpfs counts them (holes are
+	// free, pages past the end from FALLOC_FL_KEEP_SIZE count).
+	if (vn->type == VNODE_REG && !vn->ops)
+		k->blocks = vnode_resident_pages(vn) * (BLKSIZE / 512);
+	else
+		k->blocks = (k->size + 511) / 512;
 }
 
 static void stat_file(struct file *f, struct kstat *k)

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -626,6 +628,52 @@ static void t_ustat_and_sysfs(void)
 	check_errno(syscall(SYS_sysfs, 0), EINVAL, "option 0");
 }
 
+// fallocate's modes on a tmpfs (on Linux in /dev/shm): FALLOC_FL_KEEP_SIZE
+// allocates past the end without moving it, PUNCH_HOLE|KEEP_SIZE frees
+// the pages and reads zeros; PUNCH_HOLE alone and ZERO_RANGE are
+// EOPNOTSUPP, COLLAPSE_RANGE with another flag EINVAL.
+#ifndef FALLOC_FL_ZERO_RANGE
+#define FALLOC_FL_COLLAPSE_RANGE 0x08
+#define FALLOC_FL_ZERO_RANGE 0x10
+#endif
+
+static void t_fallocate_modes(void)
+{
+	struct statfs sf;
+	char path[PATH_MAX], buf[8192];
+	struct stat st;
+
+	if (statfs(scratch_dir, &sf) == 0 && sf.f_type == 0x01021994)
+		snprintf(path, sizeof(path), "%s", scratch("falloc"));
+	else
+		snprintf(path, sizeof(path), "/dev/shm/falloc-%d", (int)getpid());
+	int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (fd < 0) {
+		fail("open: errno=%d", errno);
+		return;
+	}
+	memset(buf, 'x', sizeof(buf));
+	write(fd, buf, sizeof(buf));
+	check_ok(fallocate(fd, FALLOC_FL_KEEP_SIZE, 8192, 65536), "KEEP_SIZE past the end");
+	fstat(fd, &st);
+	check(st.st_size == 8192 && st.st_blocks >= (8192 + 65536) / 512, "size kept, blocks taken");
+	long before = st.st_blocks;
+	check_ok(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096), "PUNCH_HOLE");
+	fstat(fd, &st);
+	check(st.st_size == 8192 && st.st_blocks < before, "size kept, the page freed");
+	check(pread(fd, buf, 8192, 0) == 8192 && buf[0] == 0 && buf[4095] == 0 && buf[4096] == 'x',
+	      "the hole reads zeros, the rest its bytes");
+	check_errno(fallocate(fd, FALLOC_FL_PUNCH_HOLE, 0, 4096), EOPNOTSUPP, "PUNCH_HOLE alone");
+	check_errno(fallocate(fd, FALLOC_FL_ZERO_RANGE, 0, 4096), EOPNOTSUPP, "ZERO_RANGE");
+	// Linux 6.1's vfs_fallocate: EINVAL (later kernels: EOPNOTSUPP).
+	long r = fallocate(fd, FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_KEEP_SIZE, 0, 4096);
+	struct utsname u;
+	if ((uname(&u) == 0 && strstr(u.version, "Switchyard")) || errno != EOPNOTSUPP)
+		check_errno(r, EINVAL, "COLLAPSE_RANGE with another flag");
+	close(fd);
+	unlink(path);
+}
+
 static void t_mkdir_rmdir(void)
 {
 	const char *d = scratch("md");
@@ -1049,6 +1097,7 @@ static const struct test_case cases[] = {
 	{ "getdents64_errors", t_getdents64_errors },
 	{ "getdents_old_form", t_getdents_old_form },
 	{ "ustat_and_sysfs", t_ustat_and_sysfs },
+	{ "fallocate_modes", t_fallocate_modes },
 	{ "mkdir_rmdir", t_mkdir_rmdir },
 	{ "unlink", t_unlink },
 	{ "unlink_open_file", t_unlink_open_file },
