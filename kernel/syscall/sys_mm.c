@@ -52,6 +52,14 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 
 	if (off & PAGE_OFFSET_MASK)
 		return -EINVAL;
+	// Linux's ksys_mmap_pgoff takes the file before do_mmap looks at
+	// the rest: a bad descriptor is EBADF whatever else is wrong.
+	if (!(flags & MAP_ANONYMOUS)) {
+		struct file *f = fd_get(current_fdtable(), fd);
+		if (!f)
+			return -EBADF;
+		file_put(f);
+	}
 	if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
 		return -EINVAL;
 	// MAP_SHARED_VALIDATE is for files: anonymous memory has nothing to

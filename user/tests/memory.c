@@ -507,6 +507,10 @@ static void t_mmap_einval(void)
 		    EINVAL, "zero length");
 	check_errno(raw_mmap(NULL, PAGE, rw, MAP_ANONYMOUS, -1, 0), EINVAL,
 		    "neither MAP_PRIVATE nor MAP_SHARED");
+	// The descriptor is looked at first (LTP's mmap08).
+	check_errno(raw_mmap(NULL, 0, rw, MAP_SHARED, -1, 0), EBADF,
+		    "a bad descriptor before a zero length");
+	check_errno(raw_mmap(NULL, PAGE, rw, 0, -1, 0), EBADF, "before the type");
 	check_errno(raw_mmap((void *)0x10000123, PAGE, rw,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
 		    EINVAL, "unaligned MAP_FIXED address");
