@@ -292,6 +292,9 @@ void unix_dgram_disconnected(struct usock *s, struct usock *old);
 // Checks a user address (a copy of addrlen bytes in 'a') and makes it
 // Linux's unix_address: -EINVAL for a bad one.
 int unix_addr_make(const void *a, int addrlen, struct unix_addr *out);
+// An address to user space as Linux's move_addr_to_user: as much as
+// *ulen allows, the whole length back in *ulen.  0 or -EFAULT/-EINVAL.
+long unix_put_addr(const struct unix_addr *a, uint64_t uaddr, uint64_t ulen);
 // The listening or datagram socket a name leads to, referenced: -ENOENT
 // and the path errors, -ECONNREFUSED, -EACCES (write permission), or
 // -EPROTOTYPE for another type.

@@ -316,22 +316,6 @@ static long get_iov(uint64_t uiov, uint64_t count, struct sock_iovec **out, size
 	return 0;
 }
 
-// Linux's move_addr_to_user: as much of the address as *ulen allows,
-// and its whole length back in *ulen.
-static long put_addr(const struct unix_addr *a, uint64_t uaddr, uint64_t ulen)
-{
-	int32_t len;
-
-	if (get_user_u32((uint32_t *)&len, ulen) < 0)
-		return -EFAULT;
-	if (len > a->len)
-		len = a->len;
-	if (len < 0)
-		return -EINVAL;
-	if (len && copy_to_user(uaddr, a->name, (size_t)len) < 0)
-		return -EFAULT;
-	return put_user_u32(ulen, (uint32_t)a->len) < 0 ? -EFAULT : 0;
-}
 
 static long do_sendmsg(struct usock *s, struct file *f, struct user_msghdr *h, int flags)
 {
@@ -435,7 +419,8 @@ static long do_recvmsg(struct usock *s, struct file *f, struct user_msghdr *h, u
 	return rc;
 }
 
-SYSCALL_DEFINE(SYS_sendmsg, sendmsg)
+// sendmsg and recvmsg: the descriptor, then the user's msghdr.
+static long msg_call(const struct syscall_args *args, bool send)
 {
 	struct user_msghdr h;
 	struct usock *s;
@@ -451,30 +436,19 @@ SYSCALL_DEFINE(SYS_sendmsg, sendmsg)
 	if (copy_from_user(&h, args->a[1], sizeof(h)) < 0)
 		rc = -EFAULT;
 	else
-		rc = do_sendmsg(s, f, &h, flags);
+		rc = send ? do_sendmsg(s, f, &h, flags) : do_recvmsg(s, f, &h, args->a[1], flags);
 	file_put(f);
 	return rc;
 }
 
+SYSCALL_DEFINE(SYS_sendmsg, sendmsg)
+{
+	return msg_call(args, true);
+}
+
 SYSCALL_DEFINE(SYS_recvmsg, recvmsg)
 {
-	struct user_msghdr h;
-	struct usock *s;
-	struct file *f;
-	int flags = (int)args->a[2];
-	long rc;
-
-	if ((uint32_t)flags & MSG_CMSG_COMPAT)
-		return -EINVAL;
-	f = sock_fget((int)args->a[0], &s, &rc);
-	if (!f)
-		return rc;
-	if (copy_from_user(&h, args->a[1], sizeof(h)) < 0)
-		rc = -EFAULT;
-	else
-		rc = do_recvmsg(s, f, &h, args->a[1], flags);
-	file_put(f);
-	return rc;
+	return msg_call(args, false);
 }
 
 // sendto and recvfrom: the buffer is checked first, then the descriptor
@@ -541,7 +515,7 @@ SYSCALL_DEFINE(SYS_recvfrom, recvfrom)
 	m.want_name = uaddr != 0;
 	rc = proto_recv(s, f, &m);
 	if (rc >= 0 && uaddr) {
-		rc2 = put_addr(&m.name, uaddr, ulen);
+		rc2 = unix_put_addr(&m.name, uaddr, ulen);
 		if (rc2 < 0)
 			rc = rc2;
 	}

@@ -476,7 +476,9 @@ static int getname(struct usock *s, bool peer, struct unix_addr *out)
 	return rc ? rc : out->len;
 }
 
-static long put_name(const struct unix_addr *a, uint64_t uaddr, uint64_t ulen)
+// Linux's move_addr_to_user: as much of the address as *ulen allows,
+// and its whole length back in *ulen.
+long unix_put_addr(const struct unix_addr *a, uint64_t uaddr, uint64_t ulen)
 {
 	int32_t len;
 
@@ -572,7 +574,7 @@ static long do_accept(int fd, uint64_t uaddr, uint64_t ulen, int aflags)
 	sock_file_attach(nf, e);	// the queue's reference is the file's now
 	if (uaddr) {
 		getname(e, true, &a);
-		rc = put_name(&a, uaddr, ulen);
+		rc = unix_put_addr(&a, uaddr, ulen);
 		if (rc) {
 			file_put(nf);	// the connection goes, as Linux's
 			goto out;
@@ -608,7 +610,7 @@ static long do_getname(struct syscall_args *args, bool peer)
 		return rc;
 	rc = getname(s, peer, &a);
 	if (rc >= 0)
-		rc = put_name(&a, args->a[1], args->a[2]);
+		rc = unix_put_addr(&a, args->a[1], args->a[2]);
 	file_put(f);
 	return rc;
 }

@@ -37,28 +37,33 @@ static void timer_remove(struct thread *t)
 	spin_unlock_irqrestore(&timer_lock, flags);
 }
 
-static bool passed_at(uint64_t deadline, uint64_t mono, uint64_t real)
+// Has 'deadline' passed at monotonic time 'mono'?  The realtime clock
+// is read (into *real, once) only for a realtime deadline.
+static bool passed_at(uint64_t deadline, uint64_t mono, uint64_t *real)
 {
-	if (deadline & DEADLINE_REALTIME)
-		return (deadline & ~DEADLINE_REALTIME) <= real;
-	return deadline <= mono;
+	if (!(deadline & DEADLINE_REALTIME))
+		return deadline <= mono;
+	if (!*real)
+		*real = (uint64_t)clock_realtime_offset() + mono;
+	return (deadline & ~DEADLINE_REALTIME) <= *real;
 }
 
 bool deadline_passed(uint64_t deadline)
 {
-	return passed_at(deadline, clock_monotonic_ns(),
-			 deadline & DEADLINE_REALTIME ? clock_realtime_ns() : 0);
+	uint64_t real = 0;
+
+	return passed_at(deadline, clock_monotonic_ns(), &real);
 }
 
 void sched_timers_tick(void)
 {
 	if (this_cpu()->id != 0 || !timer_head)
 		return;
-	uint64_t now = clock_monotonic_ns(), real = clock_realtime_ns();
+	uint64_t now = clock_monotonic_ns(), real = 0;
 	spin_lock(&timer_lock);
 	for (struct thread **p = &timer_head; *p;) {
 		struct thread *t = *p;
-		if (t->wake_deadline && passed_at(t->wake_deadline, now, real)) {
+		if (t->wake_deadline && passed_at(t->wake_deadline, now, &real)) {
 			*p = t->timer_next;
 			t->wake_deadline = 0;
 			t->timed_out = true;

@@ -9,6 +9,7 @@
 #ifndef USER_CPUSTAT_PARSE_H
 #define USER_CPUSTAT_PARSE_H
 
+#include "sysutil.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -38,27 +39,10 @@ static inline const char *cpustat_file(void)
 	return path ? path : CPUSTAT_PATH;
 }
 
-// Read the whole file with read(2) into 'buf' (NUL-terminated); returns
-// its length, or -1 with errno set.
+// Read the whole file into 'buf' (NUL-terminated): sysutil.h's read_file.
 static inline long cpustat_read(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY);
-	size_t len = 0;
-
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = 0;
-	return (long)len;
+	return read_file(path, buf, size);
 }
 
 // An unsigned decimal and nothing else.
