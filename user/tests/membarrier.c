@@ -764,6 +764,11 @@ static void test_sync_core_counts(void)
 // for SYNC_CORE, each of those switches serializes; unregistered, none.
 static int sleeper_serializations(int registered, int n, long long *count)
 {
+	int go[2];
+	char c = 0;
+
+	if (pipe(go) < 0)
+		return 0;
 	pid_t pid = fork();
 	int status;
 
@@ -771,17 +776,26 @@ static int sleeper_serializations(int registered, int n, long long *count)
 		pin_self(cpu_list[1]);
 		if (registered && mb(CMD_REG_SYNC_CORE, 0, 0) != 0)
 			_exit(2);
-		sleep_ms(20);
+		// Its wake-ups start once the parent has its snapshot: a
+		// sleep of its own could end before that on a loaded host.
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
 		for (int i = 0; i < n; i++)
 			sleep_ms(2);
 		_exit(0);
 	}
-	if (pid < 0)
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
 		return 0;
+	}
 	sleep_ms(10);
 	int ok = cpustat_snapshot(CPUSTAT_PATH, &before);
+	ok = write(go[1], "g", 1) == 1 && ok;
 	waitpid(pid, &status, 0);
 	ok = cpustat_snapshot(CPUSTAT_PATH, &after) && ok;
+	close(go[0]);
+	close(go[1]);
 	*count = delta("mb_sync_core", cpu_list[1]);
 	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
