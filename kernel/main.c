@@ -15,6 +15,7 @@
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <lib/string.h>
+#include <fs/dev.h>
 
 static void memory_init(void)
 {
@@ -39,6 +40,7 @@ void kernel_main(void)
 	for (int i = 0; i < ncpus; i++)
 		sched_init_cpu(&cpus[i]);
 	smp_boot_cpu_online(&cpus[0]);	// tick on, interrupts on
+	console_input_start();
 	kprintf("cpu: %s, %d CPU%s, %s\n", arch_cpu_description(), ncpus,
 		ncpus == 1 ? "" : "s", arch_clock_description());
 	arch_start_secondary_cpus();

@@ -15,6 +15,9 @@
 #include <kernel/panic.h>
 #include <kernel/console.h>
 #include <lib/clock_estimate.h>
+#include <lib/string.h>
+#include <kernel/boot.h>
+#include <kernel/ktimer.h>
 
 #define REG_ID		0x020
 #define REG_EOI		0x0b0
@@ -38,6 +41,8 @@
 #define ICR_ALL_BUT_SELF	(3u << 18)
 #define LVT_MASKED		(1u << 16)
 #define LVT_PERIODIC		(1u << 17)
+#define LVT_TSC_DEADLINE	(2u << 17)
+#define MSR_TSC_DEADLINE	0x6e0
 
 // With boot_stress the timer runs with this count from the moment the
 // APIC is enabled: 50 us under QEMU (1 GHz timer), about 100 times more
@@ -50,9 +55,7 @@
 static volatile uint32_t *xapic;
 static bool x2apic;
 static uint64_t apic_hz;		// LAPIC timer counts per second (divide by 1)
-static unsigned tick_hz;		// ticks per second it is programmed for
-static uint32_t tick_gen;		// bumped when apic_hz is corrected
-static uint32_t tick_gen_seen[MAX_CPUS];	// ... and what each CPU applied
+static bool timer_mode_oneshot;		// apic_timer=oneshot: no TSC deadline
 
 static uint32_t lapic_read(uint32_t reg)
 {
@@ -238,41 +241,86 @@ uint64_t lapic_timer_hz(void)
 	return apic_hz;
 }
 
-void lapic_timer_start(unsigned hz)
-{
-	struct cpu *c = this_cpu();
+// The timer is one-shot (include/kernel/ktimer.h): in TSC-deadline mode
+// where the CPU has it (one MSR write, no rate of its own to know), else
+// counting down from a count at the rate calibrated above.  boot_stress
+// keeps the periodic 50 us interrupt it set up and ignores the rest:
+// every timer is then checked that often.
+static bool use_tsc_deadline;
 
-	tick_hz = hz;
-	tick_gen_seen[c->id] = __atomic_load_n(&tick_gen, __ATOMIC_ACQUIRE);
-	c->arch.lapic_timer_count = boot_stress ? STRESS_TIMER_COUNT : apic_hz / hz;
+static int set_timer_mode(const char *value)
+{
+	if (value && !strcmp(value, "oneshot"))
+		timer_mode_oneshot = true;
+	else if (!value || strcmp(value, "auto"))
+		return -1;
+	return 0;
+}
+BOOT_OPTION(apic_timer, "local APIC timer mode: auto (TSC deadline where the CPU has it) or oneshot",
+	    set_timer_mode);
+
+void lapic_timer_start(void)
+{
+	use_tsc_deadline = cpu_has.tsc_deadline && !timer_mode_oneshot;
+	if (boot_stress)
+		return;
+	lapic_write(REG_TIMER_INIT, 0);
 	lapic_write(REG_TIMER_DIV, 0xb);
-	lapic_write(REG_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
-	lapic_write(REG_TIMER_INIT, (uint32_t)c->arch.lapic_timer_count);
+	lapic_write(REG_LVT_TIMER, VEC_TIMER | (use_tsc_deadline ? LVT_TSC_DEADLINE : 0));
+}
+
+bool lapic_timer_tsc_deadline(void)
+{
+	return use_tsc_deadline;
 }
 
 // The TSC's rate was corrected: the timer's, measured against it, scales
-// the same way.  Every CPU reloads its tick length at its next tick.
+// the same way (the next count programmed uses it).
 void lapic_timer_rescale(uint64_t old_tsc_hz, uint64_t new_tsc_hz)
 {
-	apic_hz = rate_from_counts(apic_hz, old_tsc_hz, new_tsc_hz);
-	__atomic_add_fetch(&tick_gen, 1, __ATOMIC_RELEASE);
-	kprintf("clock: APIC timer now %lu.%03lu MHz: tick length recomputed\n",
-		apic_hz / 1000000, apic_hz % 1000000 / 1000);
+	__atomic_store_n(&apic_hz, rate_from_counts(apic_hz, old_tsc_hz, new_tsc_hz),
+			 __ATOMIC_RELAXED);
+	kprintf("clock: APIC timer now %lu.%03lu MHz\n", apic_hz / 1000000,
+		apic_hz % 1000000 / 1000);
 }
 
-// Every CPU's tick.
-void lapic_timer_tick(void)
+// ns * hz / 10^9 without 128-bit division: rates stay below 2^34 Hz, so
+// the remainder's product fits in 64 bits.
+static uint64_t ns_to_counts(uint64_t ns, uint64_t hz)
 {
-	struct cpu *c = this_cpu();
-	uint32_t gen = __atomic_load_n(&tick_gen, __ATOMIC_ACQUIRE);
+	return ns / 1000000000u * hz + ns % 1000000000u * hz / 1000000000u;
+}
 
-	if (tick_gen_seen[c->id] == gen)
+void arch_timer_oneshot(uint64_t ns)
+{
+	if (boot_stress)
 		return;
-	tick_gen_seen[c->id] = gen;
-	if (boot_stress || !tick_hz)
+	if (use_tsc_deadline) {
+		wrmsr(MSR_TSC_DEADLINE, rdtsc() + ns_to_counts(ns, tsc_hz()) + 1);
 		return;
-	c->arch.lapic_timer_count = apic_hz / tick_hz;
-	lapic_write(REG_TIMER_INIT, (uint32_t)c->arch.lapic_timer_count);
+	}
+	uint64_t count = ns_to_counts(ns, __atomic_load_n(&apic_hz, __ATOMIC_RELAXED));
+	lapic_write(REG_TIMER_INIT, count == 0 ? 1 : count > 0xffffffffu ? 0xffffffffu : (uint32_t)count);
+}
+
+void arch_timer_stop(void)
+{
+	if (boot_stress)
+		return;
+	if (use_tsc_deadline)
+		wrmsr(MSR_TSC_DEADLINE, 0);
+	else
+		lapic_write(REG_TIMER_INIT, 0);
+}
+
+// A count of 2^32 - 1 at the calibrated rate (4.3 s at QEMU's 1 GHz),
+// with a margin for a rate corrected upwards; the TSC's range is larger
+// than any use.
+uint64_t arch_timer_max_ns(void)
+{
+	if (use_tsc_deadline)
+		return 1ULL << 40;
+	return 0xffffffffull * 1000000000ull / apic_hz / 2;
 }
 
 // IOAPIC: just enough to route the serial port's interrupt.

@@ -51,6 +51,7 @@ void cpu_detect_features(void)
 
 	r = cpuid(1, 0);
 	cpu_has.x2apic = r.ecx & (1u << 21);
+	cpu_has.tsc_deadline = r.ecx & (1u << 24);
 	cpu_has.pcid = r.ecx & (1u << 17);
 	cpu_has.xsave = r.ecx & (1u << 26);
 	cpu_has.avx = r.ecx & (1u << 28);

@@ -100,16 +100,20 @@ void arch_init_platform(void)
 // Called on every CPU once its scheduler state exists, interrupts off.
 void arch_cpu_start_timer(void)
 {
-	lapic_timer_start(timer_hz);
+	lapic_timer_start();
 }
 
 // Every tick on every CPU, interrupts off: the RTC check of the clock's
-// first seconds (CPU 0), and the tick length after a correction.
+// first seconds (CPU 0), which needs the tick until it is done.
 void arch_clock_tick(void)
 {
 	if (this_cpu()->id == 0)
 		tsc_rtc_tick();
-	lapic_timer_tick();
+}
+
+bool arch_clock_needs_tick(void)
+{
+	return this_cpu()->id == 0 && !tsc_rtc_done();
 }
 
 const char *arch_cpu_description(void)
@@ -132,8 +136,8 @@ const char *arch_clock_description(void)
 	static char buf[120];
 	uint64_t khz = tsc_hz() / 1000;
 
-	ksnprintf(buf, sizeof(buf), "TSC %lu.%04lu GHz (%s), APIC timer %lu MHz, tick %u Hz",
+	ksnprintf(buf, sizeof(buf), "TSC %lu.%04lu GHz (%s), APIC timer %lu MHz %s, tick %u Hz",
 		  khz / 1000000, khz % 1000000 / 100, tsc_source(), lapic_timer_hz() / 1000000,
-		  timer_hz);
+		  lapic_timer_tsc_deadline() ? "TSC-deadline" : "one-shot", timer_hz);
 	return buf;
 }

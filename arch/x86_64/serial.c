@@ -1,10 +1,14 @@
 // 16550 UART on COM1: the kernel console.  Output polls the transmitter;
-// input is polled from the timer tick and from readers of /dev/console.
+// input raises IRQ 4 through the IOAPIC where there is one (else the
+// console polls it from a timer: kernel/fs/devices.c).
 
 #include <stdint.h>
 #include <stdbool.h>
 #include <arch/x86.h>
 #include <arch/serial.h>
+#include <arch/apic.h>
+#include <arch/acpi.h>
+#include <arch/irq_vectors.h>
 
 #define COM1		0x3f8
 #define REG_DATA	0
@@ -15,6 +19,8 @@
 #define REG_LSR		5
 #define LSR_DATA_READY	0x01
 #define LSR_THR_EMPTY	0x20
+#define IER_RX_DATA	0x01
+#define COM1_IRQ	4
 
 void serial_init(void)
 {
@@ -33,6 +39,17 @@ void serial_putc(char c)
 	for (int i = 0; i < 100000 && !(inb(COM1 + REG_LSR) & LSR_THR_EMPTY); i++)
 		cpu_relax();
 	outb(COM1 + REG_DATA, (uint8_t)c);
+}
+
+// Routes COM1's interrupt to the boot CPU and turns on "data received":
+// false if there is no IOAPIC to route it through.
+bool serial_enable_rx_interrupt(void)
+{
+	if (!acpi.ioapic_pa)
+		return false;
+	ioapic_route_isa_irq(COM1_IRQ, VEC_SERIAL);
+	outb(COM1 + REG_IER, IER_RX_DATA);
+	return true;
 }
 
 int serial_getc(void)

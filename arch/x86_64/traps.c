@@ -17,6 +17,7 @@
 #include <kernel/thread.h>
 #include <kernel/proc_internal.h>
 #include <kernel/smp.h>
+#include <fs/dev.h>
 #include <lib/printf.h>
 
 static const char *const exception_names[32] = {
@@ -212,10 +213,14 @@ struct trap_frame *iret_fault_fixup(struct trap_frame *f)
 	return u;
 }
 
-// Device interrupts: nothing is routed through the IOAPIC yet (the console
-// is polled), so one arriving is unexpected but harmless.
+// Device interrupts: only the console's UART is routed through the
+// IOAPIC; anything else arriving is unexpected but harmless.
 void device_interrupt(uint64_t vector)
 {
+	if (vector == VEC_SERIAL) {
+		console_poll_input();
+		return;
+	}
 	kprintf("traps: unexpected device interrupt on vector %#lx\n", vector);
 }
 

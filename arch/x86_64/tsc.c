@@ -357,6 +357,11 @@ static void rtc_check_edge(void)
 	}
 }
 
+bool tsc_rtc_done(void)
+{
+	return rtc.done;
+}
+
 static volatile bool rate_test_running;	// the test below changes the rate
 
 // CPU 0, every tick, interrupts off.  While the test below plays with the

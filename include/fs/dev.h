@@ -30,6 +30,7 @@ int procfs_stat_init(void);
 // Called on every tick of CPU 0 (interrupt context): moves bytes waiting
 // in the UART into the console's input buffer and wakes readers.
 void console_poll_input(void);
+void console_input_start(void);		// boot CPU, once its timers run
 
 // Feeds bytes to the console as if typed (tests).
 void console_inject(const char *s, unsigned long n);

@@ -20,6 +20,7 @@ void arch_backtrace(const struct trap_frame *frame);
 // Time: nanoseconds since boot, monotonic and consistent across CPUs.
 uint64_t clock_monotonic_ns(void);
 void arch_clock_tick(void);		// every tick, every CPU: clock upkeep
+bool arch_clock_needs_tick(void);	// ... and this CPU needs one now
 uint64_t arch_rtc_seconds(void);	// wall clock at boot, seconds since 1970
 
 // Inter-processor interrupts (counted in struct cpu_stats).

@@ -27,7 +27,7 @@ struct cpu_stats {
 	uint64_t ipi_tlb;
 	uint64_t syscalls;
 	uint64_t pgfaults;
-	uint64_t ticks;
+	uint64_t ticks;			// ticks run (time slices, CPU timers)
 	uint64_t idle_ns;
 	// Extended state, all facilities together: filled in from struct
 	// fac_stats when cpustat is read (kernel/sched/facility.c counts).
@@ -42,6 +42,7 @@ struct cpu_stats {
 	uint64_t mb_sync_core;		// core serializations for SYNC_CORE
 	uint64_t rseq_aborts;		// rseq critical sections sent to their abort handler
 	uint64_t rseq_id_writes;	// rseq areas given a new cpu_id/mm_cid
+	uint64_t timer_irqs;		// timer interrupts taken (ticks and timers)
 };
 
 struct thread;
@@ -56,6 +57,7 @@ struct cpu {
 	volatile bool online;
 	struct thread *current;
 	struct thread *idle;
+	bool tick_stopped;		// no tick runs here (kernel/time/tick.c)
 	int preempt_count;		// >0: no preemption (interrupt or lock held)
 	volatile bool need_resched;
 	struct mm *active_mm;		// address space in CR3 (may be lazy)

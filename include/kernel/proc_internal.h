@@ -79,7 +79,7 @@ int exec_unshare_files(struct thread *t);
 void thread_tables_adopt(struct thread *t);
 struct sighand;
 void sighand_put(struct sighand *sh);
-void itimer_tick(void);
+void itimer_init(struct process *p);
 // BSD accounting (acct.c): p's record, if a file is set; p's last
 // thread, before the address space goes.
 struct mm;
@@ -87,7 +87,6 @@ void acct_process_exit(struct process *p, struct mm *mm, int wait_status);
 void itimer_cancel(struct process *p);
 // POSIX timers (posix_timers.c): CPU 0's tick; all of p's deleted (exec,
 // exit); /proc/PID/timers.
-void posix_timer_tick(void);
 void posix_timers_exit(struct process *p);
 long posix_timers_show(int pid, uint64_t start_ns, char *buf, size_t size);
 // The signals of 'mask' off p's pending sets and its threads' (signal.c;

@@ -67,7 +67,7 @@ struct process {
 	// ITIMER_REAL (kernel/proc/itimer.c).
 	bool itimer_armed;
 	uint64_t itimer_deadline, itimer_interval;	// ns
-	struct process *itimer_next;
+	struct ktimer itimer_timer;
 	// POSIX timers (kernel/proc/posix_timers.c), under its lock.
 	struct ptimer *posix_timers;
 	int posix_timer_next_id;

@@ -34,6 +34,8 @@ int sched_set_affinity(struct thread *t, cpumask_t mask);
 // Threads running or waiting on a run queue, all CPUs together (a
 // snapshot without locks: /proc/loadavg, the load average, /proc/stat).
 int sched_nr_running(void);
+// Has any CPU but 'cpu' threads waiting in its queue (a snapshot)?
+bool sched_others_waiting(int cpu);
 
 // Called by a new thread on its first run (the switch left a lock held).
 void sched_finish_switch(void);
@@ -44,11 +46,11 @@ __attribute__((noreturn)) void sched_exit_current(void);
 // The idle loop of a CPU; never returns.
 __attribute__((noreturn)) void sched_idle_loop(void);
 
-// The load average (kernel/sched/loadavg.c).  loadavg_tick runs on every
-// tick of CPU 0; loadavg_get gives the 1, 5 and 15 minute averages in
-// Linux's fixed point (LOAD_FSHIFT fractional bits).
+// The load average (kernel/sched/loadavg.c).  loadavg_start arms its
+// sampling timer on the boot CPU; loadavg_get gives the 1, 5 and 15
+// minute averages in Linux's fixed point (LOAD_FSHIFT fractional bits).
 #define LOAD_FSHIFT 11
-void loadavg_tick(void);
+void loadavg_start(void);
 void loadavg_get(unsigned long avg[3]);
 
 #endif

@@ -13,6 +13,7 @@
 #include <kernel/cputime.h>
 #include <kernel/seccomp.h>
 #include <kernel/mempolicy.h>
+#include <kernel/ktimer.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -48,11 +49,10 @@ struct thread {
 
 	struct wait_queue *waiting_on;	// set while blocked on a wait queue
 	struct thread *wq_next;
-	uint64_t wake_deadline;		// ns, 0 = none (sleep timeouts)
+	struct ktimer sleep_timer;	// the deadline of a sleep (kernel/sched/wait.c)
 	bool timed_out;
 	volatile bool interruptible;	// a signal may end its sleep
 	volatile bool killable;		// a fatal signal may end its sleep
-	struct thread *timer_next;
 
 	struct process *proc;		// NULL for kernel threads
 	struct mm *mm;			// address space, NULL for kernel threads

@@ -5,7 +5,16 @@
 #include <stdint.h>
 
 extern unsigned timer_hz;		// ticks per second (boot option hz=)
-extern volatile uint64_t jiffies;	// ticks on CPU 0 since boot
+extern volatile uint64_t jiffies;	// monotonic time in ticks, as of the last tick anywhere
+
+// The tick (kernel/time/tick.c): runs only while a CPU needs it.
+uint64_t tick_period_ns(void);
+void tick_init_cpu(int cpu);
+void tick_start(void);			// this CPU, interrupts off
+void tick_resume(void);			// a thread is about to run here
+void tick_idle_enter(void);		// the idle loop, about to halt
+void tick_idle_exit(void);		// ... woken
+void tick_kick_idle(int busy_cpu);	// busy_cpu has threads waiting
 
 uint64_t clock_monotonic_ns(void);
 void delay_ns(uint64_t ns);		// busy wait

@@ -57,8 +57,8 @@ bool wq_empty(const struct wait_queue *wq);
 // recording the signal.
 void wake_interruptible(struct thread *t);
 
-// Called every tick: wakes threads whose deadline passed.
-void sched_timers_tick(void);
+// Sets up a new thread's sleep timer.
+void wait_thread_init(struct thread *t);
 
 // Hooks of the process layer: does 't' have a signal to handle?  Is it
 // being killed (its process or thread is exiting)?

@@ -2,7 +2,8 @@
 // console; the links fd, stdin, stdout, stderr; the directory shm.
 //
 // The console's output goes straight to console_write.  Its input is a
-// ring buffer filled from the UART on CPU 0's tick (console_poll_input)
+// ring buffer filled from the UART's interrupt (console_poll_input; a
+// timer polls it where the interrupt cannot be routed)
 // and read through a small line discipline: canonical mode (the default)
 // hands out whole lines and handles erase and end-of-file; echo follows
 // the ECHO flag that TCSETS controls, as busybox's line editor expects.
@@ -18,6 +19,8 @@
 #include <kernel/process.h>
 #include <kernel/random.h>
 #include <kernel/tty.h>
+#include <kernel/ktimer.h>
+#include <kernel/time.h>
 #include <kernel/uaccess.h>
 #include <kernel/wait.h>
 #include <kernel/time.h>
@@ -205,16 +208,37 @@ static void console_input(const char *s, size_t len)
 		sigio_notify(&con.tty, FASYNC_READERS, POLL_IN);
 }
 
+// Everything the UART holds: its interrupt is an edge, and a byte left
+// behind would raise no other.
 void console_poll_input(void)
 {
 	char bytes[64];
-	size_t n = 0;
+	size_t n;
 	int c;
 
-	while (n < sizeof(bytes) && (c = serial_getc()) >= 0)
-		bytes[n++] = (char)c;
-	if (n)
-		console_input(bytes, n);
+	do {
+		n = 0;
+		while (n < sizeof(bytes) && (c = serial_getc()) >= 0)
+			bytes[n++] = (char)c;
+		if (n)
+			console_input(bytes, n);
+	} while (n == sizeof(bytes));
+}
+
+static void input_poll_fn(struct ktimer *kt)
+{
+	console_poll_input();
+	ktimer_arm(kt, clock_monotonic_ns() + tick_period_ns(), 0);
+}
+
+static struct ktimer input_poll = { .fn = input_poll_fn };
+
+void console_input_start(void)
+{
+	if (serial_enable_rx_interrupt())
+		return;
+	kprintf("console: no IOAPIC for the UART's interrupt: input polled every tick\n");
+	ktimer_arm(&input_poll, clock_monotonic_ns() + tick_period_ns(), 0);
 }
 
 void console_inject(const char *s, unsigned long n)

@@ -5,14 +5,13 @@
 // when its clock passes the expiry, counting one tick; a periodic timer is
 // moved past the present (hrtimer_forward: every period that went by
 // counts) only when the ticks are read or the time is asked for, and then
-// runs again.  Firing happens on CPU 0's tick (the running timers sit on a
-// list it checks, as the interval timers do) and whenever the timer is
-// looked at, so a read, poll or gettime never sees a stale state; a
-// sleeper wakes within a tick of the expiry.
+// runs again.  Firing happens from the timer's kernel timer (include/
+// kernel/ktimer.h), at its time, and whenever the timer is looked at, so
+// a read, poll or gettime never sees a stale state.
 //
 // CLOCK_REALTIME is the monotonic clock plus an offset that
-// clock_settime and settimeofday move.  An absolute realtime timer
-// compares with the clock at each tick, so it follows the change; with
+// clock_settime and settimeofday move.  An absolute realtime timer's
+// kernel timer follows the change; with
 // TFD_TIMER_CANCEL_ON_SET it is cancelled instead, as Linux's: the
 // readers wake and the next read is ECANCELED.  The _ALARM clocks behave
 // as their plain ones (nothing suspends), behind CAP_WAKE_ALARM as on
@@ -25,6 +24,7 @@
 #include <fs/timerfd.h>
 #include <kernel/cred.h>
 #include <kernel/ktime.h>
+#include <kernel/ktimer.h>
 #include <kernel/syscall.h>
 #include <kernel/time.h>
 #include <kernel/uaccess.h>
@@ -32,6 +32,7 @@
 #include <lib/printf.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
+#include <stddef.h>
 
 #define CLOCK_REALTIME		KT_CLOCK_REALTIME
 #define CLOCK_MONOTONIC		KT_CLOCK_MONOTONIC
@@ -53,13 +54,13 @@ struct timerfd {
 	// Under timerfd_lock:
 	int64_t exp;		// expiry, in the clock's ns (0: never set)
 	int64_t interval;	// 0: one-shot
-	bool running;		// armed, not fired yet: on the 'running' list
+	bool running;		// armed, not fired yet: 'kt' is armed
 	bool expired;		// fired since the last read (a period to forward)
 	uint64_t ticks;		// expirations not read yet
 	int settime_flags;
 	bool mono_base;		// CLOCK_REALTIME set relative: counts on MONOTONIC
 	struct wait_queue wq;	// readers
-	struct timerfd *next;	// on 'running'
+	struct ktimer kt;	// fires it while running
 	struct poll_events events;	// fs/poll.h: expirations, TFD_IOC_SET_TICKS
 	// TFD_TIMER_CANCEL_ON_SET on an absolute realtime setting: on the
 	// 'cancelable' list; 'moffs' is the clock's offset it last saw, or
@@ -69,9 +70,8 @@ struct timerfd {
 	struct timerfd *cancel_next;
 };
 
-// One lock for every timerfd: the tick walks them all, and they are few.
+// One lock for every timerfd: they are few.
 static struct spinlock timerfd_lock = SPINLOCK_INIT("timerfd");
-static struct timerfd *running;
 static struct timerfd *cancelable;
 
 static bool is_alarm(const struct timerfd *t)
@@ -84,24 +84,27 @@ static int64_t clock_now(const struct timerfd *t)
 	return ktime_now(t->clockid, t->mono_base);
 }
 
+// The kernel timer's deadline: realtime expiries tagged so that they
+// follow the clock.
+static uint64_t deadline_of(const struct timerfd *t)
+{
+	uint64_t exp = t->exp > 0 ? (uint64_t)t->exp : 0;
+
+	if (!t->mono_base && (t->clockid == CLOCK_REALTIME || t->clockid == CLOCK_REALTIME_ALARM))
+		return exp | DEADLINE_REALTIME;
+	return exp;
+}
+
 static void start_locked(struct timerfd *t)
 {
-	if (t->running)
-		return;
+	ktimer_arm(&t->kt, deadline_of(t), 0);
 	t->running = true;
-	t->next = running;
-	running = t;
 }
 
 static void stop_locked(struct timerfd *t)
 {
-	for (struct timerfd **pp = &running; *pp; pp = &(*pp)->next) {
-		if (*pp == t) {
-			*pp = t->next;
-			break;
-		}
-	}
 	t->running = false;
+	ktimer_cancel(&t->kt);		// a late expiry finds it stopped
 }
 
 // The hrtimer callback: one tick, readers woken.  True if it fired.
@@ -192,19 +195,18 @@ static int64_t remaining_locked(struct timerfd *t)
 	return left > 0 ? left : 0;
 }
 
-void timerfd_tick(void)
+// The kernel timer: fire (or, if the expiry was moved later meanwhile,
+// wait for the new one).
+static void timerfd_fn(struct ktimer *kt)
 {
-	bool any = false;
-
-	if (!__atomic_load_n(&running, __ATOMIC_RELAXED))
-		return;
+	struct timerfd *t = (struct timerfd *)((char *)kt - offsetof(struct timerfd, kt));
 	uint64_t flags = spin_lock_irqsave(&timerfd_lock);
-	for (struct timerfd *t = running, *next; t; t = next) {
-		next = t->next;
-		any |= fire_locked(t);
-	}
+	bool fired = fire_locked(t);
+
+	if (!fired && t->running)
+		ktimer_arm(&t->kt, deadline_of(t), 0);
 	spin_unlock_irqrestore(&timerfd_lock, flags);
-	if (any)
+	if (fired)
 		poll_notify();
 }
 
@@ -320,6 +322,7 @@ static void timerfd_release(struct vnode *vn)
 		stop_locked(t);
 	setup_cancel_locked(t, 0);
 	spin_unlock_irqrestore(&timerfd_lock, flags);
+	ktimer_cancel_sync(&t->kt);
 	kfree(t);
 }
 
@@ -350,6 +353,7 @@ SYSCALL_DEFINE(SYS_timerfd_create, timerfd_create)
 	t = kzalloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	ktimer_init(&t->kt, timerfd_fn);
 	t->clockid = clockid;
 	t->moffs = clock_realtime_offset();
 	f = anon_file_new(&timerfd_ops, t, (uint32_t)flags);

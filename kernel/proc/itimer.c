@@ -1,6 +1,6 @@
 // Interval timers: ITIMER_REAL (setitimer, getitimer, alarm) sends SIGALRM
-// to the process when it expires.  Armed timers sit on a short list that
-// CPU 0 checks on every tick, so their resolution is the tick.
+// to the process when it expires, from a kernel timer of the process's
+// own (include/kernel/ktimer.h).
 // ITIMER_VIRTUAL and ITIMER_PROF count the process's CPU time instead
 // (kernel/proc/cpu_clocks.c); the tick of a CPU running the process
 // fires them.
@@ -12,7 +12,9 @@
 #include <kernel/time.h>
 #include <kernel/cpu.h>
 #include <kernel/cputime.h>
+#include <kernel/ktimer.h>
 #include <uapi/errno.h>
+#include <stddef.h>
 
 #define ITIMER_REAL	0
 #define ITIMER_VIRTUAL	1
@@ -30,48 +32,44 @@ struct itimerval64 {
 };
 
 static struct spinlock itimer_lock = SPINLOCK_INIT("itimer");
-static struct process *armed;		// linked through itimer_next
 
-static void unlink_locked(struct process *p)
+// The timer's function, on the CPU that armed it.  Under the lock the
+// timer is still wanted only if armed and due (a setitimer that raced
+// with it has re-armed or disarmed it, and cancelled this expiry).
+static void itimer_fn(struct ktimer *kt)
 {
-	for (struct process **pp = &armed; *pp; pp = &(*pp)->itimer_next) {
-		if (*pp == p) {
-			*pp = p->itimer_next;
-			break;
-		}
-	}
-	p->itimer_next = 0;
-	p->itimer_armed = false;
-}
-
-// Called from CPU 0's tick.
-void itimer_tick(void)
-{
-	if (!armed)
-		return;
-	uint64_t now = clock_monotonic_ns();
+	struct process *p = (struct process *)((char *)kt - offsetof(struct process, itimer_timer));
 	uint64_t flags = spin_lock_irqsave(&itimer_lock);
-	for (struct process *p = armed, *next; p; p = next) {
-		next = p->itimer_next;
-		if (p->itimer_deadline > now)
-			continue;
-		if (p->itimer_interval)
-			p->itimer_deadline = now + p->itimer_interval;
-		else
-			unlink_locked(p);
-		struct ksiginfo info = { .signo = SIGALRM, .code = SI_KERNEL };
-		signal_send_process(p, SIGALRM, &info);
+	uint64_t now = clock_monotonic_ns();
+
+	if (!p->itimer_armed || p->itimer_deadline > now) {
+		spin_unlock_irqrestore(&itimer_lock, flags);
+		return;
 	}
+	if (p->itimer_interval) {
+		p->itimer_deadline = now + p->itimer_interval;
+		ktimer_arm(&p->itimer_timer, p->itimer_deadline, 0);
+	} else {
+		p->itimer_armed = false;
+	}
+	struct ksiginfo info = { .signo = SIGALRM, .code = SI_KERNEL };
+	signal_send_process(p, SIGALRM, &info);
 	spin_unlock_irqrestore(&itimer_lock, flags);
 }
 
-// Disarms p's timer (exit).
+void itimer_init(struct process *p)
+{
+	ktimer_init(&p->itimer_timer, itimer_fn);
+}
+
+// Disarms p's timer (exit), and waits out an expiry running elsewhere:
+// the process may be freed next.
 void itimer_cancel(struct process *p)
 {
 	uint64_t flags = spin_lock_irqsave(&itimer_lock);
-	if (p->itimer_armed)
-		unlink_locked(p);
+	p->itimer_armed = false;
 	spin_unlock_irqrestore(&itimer_lock, flags);
+	ktimer_cancel_sync(&p->itimer_timer);
 }
 
 // Longer than any timer can run (292 years), as Linux's KTIME_MAX: a
@@ -103,14 +101,13 @@ static void itimer_swap(struct process *p, uint64_t value, uint64_t interval,
 	if (p->itimer_armed && !*old_value)
 		*old_value = 1;
 	*old_interval = p->itimer_interval;
-	if (p->itimer_armed)
-		unlink_locked(p);
+	p->itimer_armed = false;
+	ktimer_cancel(&p->itimer_timer);
 	p->itimer_interval = interval;
 	if (value) {
-		p->itimer_deadline = now + value;
+		p->itimer_deadline = now + value > now ? now + value : NEVER;
 		p->itimer_armed = true;
-		p->itimer_next = armed;
-		armed = p;
+		ktimer_arm(&p->itimer_timer, p->itimer_deadline, 0);
 	}
 	spin_unlock_irqrestore(&itimer_lock, flags);
 }

@@ -13,19 +13,21 @@
 // signal the process ignores is not queued, and a periodic timer then
 // runs on by itself (its overruns are never reported), as Linux's.
 //
-// Expiry: armed timers sit on one list that CPU 0's tick checks, as the
-// interval timers and timerfds do (kernel/proc/itimer.c, kernel/fs/
-// timerfd.c; the arithmetic is include/kernel/ktime.h, shared with
-// timerfd), so a timer fires at the first tick after its time: never
-// early, at most a tick late.  Timers on CPU-time clocks sit on the same
-// list and read their clock there (kernel/proc/cpu_clocks.c: a process's
-// or thread's time as of its last transition, at most a tick old), so
-// they fire within about two ticks of the clock passing the expiry.
+// Expiry: an armed timer on a clock of time (realtime, monotonic, boot
+// time and their alarm variants) has a kernel timer of its own
+// (include/kernel/ktimer.h; a realtime one follows clock_settime), so it
+// fires at its time, never early.  Timers on CPU-time clocks cannot be
+// put on a clock of time: they read their clock (kernel/proc/
+// cpu_clocks.c: a process's or thread's time as of its last transition,
+// at most a tick old) from one polling timer that runs every tick while
+// any is armed, so they fire within about two ticks of the clock passing
+// the expiry.  All armed timers are on one list (the arithmetic is
+// include/kernel/ktime.h, shared with timerfd).
 //
 // Timer ids are per process, counting up from 0 (kept across exec, not
 // reused until the count wraps), as Linux's.  Timers are deleted at exec
-// and exit and not inherited by fork.  One lock serves all timers: the
-// tick walks them, and they are few.
+// and exit and not inherited by fork.  One lock serves all timers: they
+// are few.
 
 #include <kernel/cred.h>
 #include <kernel/cputime.h>
@@ -38,7 +40,10 @@
 #include <kernel/uaccess.h>
 #include <lib/printf.h>
 #include <mm/kmalloc.h>
+#include <kernel/ktimer.h>
+#include <kernel/time.h>
 #include <uapi/errno.h>
+#include <stddef.h>
 
 #define CLOCK_PROCESS_CPUTIME_ID 2
 #define CLOCK_THREAD_CPUTIME_ID	3
@@ -78,6 +83,7 @@ struct ptimer {
 	int64_t interval;		// 0: one-shot
 	bool mono_base;			// CLOCK_REALTIME set relative: counts on MONOTONIC
 	bool armed;			// on the 'armed' list
+	struct ktimer kt;		// not a CPU clock: fires it
 	int64_t overrun;		// intervals skipped since the last rearm (-1 based)
 	int64_t overrun_last;		// what the last delivery reported
 	int requeue_pending;		// Linux's it_requeue_pending: odd while fired
@@ -87,6 +93,10 @@ struct ptimer {
 
 static struct spinlock ptimer_lock = SPINLOCK_INIT("posix_timers");
 static struct ptimer *armed;
+static void cpu_clock_poll_fn(struct ktimer *kt);
+static void ptimer_fn(struct ktimer *kt);
+// Runs while a CPU-clock timer is armed.
+static struct ktimer cpu_clock_poll = { .fn = cpu_clock_poll_fn };
 
 // The clock's time now; false if it is gone (a CPU clock's process or
 // thread ended: it never advances again).
@@ -104,8 +114,25 @@ static bool clock_now(const struct ptimer *t, int64_t *now)
 	return true;
 }
 
+// The kernel timer's deadline for t's expiry: realtime ones tagged so
+// they move with the clock.
+static uint64_t deadline_of(const struct ptimer *t)
+{
+	uint64_t exp = t->exp > 0 ? (uint64_t)t->exp : 0;
+
+	if (!t->mono_base && (t->clockid == KT_CLOCK_REALTIME || t->clockid == KT_CLOCK_REALTIME_ALARM))
+		return exp | DEADLINE_REALTIME;
+	return exp;
+}
+
 static void arm_locked(struct ptimer *t)
 {
+	if (t->cpu) {
+		if (!ktimer_queued(&cpu_clock_poll))
+			ktimer_arm(&cpu_clock_poll, clock_monotonic_ns() + tick_period_ns(), 0);
+	} else {
+		ktimer_arm(&t->kt, deadline_of(t), 0);
+	}
 	if (t->armed)
 		return;
 	t->armed = true;
@@ -124,6 +151,7 @@ static void disarm_locked(struct ptimer *t)
 		}
 	}
 	t->armed = false;
+	ktimer_cancel(&t->kt);		// a late expiry finds it disarmed
 }
 
 // Sends the signal; true if it was ignored (Linux's posix_timer_event).
@@ -161,18 +189,41 @@ static void fire_locked(struct ptimer *t, int64_t now)
 	}
 }
 
-void posix_timer_tick(void)
+// A timer on a clock of time is due (or was, before a setting that
+// cancelled this expiry: then it is no longer armed, or not yet due).
+static void ptimer_fn(struct ktimer *kt)
 {
-	if (!__atomic_load_n(&armed, __ATOMIC_RELAXED))
-		return;
+	struct ptimer *t = (struct ptimer *)((char *)kt - offsetof(struct ptimer, kt));
 	uint64_t flags = spin_lock_irqsave(&ptimer_lock);
+	int64_t now;
+
+	if (t->armed && clock_now(t, &now)) {
+		if (now >= t->exp)
+			fire_locked(t, now);
+		else
+			ktimer_arm(&t->kt, deadline_of(t), 0);
+	}
+	spin_unlock_irqrestore(&ptimer_lock, flags);
+}
+
+// Every tick while timers on CPU-time clocks are armed.
+static void cpu_clock_poll_fn(struct ktimer *kt)
+{
+	bool any = false;
+	uint64_t flags = spin_lock_irqsave(&ptimer_lock);
+
 	for (struct ptimer *t = armed, *next; t; t = next) {
 		int64_t now;
 
 		next = t->next_armed;
+		if (!t->cpu)
+			continue;
 		if (clock_now(t, &now) && now >= t->exp)
 			fire_locked(t, now);
+		any |= t->armed;
 	}
+	if (any && !ktimer_queued(kt))
+		ktimer_arm(kt, clock_monotonic_ns() + tick_period_ns(), 0);
 	spin_unlock_irqrestore(&ptimer_lock, flags);
 }
 
@@ -304,8 +355,10 @@ static void unlink_locked(struct ptimer *t)
 	}
 }
 
+// t is off every list: wait out an expiry that may be running.
 static void release(struct ptimer *t)
 {
+	ktimer_cancel_sync(&t->kt);
 	sigqueue_free_timer(t->owner, t->sigq);
 	kfree(t);
 }
@@ -326,6 +379,7 @@ SYSCALL_DEFINE(SYS_timer_create, timer_create)
 	t = kzalloc(sizeof(*t));
 	if (!t)
 		return -EAGAIN;
+	ktimer_init(&t->kt, ptimer_fn);
 	t->sigq = sigqueue_alloc_timer(p);
 	if (!t->sigq) {
 		kfree(t);

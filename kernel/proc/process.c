@@ -184,6 +184,7 @@ struct process *process_alloc(void)
 	spin_init(&p->lock, "process");
 	p->exit_signal = SIGCHLD;
 	p->start_ns = clock_monotonic_ns();
+	itimer_init(p);
 	return p;
 }
 

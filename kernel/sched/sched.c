@@ -28,6 +28,7 @@
 #include <kernel/facility.h>
 #include <kernel/membarrier.h>
 #include <kernel/rseq.h>
+#include <kernel/ktimer.h>
 
 #define MIGRATION_COOLDOWN_TICKS 4
 
@@ -85,6 +86,8 @@ void sched_init_cpu(struct cpu *c)
 	struct thread *first;
 
 	spin_init(&rq->lock, "runqueue");
+	ktimer_init_cpu(c->id);
+	tick_init_cpu(c->id);
 	acct_cpu_init(c);
 	struct thread *idle = thread_alloc("idle");
 	if (!idle)
@@ -123,6 +126,21 @@ static int first_allowed_cpu(struct thread *t)
 	return 0;
 }
 
+// A thread was queued on 'cpu': an idle CPU there is told to run it; a
+// busy one now has a thread waiting, which idle CPUs whose tick stopped
+// should come and pull.
+static void poke(int cpu, bool was_idle)
+{
+	if (was_idle) {
+		if (cpu != this_cpu()->id)
+			arch_send_ipi(cpu, IPI_RESCHED);
+		else
+			this_cpu()->need_resched = true;
+	} else if (ncpus_online > 1) {
+		tick_kick_idle(cpu);
+	}
+}
+
 // Enqueues t (runnable, not running) on 'cpu' and pokes that CPU.
 static void enqueue_on(struct thread *t, int cpu)
 {
@@ -139,12 +157,7 @@ static void enqueue_on(struct thread *t, int cpu)
 	}
 	rq_push(rq, t);
 	spin_unlock_irqrestore(&rq->lock, flags);
-	if (cpu != this_cpu()->id) {
-		if (was_idle)
-			arch_send_ipi(cpu, IPI_RESCHED);
-	} else if (was_idle) {
-		this_cpu()->need_resched = true;
-	}
+	poke(cpu, was_idle);
 }
 
 void sched_start(struct thread *t)
@@ -188,10 +201,7 @@ bool sched_wake(struct thread *t)
 		}
 		rq_push(rq, t);
 		spin_unlock_irqrestore(&rq->lock, flags);
-		if (cpu != this_cpu()->id && was_idle)
-			arch_send_ipi(cpu, IPI_RESCHED);
-		else if (cpu == this_cpu()->id && was_idle)
-			this_cpu()->need_resched = true;
+		poke(cpu, was_idle);
 		return true;
 	}
 }
@@ -319,6 +329,14 @@ void sched_preempt(void)
 	schedule();
 }
 
+bool sched_others_waiting(int cpu)
+{
+	for (int i = 0; i < ncpus; i++)
+		if (i != cpu && cpus[i].online && __atomic_load_n(&rq_of(i)->nr_waiting, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 int sched_nr_running(void)
 {
 	int n = 0;
@@ -368,7 +386,6 @@ void sched_tick(void)
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
 
-	sched_timers_tick();
 	if (t->is_idle) {
 		if (ncpus_online > 1)
 			pull_one(c);
@@ -429,14 +446,19 @@ __attribute__((noreturn)) void sched_idle_loop(void)
 		irq_disable();
 		if (c->need_resched || rq_of(c->id)->nr_waiting) {
 			c->current->preempted = false;
+			if (rq_of(c->id)->nr_waiting)
+				tick_resume();
 			irq_enable();
 			schedule();
 			continue;
 		}
+		tick_idle_enter();
 		// Enabling interrupts and halting is one step: a wake-up IPI
 		// cannot slip in between the check above and the halt.
 		uint64_t t0 = clock_monotonic_ns();
 		irq_enable_and_wait();
+		irq_disable();
 		c->stats.idle_ns += clock_monotonic_ns() - t0;
+		tick_idle_exit();
 	}
 }

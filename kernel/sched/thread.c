@@ -10,6 +10,7 @@
 #include <arch/irq.h>
 #include <lib/string.h>
 #include <kernel/cred.h>
+#include <kernel/wait.h>
 
 struct thread *thread_alloc(const char *name)
 {
@@ -28,6 +29,7 @@ struct thread *thread_alloc(const char *name)
 	t->cpu = -1;
 	t->affinity = ~(cpumask_t)0;
 	t->slice = SCHED_SLICE_TICKS;
+	wait_thread_init(t);
 	return t;
 }
 

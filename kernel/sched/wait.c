@@ -6,73 +6,39 @@
 #include <kernel/time.h>
 #include <kernel/cpu.h>
 #include <uapi/errno.h>
+#include <kernel/ktimer.h>
+#include <kernel/proc_internal.h>
 #include <arch/irq.h>
+#include <stddef.h>
 
-// Threads with a deadline, checked on CPU 0's tick.  Unsorted: the list
-// is short and a tick is long.  A realtime deadline is checked against
-// the clock as it is at each tick, so setting the clock moves it.
-static struct spinlock timer_lock = SPINLOCK_INIT("sleep timers");
-static struct thread *timer_head;
+// A sleep with a deadline arms the thread's own kernel timer, on the
+// CPU it sleeps on; the timer's function marks the sleep timed out and
+// wakes the thread.  After the sleep the thread cancels the timer and
+// waits for a function already running elsewhere, so a late expiry
+// never reaches a later sleep.
 
-static void timer_add(struct thread *t, uint64_t deadline)
+static void sleep_timer_fn(struct ktimer *kt)
 {
-	uint64_t flags = spin_lock_irqsave(&timer_lock);
-	t->wake_deadline = deadline;
-	t->timed_out = false;
-	t->timer_next = timer_head;
-	timer_head = t;
-	spin_unlock_irqrestore(&timer_lock, flags);
+	struct thread *t = (struct thread *)((char *)kt - offsetof(struct thread, sleep_timer));
+
+	__atomic_store_n(&t->timed_out, true, __ATOMIC_RELAXED);
+	sched_wake(t);
 }
 
-static void timer_remove(struct thread *t)
+void wait_thread_init(struct thread *t)
 {
-	uint64_t flags = spin_lock_irqsave(&timer_lock);
-	for (struct thread **p = &timer_head; *p; p = &(*p)->timer_next) {
-		if (*p == t) {
-			*p = t->timer_next;
-			break;
-		}
-	}
-	t->wake_deadline = 0;
-	spin_unlock_irqrestore(&timer_lock, flags);
+	ktimer_init(&t->sleep_timer, sleep_timer_fn);
 }
 
 // Has 'deadline' passed at monotonic time 'mono'?  The realtime clock
-// is read (into *real, once) only for a realtime deadline.
-static bool passed_at(uint64_t deadline, uint64_t mono, uint64_t *real)
-{
-	if (!(deadline & DEADLINE_REALTIME))
-		return deadline <= mono;
-	if (!*real)
-		*real = (uint64_t)clock_realtime_offset() + mono;
-	return (deadline & ~DEADLINE_REALTIME) <= *real;
-}
-
+// is read only for a realtime deadline.
 bool deadline_passed(uint64_t deadline)
 {
-	uint64_t real = 0;
+	uint64_t mono = clock_monotonic_ns();
 
-	return passed_at(deadline, clock_monotonic_ns(), &real);
-}
-
-void sched_timers_tick(void)
-{
-	if (this_cpu()->id != 0 || !timer_head)
-		return;
-	uint64_t now = clock_monotonic_ns(), real = 0;
-	spin_lock(&timer_lock);
-	for (struct thread **p = &timer_head; *p;) {
-		struct thread *t = *p;
-		if (t->wake_deadline && passed_at(t->wake_deadline, now, &real)) {
-			*p = t->timer_next;
-			t->wake_deadline = 0;
-			t->timed_out = true;
-			sched_wake(t);
-		} else {
-			p = &t->timer_next;
-		}
-	}
-	spin_unlock(&timer_lock);
+	if (!(deadline & DEADLINE_REALTIME))
+		return deadline <= mono;
+	return (deadline & ~DEADLINE_REALTIME) <= (uint64_t)clock_realtime_offset() + mono;
 }
 
 static void wq_remove(struct wait_queue *wq, struct thread *t)
@@ -134,8 +100,13 @@ static int sleep_on(struct wait_queue *wq, struct spinlock *lock, uint64_t deadl
 		t->wq_next = wq->head;
 		wq->head = t;
 	}
-	if (deadline != WAIT_FOREVER)
-		timer_add(t, deadline);
+	if (deadline != WAIT_FOREVER) {
+		t->timed_out = false;
+		// User-visible sleeps may end up to the thread's timer slack
+		// late, as on Linux, so that nearby expiries share an interrupt.
+		ktimer_arm(&t->sleep_timer, deadline,
+			   kind == SLEEP_INTERRUPTIBLE ? thread_timer_slack(t) : 0);
+	}
 	if (lock)
 		spin_unlock(lock);
 	t->preempted = false;
@@ -143,17 +114,19 @@ static int sleep_on(struct wait_queue *wq, struct spinlock *lock, uint64_t deadl
 	// Interrupts back as the caller had them before spinning on its lock:
 	// its holder may be waiting for this CPU to answer an IPI.
 	irq_restore(flags);
+	// Before the caller's lock: the timer's function takes a run
+	// queue's lock, never the caller's, but waits on it here would be
+	// needless.
+	if (deadline != WAIT_FOREVER)
+		ktimer_cancel_sync(&t->sleep_timer);
 	if (lock)
 		spin_lock(lock);
 	flags = irq_save();
 	// A waker takes us off the queue: then we were woken, whatever else
 	// happened at the same time (a late timeout must not lose a wake-up).
 	bool woken = wq && t->waiting_on != wq;
-	if (deadline != WAIT_FOREVER) {
-		if (t->timed_out && !woken)
-			err = -ETIMEDOUT;
-		timer_remove(t);
-	}
+	if (deadline != WAIT_FOREVER && t->timed_out && !woken)
+		err = -ETIMEDOUT;
 	if (wq && !woken)
 		wq_remove(wq, t);
 	t->interruptible = false;

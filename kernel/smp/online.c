@@ -12,6 +12,7 @@
 #include <kernel/arch.h>
 #include <kernel/sched.h>
 #include <kernel/thread.h>
+#include <kernel/time.h>
 #include <arch/irq.h>
 
 void smp_boot_cpu_online(struct cpu *c)
@@ -19,6 +20,8 @@ void smp_boot_cpu_online(struct cpu *c)
 	__atomic_store_n(&c->online, true, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ncpus_online, 1, __ATOMIC_SEQ_CST);
 	arch_cpu_start_timer();
+	tick_start();
+	loadavg_start();
 	irq_enable();
 }
 
@@ -30,5 +33,6 @@ void smp_cpu_online(struct cpu *c)
 	__atomic_store_n(&c->online, true, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&ncpus_online, 1, __ATOMIC_SEQ_CST);
 	arch_cpu_start_timer();
+	tick_start();
 	sched_idle_loop();	// enables interrupts
 }

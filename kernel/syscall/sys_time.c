@@ -1,5 +1,6 @@
 // Clocks and sleeping.
 
+#include <kernel/ktimer.h>
 #include <kernel/syscall.h>
 #include <kernel/time.h>
 #include <kernel/wait.h>
@@ -57,11 +58,12 @@ uint64_t clock_realtime_ns(void)
 	return (uint64_t)clock_realtime_offset() + clock_monotonic_ns();
 }
 
-// The clock was set: what depends on the jump hears of it (timers and
-// sleepers on absolute realtime deadlines compare with the clock at
-// each tick already).
+// The clock was set: what depends on the jump hears of it.  Kernel
+// timers on absolute realtime deadlines (sleepers, POSIX timers,
+// timerfds) take their new place in their CPU's queue.
 static void clock_was_set(void)
 {
+	ktimer_clock_was_set();
 	timerfd_clock_was_set();
 }
 

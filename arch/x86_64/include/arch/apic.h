@@ -17,14 +17,14 @@ void lapic_send_init(uint32_t apic_id);
 void lapic_send_startup(uint32_t apic_id, uint8_t page);
 bool lapic_x2apic_mode(void);
 
-// Timer: measure its rate against the TSC, then tick periodically.
+// Timer: measure its rate against the TSC, then run it one-shot
+// (arch_timer_oneshot, include/kernel/ktimer.h) on every CPU.
 void lapic_timer_calibrate(void);
-void lapic_timer_start(unsigned hz);
+void lapic_timer_start(void);
 uint64_t lapic_timer_hz(void);
-// The TSC's rate was corrected from old to new: so is the timer's; every
-// CPU reloads its tick length in lapic_timer_tick (called on every tick).
+bool lapic_timer_tsc_deadline(void);	// in TSC-deadline mode
+// The TSC's rate was corrected from old to new: so is the timer's.
 void lapic_timer_rescale(uint64_t old_tsc_hz, uint64_t new_tsc_hz);
-void lapic_timer_tick(void);
 
 // boot_stress (platform.c): tiny timer period from APIC enable on, IPIs
 // at CPUs coming online.

@@ -32,6 +32,7 @@ struct cpu_arch {
 // CPU features found by CPUID on the boot CPU.
 struct cpu_features {
 	bool x2apic;
+	bool tsc_deadline;		// the local APIC timer's TSC-deadline mode
 	bool pcid;
 	bool invpcid;
 	bool smep;
