@@ -163,7 +163,7 @@ void lapic_send_ipi_all_others(uint8_t vector)
 void lapic_stress_ipis(uint32_t apic_id)
 {
 	static const uint8_t vectors[] = {
-		VEC_IPI_CALL, VEC_IPI_RESCHED, VEC_IPI_TLB, VEC_IPI_TEST, VEC_TIMER,
+		VEC_IPI_CALL, VEC_IPI_RESCHED, VEC_IPI_TLB, VEC_IPI_TEST, VEC_IPI_TICK, VEC_TIMER,
 	};
 
 	for (unsigned i = 0; i < sizeof(vectors); i++)

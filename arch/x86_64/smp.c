@@ -90,6 +90,7 @@ static const uint8_t ipi_vectors[] = {
 	[IPI_RESCHED] = VEC_IPI_RESCHED,
 	[IPI_TLB] = VEC_IPI_TLB,
 	[IPI_TEST] = VEC_IPI_TEST,
+	[IPI_TICK] = VEC_IPI_TICK,
 };
 
 void arch_send_ipi(int cpu, enum ipi_kind kind)

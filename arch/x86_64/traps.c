@@ -17,6 +17,7 @@
 #include <kernel/thread.h>
 #include <kernel/proc_internal.h>
 #include <kernel/smp.h>
+#include <kernel/time.h>
 #include <fs/dev.h>
 #include <lib/printf.h>
 
@@ -145,6 +146,10 @@ static void interrupt(struct cpu *c, struct trap_frame *f)
 	case VEC_IPI_TEST:
 		ipi_received(c, 0);
 		ipi_test_interrupt();
+		break;
+	case VEC_IPI_TICK:
+		ipi_received(c, 0);
+		tick_ipi();
 		break;
 	default:
 		if (f->vector >= 0x20 && f->vector < 0x30) {

@@ -24,7 +24,7 @@ bool arch_clock_needs_tick(void);	// ... and this CPU needs one now
 uint64_t arch_rtc_seconds(void);	// wall clock at boot, seconds since 1970
 
 // Inter-processor interrupts (counted in struct cpu_stats).
-enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_TEST };
+enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_TEST, IPI_TICK };
 void arch_send_ipi(int cpu, enum ipi_kind kind);
 void arch_send_ipi_all_others(enum ipi_kind kind);	// only when all are online
 

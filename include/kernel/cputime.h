@@ -97,7 +97,8 @@ static inline void acct_irq_done(struct cpu_acct *a)
 // ---- what the rest of the kernel calls ----
 
 void acct_cpu_init(struct cpu *c);			// before the CPU's first transition
-void acct_tick(struct cpu *c);				// every tick: CPU timers, RLIMIT_CPU
+void acct_tick(struct cpu *c);
+bool acct_needs_tick(const struct thread *t);			// ... has work for it				// every tick: CPU timers, RLIMIT_CPU
 void acct_thread_exit(struct process *p, struct thread *t);	// p->lock held
 void acct_reap(struct process *parent, struct process *child);	// proc_tree_lock held
 void acct_page_fault(void);				// a fault was resolved for the current thread

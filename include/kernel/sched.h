@@ -34,7 +34,8 @@ int sched_set_affinity(struct thread *t, cpumask_t mask);
 // Threads running or waiting on a run queue, all CPUs together (a
 // snapshot without locks: /proc/loadavg, the load average, /proc/stat).
 int sched_nr_running(void);
-// Has any CPU but 'cpu' threads waiting in its queue (a snapshot)?
+// Threads waiting in cpu's queue; has any CPU but 'cpu' some (snapshots)?
+int sched_nr_waiting(int cpu);
 bool sched_others_waiting(int cpu);
 
 // Called by a new thread on its first run (the switch left a lock held).

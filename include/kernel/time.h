@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+struct process;
+
 extern unsigned timer_hz;		// ticks per second (boot option hz=)
 extern volatile uint64_t jiffies;	// monotonic time in ticks, as of the last tick anywhere
 
@@ -15,6 +17,11 @@ void tick_resume(void);			// a thread is about to run here
 void tick_idle_enter(void);		// the idle loop, about to halt
 void tick_idle_exit(void);		// ... woken
 void tick_kick_idle(int busy_cpu);	// busy_cpu has threads waiting
+void tick_needed_on(int cpu);		// something there needs the tick now
+void tick_ipi(void);			// IPI_TICK arrived
+void tick_process_changed(struct process *p);	// p armed CPU timers or limits
+struct thread;
+void tick_switch_in(struct thread *next);	// schedule(): next is about to run
 
 uint64_t clock_monotonic_ns(void);
 void delay_ns(uint64_t ns);		// busy wait

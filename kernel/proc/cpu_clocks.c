@@ -245,6 +245,8 @@ void cpu_itimer_swap(struct process *p, int which, uint64_t value, uint64_t inte
 	*expires = value ? now + value : 0;
 	*incr = interval;
 	spin_unlock_irqrestore(&p->lock, flags);
+	if (value)
+		tick_process_changed(p);	// the ticks of its CPUs fire it
 }
 
 void cpu_itimer_get(struct process *p, int which, uint64_t *value, uint64_t *interval)

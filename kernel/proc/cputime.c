@@ -326,6 +326,18 @@ static void check_rlimit_cpu(struct process *p, uint64_t prof)
 	}
 }
 
+// Has the tick of a CPU running t work here: a CPU-time interval timer
+// armed or a CPU limit set?  (A CPU running only such threads keeps its
+// tick: kernel/time/tick.c.)
+bool acct_needs_tick(const struct thread *t)
+{
+	struct process *p = t->proc;
+
+	return p && (__atomic_load_n(&p->acct.virt_expires, __ATOMIC_RELAXED) ||
+		     __atomic_load_n(&p->acct.prof_expires, __ATOMIC_RELAXED) ||
+		     __atomic_load_n(&p->rlimits[RLIMIT_CPU].cur, __ATOMIC_RELAXED) != RLIM_INFINITY);
+}
+
 // Every tick on every CPU, in the timer interrupt.  Only a process with
 // a CPU timer armed or a CPU limit pays for summing its threads.
 void acct_tick(struct cpu *c)
@@ -333,11 +345,9 @@ void acct_tick(struct cpu *c)
 	struct thread *t = c->current;
 	struct process *p = t ? t->proc : 0;
 
-	if (!p || t->acct.gone)
+	if (!p || t->acct.gone || !acct_needs_tick(t))
 		return;
 	bool limited = p->rlimits[RLIMIT_CPU].cur != RLIM_INFINITY;
-	if (!p->acct.virt_expires && !p->acct.prof_expires && !limited)
-		return;
 	struct acct_totals tot;
 	process_totals(p, &tot);
 	uint64_t prof = tot.user_ns + tot.sys_ns;

@@ -277,9 +277,13 @@ static long global_expedited(void)
 // Every other CPU passes a full barrier after the call began: a tick, a
 // switch of address space, or it is seen running no user thread at all
 // (idle: never waited for, never woken).  The caller sleeps a tick at a
-// time meanwhile.
+// time meanwhile.  A CPU that runs a single thread without a tick
+// (kernel/time/tick.c) might pass none for as long as the thread runs:
+// it gets a barrier IPI instead, once it is seen waited for with its
+// tick stopped.
 static long global(void)
 {
+	struct mb_request r = { 0, MB_PLAIN };
 	uint64_t seen[MAX_CPUS];
 	int me = this_cpu()->id;
 	cpumask_t waiting = 0;
@@ -298,6 +302,15 @@ static long global(void)
 				waiting &= ~cpumask_of(i);
 		if (!waiting)
 			break;
+		cpumask_t tickless = 0;
+		for (int i = 0; i < ncpus; i++)
+			if ((waiting & cpumask_of(i)) && __atomic_load_n(&cpus[i].tick_stopped, __ATOMIC_ACQUIRE))
+				tickless |= cpumask_of(i);
+		if (tickless) {
+			send_ipis(tickless, ipi_barrier, &r);
+			waiting &= ~tickless;
+			continue;
+		}
 		// A dying process need not wait (and must not be held up).
 		if (wq_wait_killable(0, 0, clock_monotonic_ns() + 1000000) == -EINTR)
 			break;

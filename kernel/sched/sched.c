@@ -136,8 +136,11 @@ static void poke(int cpu, bool was_idle)
 			arch_send_ipi(cpu, IPI_RESCHED);
 		else
 			this_cpu()->need_resched = true;
-	} else if (ncpus_online > 1) {
-		tick_kick_idle(cpu);
+	} else {
+		// It waits: its CPU's tick must run for its slice.
+		tick_needed_on(cpu);
+		if (ncpus_online > 1)
+			tick_kick_idle(cpu);
 	}
 }
 
@@ -293,6 +296,8 @@ void schedule(void)
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	account_switch(c, prev);
+	if (!next->is_idle)
+		tick_switch_in(next);
 	next->on_cpu = true;
 	next->slice = next->slice > 0 ? next->slice : SCHED_SLICE_TICKS;
 	c->current = next;
@@ -327,6 +332,11 @@ void sched_preempt(void)
 {
 	current_thread()->preempted = true;
 	schedule();
+}
+
+int sched_nr_waiting(int cpu)
+{
+	return __atomic_load_n(&rq_of(cpu)->nr_waiting, __ATOMIC_RELAXED);
 }
 
 bool sched_others_waiting(int cpu)

@@ -138,10 +138,15 @@ static void spin_until_stopped(void *arg)
 	__atomic_add_fetch(&spinners_done, 1, __ATOMIC_SEQ_CST);
 }
 
-// A CPU that runs a thread ticks (an idle one need not: ktimer tests).
-KTEST(time, timer_ticks_on_every_busy_cpu)
+// A CPU with a thread waiting for it ticks (time slices): two spinners
+// on every other CPU, one besides this thread here.  (An idle CPU, or
+// one running a single thread, need not: the ktimer tests.)  Kernel
+// threads are not preempted, so the second spinner of a CPU runs only
+// once the first has stopped.
+KTEST(time, timer_ticks_on_every_cpu_with_threads_waiting)
 {
 	uint64_t before[MAX_CPUS];
+	bool ticked[MAX_CPUS];
 	int me = this_cpu()->id, started = 0;
 
 	spinners_stop = false;
@@ -149,20 +154,21 @@ KTEST(time, timer_ticks_on_every_busy_cpu)
 	for (int i = 0; i < ncpus; i++)
 		before[i] = cpus[i].stats.ticks;
 	for (int i = 0; i < ncpus; i++)
-		if (i != me && cpus[i].online && kthread_create("spinner", spin_until_stopped, 0, i))
-			started++;
+		for (int n = i == me ? 1 : 2; n > 0 && cpus[i].online; n--)
+			if (kthread_create("spinner", spin_until_stopped, 0, i))
+				started++;
 	for (int i = 0; i < ncpus; i++) {
-		if (!cpus[i].online)
-			continue;
 		uint64_t t1 = clock_monotonic_ns();
-		while (cpus[i].stats.ticks < before[i] + 2 && clock_monotonic_ns() - t1 < 5000000000ULL)
-			if (i == me)
-				cpu_relax();	// this CPU busy too
-		KEXPECT(cpus[i].stats.ticks >= before[i] + 2);
+		while (cpus[i].online && cpus[i].stats.ticks < before[i] + 2 &&
+		       clock_monotonic_ns() - t1 < 5000000000ULL)
+			cpu_relax();		// this CPU stays busy too
+		ticked[i] = !cpus[i].online || cpus[i].stats.ticks >= before[i] + 2;
 	}
 	spinners_stop = true;
 	while (spinners_done < started)
 		sched_yield();
+	for (int i = 0; i < ncpus; i++)
+		KEXPECT(ticked[i]);
 	return true;
 }
 

@@ -178,8 +178,11 @@ static long do_prlimit(int pid, int resource, uint64_t unew, uint64_t uold)
 		old = p->rlimits[resource];
 		if (unew)
 			rc = limit_check(resource, &old, &nl);
-		if (unew && rc == 0)
+		if (unew && rc == 0) {
 			p->rlimits[resource] = nl;
+			if (resource == RLIMIT_CPU)
+				tick_process_changed(p);	// its ticks check the limit
+		}
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 	if (rc == 0 && uold && copy_to_user(uold, &old, sizeof(old)) < 0)

@@ -5,10 +5,17 @@
 // own (include/kernel/ktimer.h), so an idle CPU stops its tick and takes
 // no timer interrupt until its next timer is due.
 //
-// The tick stops when the CPU goes idle and nothing needs it there
-// (tick_needed), and starts again when the CPU leaves idle, or when
-// another CPU gets threads waiting that this one could pull
-// (tick_kick_idle).
+// The tick stops when nothing needs it (tick_needed): on an idle CPU, and
+// on one running a single thread without CPU-time timers or limits.  It
+// starts again when the CPU leaves idle, when a second thread is queued
+// there or its thread arms such a timer (tick_needed_on: an IPI_TICK
+// from another CPU), or when another CPU gets threads waiting that an
+// idle one could pull (tick_kick_idle).
+//
+// Stopping and the reasons to start again race: a CPU marks its tick
+// stopped, then looks once more at what needs it; one that makes it
+// needed first changes the state, then looks whether the tick stopped.
+// With a full barrier on both sides, one of the two sees the other.
 
 #include <kernel/time.h>
 #include <kernel/ktimer.h>
@@ -45,16 +52,31 @@ uint64_t tick_period_ns(void)
 	return NSEC / timer_hz;
 }
 
-// Does this CPU need its tick?  A thread runs (its slice, its CPU
-// timers), the clock is still being checked, or another CPU has threads
-// waiting that this idle one should pull.
+// Does this CPU need its tick?  Threads wait for it here (time slices),
+// its thread has CPU-time timers or limits, the clock is still being
+// checked, or another CPU has threads waiting (this one, idle, should
+// pull them; busy, it keeps ticking for the balance).
 static bool tick_needed(struct cpu *c)
 {
 	struct thread *cur = c->current;
 
-	if (!cur->is_idle || arch_clock_needs_tick())
+	if (arch_clock_needs_tick() || (ncpus_online > 1 && sched_others_waiting(c->id)))
 		return true;
-	return ncpus_online > 1 && sched_others_waiting(c->id);
+	if (cur->is_idle)
+		return false;
+	return sched_nr_waiting(c->id) > 0 || acct_needs_tick(cur);
+}
+
+// Marks the tick stopped unless, looked at again after that (see the
+// top), it is needed after all.  True if it stopped.
+static bool tick_try_stop(struct cpu *c)
+{
+	__atomic_store_n(&c->tick_stopped, true, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!tick_needed(c))
+		return true;
+	__atomic_store_n(&c->tick_stopped, false, __ATOMIC_RELAXED);
+	return false;
 }
 
 static void tick_fn(struct ktimer *kt)
@@ -70,10 +92,8 @@ static void tick_fn(struct ktimer *kt)
 	membarrier_tick();
 	acct_tick(c);
 	sched_tick();
-	if (!tick_needed(c)) {
-		c->tick_stopped = true;
+	if (!tick_needed(c) && tick_try_stop(c))
 		return;
-	}
 	// The next tick a period after this one was due, so ticks keep their
 	// rhythm; one that came very late starts the rhythm again from now.
 	uint64_t next = kt->deadline + tick_period_ns();
@@ -87,7 +107,7 @@ void tick_start(void)
 {
 	struct cpu *c = this_cpu();
 
-	c->tick_stopped = false;
+	__atomic_store_n(&c->tick_stopped, false, __ATOMIC_RELAXED);
 	ktimer_arm(&tick_timers[c->id], clock_monotonic_ns() + tick_period_ns(), 0);
 }
 
@@ -97,16 +117,13 @@ void tick_init_cpu(int cpu)
 	cpus[cpu].tick_stopped = true;
 }
 
-// The idle loop, interrupts off, about to halt: stop the tick if nothing
-// needs it (it would only find nothing to do).
+// The idle loop, interrupts off, about to halt.  A running tick is left
+// to stop itself at its next expiry (it then finds nothing needing it):
+// a CPU that is idle only briefly, as in a ping-pong with another CPU,
+// neither stops nor restarts it, and one that stays idle takes one more
+// tick.
 void tick_idle_enter(void)
 {
-	struct cpu *c = this_cpu();
-
-	if (!c->tick_stopped && !tick_needed(c)) {
-		ktimer_cancel(&tick_timers[c->id]);
-		c->tick_stopped = true;
-	}
 	ktimer_idle_enter();
 }
 
@@ -128,18 +145,64 @@ void tick_resume(void)
 		tick_start();
 }
 
-// Another CPU has threads waiting: wake the idle CPUs whose tick stopped,
-// so they start it again and pull (sched_tick).
+// Something on 'cpu' now needs its tick (after changing the state
+// tick_needed reads; see the top): start it there.
+void tick_needed_on(int cpu)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&cpus[cpu].tick_stopped, __ATOMIC_RELAXED))
+		return;
+	if (cpu == this_cpu()->id) {
+		uint64_t flags = irq_save();
+		if (this_cpu()->tick_stopped && tick_needed(this_cpu()))
+			tick_start();
+		irq_restore(flags);
+	} else {
+		arch_send_ipi(cpu, IPI_TICK);
+	}
+}
+
+void tick_ipi(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (c->tick_stopped && tick_needed(c))
+		tick_start();
+}
+
+// Another CPU has threads waiting: the idle CPUs whose tick stopped
+// start it again, and pull (sched_tick).
 void tick_kick_idle(int busy_cpu)
 {
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (int i = 0; i < ncpus; i++) {
 		struct cpu *c = &cpus[i];
 		if (i == busy_cpu || !c->online || !__atomic_load_n(&c->tick_stopped, __ATOMIC_RELAXED))
 			continue;
 		struct thread *cur = __atomic_load_n(&c->current, __ATOMIC_RELAXED);
 		if (cur && cur->is_idle)
-			arch_send_ipi(i, IPI_RESCHED);
+			arch_send_ipi(i, IPI_TICK);
 	}
+}
+
+// p armed a CPU-time timer or limit: the CPUs running its threads
+// without a tick start theirs (one that switches to its thread later
+// sees it at the switch: tick_switch_in).
+void tick_process_changed(struct process *p)
+{
+	for (int i = 0; i < ncpus; i++) {
+		struct thread *cur = __atomic_load_n(&cpus[i].current, __ATOMIC_RELAXED);
+		if (cpus[i].online && cur && cur->proc == p)
+			tick_needed_on(i);
+	}
+}
+
+// The switch to 'next', interrupts off: a thread whose CPU timers need
+// the tick gets it.
+void tick_switch_in(struct thread *next)
+{
+	if (__atomic_load_n(&this_cpu()->tick_stopped, __ATOMIC_RELAXED) && acct_needs_tick(next))
+		tick_start();
 }
 
 // Safe at any point of boot: a CPU's timers run only once it has a

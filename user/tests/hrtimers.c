@@ -4,8 +4,9 @@
 // about 6: these cases take the median of several and want it under
 // 3 ms, a bound that holds under TCG on a loaded host and fails on a
 // tick-granular kernel), threads sleeping to different deadlines wake in
-// deadline order, and on Switchyard an idle CPU takes no timer
-// interrupts (its tick stops).  Passes on Linux as well (the idle-CPU
+// deadline order, and on Switchyard an idle CPU, or one running a single
+// thread, takes no timer interrupts (its tick stops) until a second
+// thread is queued there.  Passes on Linux as well (the idle-CPU
 // case is Switchyard's counters and is skipped there).
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -393,20 +395,17 @@ static uint64_t field(const struct cpustat *st, int cpu, const char *name)
 static void t_idle_cpu_takes_no_ticks(void)
 {
 	struct cpustat a, b;
-	cpu_set_t one;
 	const char *path = cpustat_file();
 
 	if (access(path, R_OK)) {
 		skip("no /proc/switchyard/cpustat (not Switchyard)");
 		return;
 	}
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2) {
 		skip("one CPU");
 		return;
 	}
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
-	if (check_ok(sched_setaffinity(0, sizeof(one), &one), "pin to CPU 0"))
+	if (check_ok(pin_self(0), "pin to CPU 0"))
 		return;
 	// Settle: threads of earlier cases have gone.
 	w_nanosleep(50 * MS);
@@ -429,6 +428,70 @@ static void t_idle_cpu_takes_no_ticks(void)
 	}
 }
 
+static volatile int spin_stop;
+static volatile uint64_t spins[2];
+
+static void *spin_on_cpu1(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	while (!spin_stop)
+		spins[me]++;
+	return NULL;
+}
+
+// Switchyard: a CPU running one thread alone stops its tick too; a
+// second thread queued there starts it again, so the two share the CPU.
+static void t_busy_cpu_alone_and_shared(void)
+{
+	struct cpustat a, b;
+	const char *path = cpustat_file();
+	pthread_t th[2];
+
+	if (access(path, R_OK) || sysconf(_SC_NPROCESSORS_CONF) < 2) {
+		skip(access(path, R_OK) ? "no /proc/switchyard/cpustat (not Switchyard)" : "one CPU");
+		return;
+	}
+	if (check_ok(pin_self(0), "pin to CPU 0"))
+		return;
+	spin_stop = 0;
+	spins[0] = spins[1] = 0;
+	if (pthread_create(&th[0], NULL, spin_on_cpu1, (void *)(intptr_t)0)) {
+		fail("pthread_create");
+		return;
+	}
+	w_nanosleep(100 * MS);		// it runs alone on CPU 1 now
+	int ok = cpustat_snapshot(path, &a);
+	w_nanosleep(1000 * MS);
+	ok &= cpustat_snapshot(path, &b);
+	uint64_t n = ok ? field(&b, 1, "timer_irqs") - field(&a, 1, "timer_irqs") : 0;
+	// The second spinner: without a tick on CPU 1 it would never run
+	// while the first spins.
+	uint64_t before = spins[0];
+	pthread_create(&th[1], NULL, spin_on_cpu1, (void *)(intptr_t)1);
+	int64_t end = now_ns(CLOCK_MONOTONIC) + 10000 * MS;
+	while ((spins[1] < 1000 || spins[0] == before) && now_ns(CLOCK_MONOTONIC) < end)
+		w_nanosleep(10 * MS);
+	uint64_t mid0 = spins[0], mid1 = spins[1];
+	w_nanosleep(200 * MS);
+	bool both = spins[0] > mid0 && spins[1] > mid1;
+	spin_stop = 1;
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	if (check(ok, "cpustat read"))
+		return;
+	if (n > 3) {
+		fail("CPU 1 running one thread took %llu timer interrupts in a second",
+		     (unsigned long long)n);
+		return;
+	}
+	check(spins[1] >= 1000 && both, "two threads on CPU 1 both run");
+}
+
 static const struct test_case cases[] = {
 	{ "never_early", t_never_early },
 	{ "one_ms_is_not_a_tick", t_one_ms_is_not_a_tick },
@@ -436,6 +499,7 @@ static const struct test_case cases[] = {
 	{ "wake_in_deadline_order", t_wake_in_deadline_order },
 	{ "timer_slack", t_timer_slack },
 	{ "idle_cpu_takes_no_ticks", t_idle_cpu_takes_no_ticks },
+	{ "busy_cpu_alone_then_shared", t_busy_cpu_alone_and_shared },
 };
 
 int main(void)

@@ -20,6 +20,7 @@
 #define VEC_IPI_RESCHED		0xf2	// reschedule now
 #define VEC_IPI_TLB		0xf3	// TLB shootdown
 #define VEC_IPI_TEST		0xf4	// ping used by tests
+#define VEC_IPI_TICK		0xf5	// start the tick again
 #define VEC_SPURIOUS		0xff
 
 #endif
