@@ -13,7 +13,7 @@
 // skipped where sched_setscheduler(SCHED_FIFO) is refused.  Some programs
 // wait a fixed 10 ms for a thread to fall asleep before waking it (a
 // guess a loaded machine can miss): a result that is not "ok" runs the
-// program again, up to three times in all.  futex_wait and futex_waitv
+// program again, up to five times in all.  futex_wait and futex_waitv
 // leave the System V shared memory segments they made (never IPC_RMID):
 // every run's are removed after it.
 #define _GNU_SOURCE
@@ -33,7 +33,7 @@
 #include "sysv_cleanup.h"
 
 #define RUN_TIMEOUT 20		// seconds one program may take
-#define ATTEMPTS 3
+#define ATTEMPTS 5
 
 static char dir[PATH_MAX];
 
