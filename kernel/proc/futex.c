@@ -395,6 +395,17 @@ static bool pi_waiters_locked(const struct futex_key *k, const struct futex_wait
 	return false;
 }
 
+// Does a waiter of the plain calls (or a WAIT_REQUEUE_PI one not yet
+// moved) sleep on k?  Then k is no PI lock: Linux's PI calls on it find
+// a top waiter without PI state and fail with EINVAL.
+static bool plain_waiters_locked(const struct futex_key *k)
+{
+	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+		if (!w->pi && key_equal(&w->key, k))
+			return true;
+	return false;
+}
+
 // The PI waiter on k that has waited longest, or NULL: chains add at the
 // head, so it is the last one.
 static struct futex_waiter *pi_oldest_locked(const struct futex_key *k)
@@ -416,7 +427,7 @@ static bool pi_owner_alive(uint32_t tid)
 }
 
 // One attempt under futex_lock: 1 taken, 0 owned by another (*seen the
-// word), or -EDEADLK, -EFAULT.  A free word (no TID) is taken keeping its
+// word), or -EDEADLK, -EINVAL (plain waiters on it), -EFAULT.  A free word (no TID) is taken keeping its
 // FUTEX_OWNER_DIED.  A waiter that slept ('waited') also takes one whose
 // owner is gone, marking it FUTEX_OWNER_DIED, and leaves FUTEX_WAITERS
 // set, as Linux's fixup of a lock taken after blocking on it does.
@@ -431,6 +442,8 @@ static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex
 		uint32_t owner = val & FUTEX_TID_MASK;
 		if (owner == tid)
 			return -EDEADLK;
+		if (plain_waiters_locked(k))
+			return -EINVAL;
 		if (owner && !(waited && !pi_owner_alive(owner))) {
 			*seen = val;
 			return 0;
@@ -554,6 +567,10 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 			r = -EPERM;
 			break;
 		}
+		if (plain_waiters_locked(&k)) {
+			r = -EINVAL;
+			break;
+		}
 		struct futex_waiter *next = pi_oldest_locked(&k);
 		uint32_t want = next ? ((uint32_t)next->thread->tid | FUTEX_WAITERS) : 0;
 		if (user_cmpxchg_u32(uaddr, val, want, &got) < 0) {
@@ -619,7 +636,8 @@ static bool rq_waiter_ok(const struct futex_waiter *w, const struct futex_key *k
 
 // Linux's futex_proxy_trylock_atomic: the PI lock at uaddr2 for 'top'.
 // 1 taken (top woken owning it), 0 owned by another (FUTEX_WAITERS set
-// there, *owner its TID), or -EDEADLK (top owns it), -ESRCH, -EFAULT.
+// there, *owner its TID), or -EDEADLK (top owns it), -EINVAL (plain
+// waiters on it), -ESRCH, -EFAULT.
 static int rq_proxy_lock_locked(uint64_t uaddr2, struct futex_waiter *top, bool set_waiters,
 				uint32_t *owner)
 {
@@ -631,6 +649,8 @@ static int rq_proxy_lock_locked(uint64_t uaddr2, struct futex_waiter *top, bool 
 		*owner = val & FUTEX_TID_MASK;
 		if (*owner == tid)
 			return -EDEADLK;
+		if (plain_waiters_locked(&top->pi_key))
+			return -EINVAL;
 		uint32_t want;
 		if (!*owner)
 			want = tid | (val & FUTEX_OWNER_DIED) |

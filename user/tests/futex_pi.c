@@ -318,6 +318,71 @@ static void t_rq_plain_ops(void)
 	check(w.ret == 0 && w.unlock_ret == 0, "and the waiter got the lock");
 }
 
+// A word plain waiters sleep on is no PI lock: LOCK_PI, TRYLOCK_PI,
+// UNLOCK_PI and CMP_REQUEUE_PI onto it fail with EINVAL.
+static uint32_t plain_word;
+static void *plain_word_waiter(void *arg)
+{
+	(void)arg;
+	return (void *)futex(&plain_word, FUTEX_WAIT | P, plain_word, NULL, NULL, 0);
+}
+
+static void t_pi_on_plain_word(void)
+{
+	uint32_t stage = 0, f1 = 0;
+	struct rq_waiter w = { 0 };
+	pthread_t th;
+	void *ret;
+
+	plain_word = 0;
+	pthread_create(&th, NULL, plain_word_waiter, NULL);
+	// Known asleep once moved away and back by FUTEX_REQUEUE.
+	while (futex(&plain_word, FUTEX_REQUEUE | P, 0, (void *)1L, &stage, 0) != 1)
+		usleep(1000);
+	check(futex(&stage, FUTEX_REQUEUE | P, 0, (void *)1L, &plain_word, 0) == 1, "moved back");
+	check_errno(lock_pi(&plain_word), EINVAL, "LOCK_PI");
+	check_errno(futex(&plain_word, 8 | P, 0, NULL, NULL, 0), EINVAL, "TRYLOCK_PI");
+	check(plain_word == 0, "the word is untouched");
+	rq_start(&w, &f1, &plain_word);
+	wait_until(rq_waiter_queued, &f1, P);
+	check_errno(cmp_requeue_pi(&f1, &plain_word, 1, 0, P), EINVAL, "CMP_REQUEUE_PI onto it");
+	check(rq_waiter_queued(&f1, P), "the requeue-PI waiter stays");
+	// UNLOCK_PI: only an owner gets that far (EPERM first).
+	check_errno(unlock_pi(&plain_word), EPERM, "UNLOCK_PI by a non-owner");
+	check(futex(&plain_word, FUTEX_WAKE | P, 1, NULL, NULL, 0) == 1, "wake the plain waiter");
+	pthread_join(th, &ret);
+	check(ret == 0, "its FUTEX_WAIT returns 0");
+	check(cmp_requeue_pi(&f1, &plain_word, 1, 0, P) == 1, "the PI word is free now");
+	pthread_join(w.th, NULL);
+	check(w.ret == 0 && w.unlock_ret == 0, "and the requeue-PI waiter got it");
+}
+
+// UNLOCK_PI by the owner of a word a plain waiter sleeps on.
+static uint32_t owned_word;
+static void *owned_word_waiter(void *arg)
+{
+	(void)arg;
+	return (void *)futex(&owned_word, FUTEX_WAIT | P, owned_word, NULL, NULL, 0);
+}
+
+static void t_unlock_pi_plain_waiter(void)
+{
+	uint32_t stage = 0;
+	pthread_t th;
+	void *ret;
+
+	owned_word = (uint32_t)gettid_();
+	pthread_create(&th, NULL, owned_word_waiter, NULL);
+	while (futex(&owned_word, FUTEX_REQUEUE | P, 0, (void *)1L, &stage, 0) != 1)
+		usleep(1000);
+	check(futex(&stage, FUTEX_REQUEUE | P, 0, (void *)1L, &owned_word, 0) == 1, "moved back");
+	check_errno(unlock_pi(&owned_word), EINVAL, "UNLOCK_PI");
+	check(owned_word == (uint32_t)gettid_(), "the word is untouched");
+	check(futex(&owned_word, FUTEX_WAKE | P, 1, NULL, NULL, 0) == 1, "wake the plain waiter");
+	pthread_join(th, &ret);
+	check(ret == 0, "its FUTEX_WAIT returns 0");
+}
+
 // A LOCK_PI waiter is no target of the plain calls either.
 static void *lock_pi_fn(void *arg)
 {
@@ -650,6 +715,8 @@ static const struct test_case cases[] = {
 	{ "requeue_pi_plain_waiter", t_rq_plain_waiter },
 	{ "requeue_pi_plain_ops", t_rq_plain_ops },
 	{ "lock_pi_plain_ops", t_pi_plain_ops },
+	{ "pi_calls_on_plain_word", t_pi_on_plain_word },
+	{ "unlock_pi_plain_waiter", t_unlock_pi_plain_waiter },
 	{ "requeue_pi_edeadlk", t_rq_edeadlk },
 	{ "requeue_pi_signal", t_rq_signal },
 	{ "requeue_pi_timeout_requeued", t_rq_timeout_requeued },
