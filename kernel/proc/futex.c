@@ -426,6 +426,14 @@ static bool pi_owner_alive(uint32_t tid)
 	return t && !t->exiting;
 }
 
+// An owner TID no thread has is ESRCH for a new waiter (Linux); one on
+// its way out is waited for, as Linux waits for its exit to finish: its
+// robust list, or the waiter's takeover, settles the lock.
+static bool pi_owner_gone(uint32_t tid)
+{
+	return !thread_find((int)tid);
+}
+
 // One attempt under futex_lock: 1 taken, 0 owned by another (*seen the
 // word), or -EDEADLK, -EINVAL (plain waiters on it), -EFAULT.  A free word (no TID) is taken keeping its
 // FUTEX_OWNER_DIED.  A waiter that slept ('waited') also takes one whose
@@ -485,7 +493,7 @@ static int pi_lock_locked(uint64_t uaddr, struct futex_waiter *w, uint64_t deadl
 		r = pi_try_locked(uaddr, &w->key, w, waited, &val);
 		if (r != 0)
 			break;
-		if (!pi_owner_alive(val & FUTEX_TID_MASK) && !waited) {
+		if (!waited && pi_owner_gone(val & FUTEX_TID_MASK)) {
 			r = -ESRCH;		// Linux: an owner TID no task has
 			break;
 		}
@@ -663,7 +671,7 @@ static int rq_proxy_lock_locked(uint64_t uaddr2, struct futex_waiter *top, bool 
 		if (got != val)
 			continue;
 		if (*owner)
-			return pi_owner_alive(*owner) ? 0 : -ESRCH;
+			return pi_owner_gone(*owner) ? -ESRCH : 0;
 		unlink_waiter(top);
 		top->woken = true;
 		wq_wake_one(top->sleeps_on);
