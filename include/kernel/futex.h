@@ -8,6 +8,10 @@
 // private futex and a shared one); returns the number woken.
 int futex_wake_current(uint64_t uaddr, int n);
 
+// The owner of the PI lock at uaddr (current address space) died and its
+// robust list marked the word: its oldest waiter takes it over now.
+void futex_pi_owner_died(uint64_t uaddr);
+
 struct thread;
 // The thread is dying or execing: every lock on its robust list that it
 // still owns is marked FUTEX_OWNER_DIED and one waiter woken.  Must run

@@ -35,6 +35,8 @@
 #define FUTEX_TRYLOCK_PI	8
 #define FUTEX_WAIT_BITSET	9
 #define FUTEX_WAKE_BITSET	10
+#define FUTEX_WAIT_REQUEUE_PI	11
+#define FUTEX_CMP_REQUEUE_PI	12
 #define FUTEX_LOCK_PI2		13
 #define FUTEX_PRIVATE_FLAG	128
 #define FUTEX_CLOCK_REALTIME	256
@@ -61,6 +63,11 @@ struct futex_waiter {
 	struct wait_queue *sleeps_on;
 	bool woken;
 	bool pi;		// FUTEX_LOCK_PI: woken only by the handoff of UNLOCK_PI
+	// FUTEX_WAIT_REQUEUE_PI: only FUTEX_CMP_REQUEUE_PI onto pi_key may
+	// move it (it is then a PI waiter there: 'pi' set) or wake it (it
+	// was given that lock).
+	bool requeue_pi;
+	struct futex_key pi_key;
 	struct futex_waiter *next;
 };
 
@@ -111,7 +118,16 @@ static void unlink_waiter(struct futex_waiter *w)
 	}
 }
 
+// A PI waiter, or one of FUTEX_WAIT_REQUEUE_PI: the plain wake and
+// requeue operations refuse to touch it (EINVAL), as Linux.
+static bool pi_kind(const struct futex_waiter *w)
+{
+	return w->pi || w->requeue_pi;
+}
+
 // Wakes up to n waiters on k whose bitset matches; futex_lock held.
+// Meeting a PI-kind waiter on k ends it with -EINVAL (those woken stay
+// woken, as on Linux).
 static int wake_locked(const struct futex_key *k, int n, uint32_t bitset)
 {
 	int woken = 0;
@@ -119,7 +135,13 @@ static int wake_locked(const struct futex_key *k, int n, uint32_t bitset)
 
 	while (*p && woken < n) {
 		struct futex_waiter *w = *p;
-		if (!key_equal(&w->key, k) || !(w->bitset & bitset)) {
+		if (!key_equal(&w->key, k)) {
+			p = &w->next;
+			continue;
+		}
+		if (pi_kind(w))
+			return -EINVAL;
+		if (!(w->bitset & bitset)) {
 			p = &w->next;
 			continue;
 		}
@@ -199,8 +221,12 @@ int futex_wake_current(uint64_t uaddr, int n)
 		return 0;
 	spin_lock(&futex_lock);
 	woken = wake_locked(&shared, n, FUTEX_BITSET_MATCH_ANY);
-	if (!key_equal(&priv, &shared))
-		woken += wake_locked(&priv, n, FUTEX_BITSET_MATCH_ANY);
+	if (woken < 0)
+		woken = 0;
+	if (!key_equal(&priv, &shared)) {
+		int more = wake_locked(&priv, n, FUTEX_BITSET_MATCH_ANY);
+		woken += more > 0 ? more : 0;
+	}
 	spin_unlock(&futex_lock);
 	return woken;
 }
@@ -208,8 +234,9 @@ int futex_wake_current(uint64_t uaddr, int n)
 // Moves up to n waiters from k1 to k2 and counts them; futex_lock held.
 // They are taken off k1's chain first and added to k2's afterwards, so
 // that a move onto the same word (or the same chain) cannot meet the
-// waiters it has just moved.
-static int move_locked(const struct futex_key *k1, const struct futex_key *k2, int n)
+// waiters it has just moved.  A PI-kind waiter stops it: *bad set, the
+// ones before it moved all the same (Linux).
+static int move_locked(const struct futex_key *k1, const struct futex_key *k2, int n, bool *bad)
 {
 	struct futex_waiter *taken = 0;
 	struct futex_waiter **p = &buckets[bucket_of(k1)];
@@ -220,6 +247,10 @@ static int move_locked(const struct futex_key *k1, const struct futex_key *k2, i
 		if (!key_equal(&w->key, k1)) {
 			p = &w->next;
 			continue;
+		}
+		if (pi_kind(w)) {
+			*bad = true;
+			break;
 		}
 		*p = w->next;
 		w->next = taken;
@@ -259,9 +290,12 @@ static long futex_requeue(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 			return -EAGAIN;
 		}
 	}
+	bool bad = false;
 	int done = wake_locked(&k1, nwake, FUTEX_BITSET_MATCH_ANY);
-	int moved = move_locked(&k1, &k2, nmove);
+	int moved = done < 0 ? 0 : move_locked(&k1, &k2, nmove, &bad);
 	spin_unlock(&futex_lock);
+	if (done < 0 || bad)
+		return -EINVAL;
 	return done + moved;
 }
 
@@ -328,8 +362,10 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 			break;
 	}
 	int woken = wake_locked(&k1, nwake, FUTEX_BITSET_MATCH_ANY);
-	if (wake_op_compare(encoded, old))
-		woken += wake_locked(&k2, nwake2, FUTEX_BITSET_MATCH_ANY);
+	if (woken >= 0 && wake_op_compare(encoded, old)) {
+		int more = wake_locked(&k2, nwake2, FUTEX_BITSET_MATCH_ANY);
+		woken = more < 0 ? more : woken + more;
+	}
 	spin_unlock(&futex_lock);
 	return woken;
 }
@@ -344,9 +380,10 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 // class here with every thread at the same priority, so the owner has
 // no priority to inherit: the boosting of Linux's rt_mutex is vacuous,
 // and what a program can see (ownership, handoff, errnos) is Linux's.
-// A waiter looks every 10 ms whether the owner still lives: one that
-// exited without unlocking (Linux's exit_pi_state_list) leaves the lock
-// to it.
+// A waiter looks every 10 ms whether the owner still lives, and at once
+// when a robust owner's exit marks the word: one that exited without
+// unlocking (Linux's exit_pi_state_list) leaves the lock to it, with
+// FUTEX_OWNER_DIED.
 
 #define PI_RECHECK_NS	10000000ULL
 
@@ -358,6 +395,29 @@ static bool pi_waiters_locked(const struct futex_key *k, const struct futex_wait
 	return false;
 }
 
+// Does a waiter of the plain calls (or a WAIT_REQUEUE_PI one not yet
+// moved) sleep on k?  Then k is no PI lock: Linux's PI calls on it find
+// a top waiter without PI state and fail with EINVAL.
+static bool plain_waiters_locked(const struct futex_key *k)
+{
+	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+		if (!w->pi && key_equal(&w->key, k))
+			return true;
+	return false;
+}
+
+// The PI waiter on k that has waited longest, or NULL: chains add at the
+// head, so it is the last one.
+static struct futex_waiter *pi_oldest_locked(const struct futex_key *k)
+{
+	struct futex_waiter *oldest = NULL;
+
+	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+		if (w->pi && key_equal(&w->key, k))
+			oldest = w;
+	return oldest;
+}
+
 // Is the thread 'tid' alive (a thread of some process, not exiting)?
 static bool pi_owner_alive(uint32_t tid)
 {
@@ -366,13 +426,23 @@ static bool pi_owner_alive(uint32_t tid)
 	return t && !t->exiting;
 }
 
-// One attempt under futex_lock: 1 taken, 0 owned by another (*seen the
-// word), or -EDEADLK, -EFAULT.  A free word (no TID) is taken keeping its
-// FUTEX_OWNER_DIED; 'takeover' also takes one whose owner is gone.
-static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex_waiter *me,
-			 bool takeover, uint32_t *seen)
+// An owner TID no thread has is ESRCH for a new waiter (Linux); one on
+// its way out is waited for, as Linux waits for its exit to finish: its
+// robust list, or the waiter's takeover, settles the lock.
+static bool pi_owner_gone(uint32_t tid)
 {
-	uint32_t tid = (uint32_t)current_thread()->tid, val;
+	return !thread_find((int)tid);
+}
+
+// One attempt under futex_lock: 1 taken, 0 owned by another (*seen the
+// word), or -EDEADLK, -EINVAL (plain waiters on it), -EFAULT.  A free word (no TID) is taken keeping its
+// FUTEX_OWNER_DIED.  A waiter that slept ('waited') also takes one whose
+// owner is gone, marking it FUTEX_OWNER_DIED, and leaves FUTEX_WAITERS
+// set, as Linux's fixup of a lock taken after blocking on it does.
+static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex_waiter *me,
+			 bool waited, uint32_t *seen)
+{
+	uint32_t tid = (uint32_t)me->thread->tid, val;
 
 	for (;;) {
 		if (get_user_u32(&val, uaddr) < 0)
@@ -380,12 +450,15 @@ static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex
 		uint32_t owner = val & FUTEX_TID_MASK;
 		if (owner == tid)
 			return -EDEADLK;
-		if (owner && !(takeover && !pi_owner_alive(owner))) {
+		if (plain_waiters_locked(k))
+			return -EINVAL;
+		if (owner && !(waited && !pi_owner_alive(owner))) {
 			*seen = val;
 			return 0;
 		}
-		uint32_t want = tid | (val & FUTEX_OWNER_DIED) |
-				(pi_waiters_locked(k, me) ? FUTEX_WAITERS : 0), got;
+		bool waiters = waited || pi_waiters_locked(k, me);
+		uint32_t want = tid | (val & FUTEX_OWNER_DIED) | (owner ? FUTEX_OWNER_DIED : 0) |
+				(waiters ? FUTEX_WAITERS : 0), got;
 		if (user_cmpxchg_u32(uaddr, val, want, &got) < 0)
 			return -EFAULT;
 		if (got == val)
@@ -393,24 +466,34 @@ static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex
 	}
 }
 
-static long futex_lock_pi(uint64_t uaddr, bool private, uint64_t deadline, bool trylock)
+static void pi_queue_locked(struct futex_waiter *w)
 {
-	struct futex_waiter w = { .thread = current_thread(), .pi = true };
+	unsigned b = bucket_of(&w->key);
+
+	w->next = buckets[b];
+	buckets[b] = w;
+}
+
+// Takes the PI lock at uaddr for w's thread, sleeping as a PI waiter on
+// w->key until UNLOCK_PI hands it over or its owner is gone: 1, or
+// -ETIMEDOUT, -EINTR (a signal), -EAGAIN (trylock), -ESRCH, -EDEADLK,
+// -EFAULT.  'queued': w is on the chain already (CMP_REQUEUE_PI moved it
+// there and set FUTEX_WAITERS).  w is off the chain on return.
+// futex_lock held.
+static int pi_lock_locked(uint64_t uaddr, struct futex_waiter *w, uint64_t deadline, bool trylock,
+			  bool queued)
+{
+	bool waited = queued;
 	uint32_t val;
 	int r;
 
-	if ((r = make_key(uaddr, private, &w.key)) < 0)
-		return r;
-	w.sleeps_on = &w.wq;
-	if (get_user_u32(&val, uaddr) < 0)
-		return -EFAULT;
-	bool queued = false;
-	spin_lock(&futex_lock);
 	for (;;) {
-		r = pi_try_locked(uaddr, &w.key, &w, false, &val);
+		if (w->woken)
+			return 1;	// handed over by UNLOCK_PI, off the chain
+		r = pi_try_locked(uaddr, &w->key, w, waited, &val);
 		if (r != 0)
 			break;
-		if (!pi_owner_alive(val & FUTEX_TID_MASK)) {
+		if (!waited && pi_owner_gone(val & FUTEX_TID_MASK)) {
 			r = -ESRCH;		// Linux: an owner TID no task has
 			break;
 		}
@@ -427,39 +510,48 @@ static long futex_lock_pi(uint64_t uaddr, bool private, uint64_t deadline, bool 
 			if (got != val)
 				continue;	// the word moved: look again
 		}
+		// Queued once, keeping its place in the handoff order.
 		if (!queued) {
-			unsigned b = bucket_of(&w.key);
-			w.next = buckets[b];
-			buckets[b] = &w;
+			pi_queue_locked(w);
 			queued = true;
 		}
 		uint64_t recheck = clock_monotonic_ns() + PI_RECHECK_NS;
 		bool rt = deadline & DEADLINE_REALTIME;
 		uint64_t until = deadline && !rt && deadline < recheck ? deadline : recheck;
-		int wr = wq_wait(&w.wq, &futex_lock, until, true);
-		if (w.woken) {
-			r = 1;			// handed over by UNLOCK_PI
-			queued = false;
-			break;
-		}
+		int wr = wq_wait(w->sleeps_on, &futex_lock, until, true);
+		if (w->woken)
+			return 1;
 		if (deadline && deadline_passed(deadline)) {
 			r = -ETIMEDOUT;
 			break;
 		}
 		if (wr == -EINTR) {
-			r = -ERESTARTNOINTR;	// Linux restarts a PI lock after a handler
+			r = -EINTR;
 			break;
 		}
-		// Unlink to look again; queued again right after if need be.
-		unlink_waiter(&w);
-		queued = false;
-		r = pi_try_locked(uaddr, &w.key, &w, true, &val);
-		if (r != 0)
-			break;
+		waited = true;
 	}
 	if (queued)
-		unlink_waiter(&w);
+		unlink_waiter(w);
+	return r;
+}
+
+static long futex_lock_pi(uint64_t uaddr, bool private, uint64_t deadline, bool trylock)
+{
+	struct futex_waiter w = { .thread = current_thread(), .pi = true };
+	uint32_t val;
+	int r;
+
+	if ((r = make_key(uaddr, private, &w.key)) < 0)
+		return r;
+	w.sleeps_on = &w.wq;
+	if (get_user_u32(&val, uaddr) < 0)
+		return -EFAULT;
+	spin_lock(&futex_lock);
+	r = pi_lock_locked(uaddr, &w, deadline, trylock, false);
 	spin_unlock(&futex_lock);
+	if (r == -EINTR)
+		return -ERESTARTNOINTR;	// Linux restarts a PI lock after a handler
 	return r == 1 ? 0 : r;
 }
 
@@ -483,10 +575,11 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 			r = -EPERM;
 			break;
 		}
-		struct futex_waiter *next = NULL;
-		for (struct futex_waiter *w = buckets[bucket_of(&k)]; w; w = w->next)
-			if (w->pi && key_equal(&w->key, &k))
-				next = w;	// the oldest: chains add at the head
+		if (plain_waiters_locked(&k)) {
+			r = -EINVAL;
+			break;
+		}
+		struct futex_waiter *next = pi_oldest_locked(&k);
 		uint32_t want = next ? ((uint32_t)next->thread->tid | FUTEX_WAITERS) : 0;
 		if (user_cmpxchg_u32(uaddr, val, want, &got) < 0) {
 			r = -EFAULT;
@@ -501,6 +594,208 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 		}
 		r = 0;
 		break;
+	}
+	spin_unlock(&futex_lock);
+	return r;
+}
+
+// A robust PI lock's owner died (futex_robust.c marked the word): its
+// oldest waiter looks at the word now rather than at its next recheck.
+void futex_pi_owner_died(uint64_t uaddr)
+{
+	struct futex_key keys[2];
+
+	if (make_key(uaddr, false, &keys[0]) < 0 || make_key(uaddr, true, &keys[1]) < 0)
+		return;
+	spin_lock(&futex_lock);
+	for (int i = 0; i < 2; i++) {
+		struct futex_waiter *w = pi_oldest_locked(&keys[i]);
+		if (w)
+			wq_wake_one(w->sleeps_on);
+	}
+	spin_unlock(&futex_lock);
+}
+
+// ---- requeue to a PI futex (what a PI condition variable is built on) ----
+//
+// FUTEX_WAIT_REQUEUE_PI sleeps on a plain word, naming the PI word it
+// expects to be moved to; FUTEX_CMP_REQUEUE_PI takes that PI lock for the
+// oldest waiter if it is free (the waiter wakes owning it) and moves the
+// rest (or all of them, if it was not free) onto the PI word as its
+// waiters, with FUTEX_WAITERS set, to be handed the lock by UNLOCK_PI.
+
+// The waiter on k that has waited longest, or NULL.  futex_lock held.
+static struct futex_waiter *rq_oldest_locked(const struct futex_key *k)
+{
+	struct futex_waiter *oldest = NULL;
+
+	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+		if (key_equal(&w->key, k))
+			oldest = w;
+	return oldest;
+}
+
+// Is w a FUTEX_WAIT_REQUEUE_PI waiter still on its plain word, expecting
+// k2?  Anything else makes CMP_REQUEUE_PI fail with EINVAL.
+static bool rq_waiter_ok(const struct futex_waiter *w, const struct futex_key *k2)
+{
+	return w->requeue_pi && !w->pi && key_equal(&w->pi_key, k2);
+}
+
+// Linux's futex_proxy_trylock_atomic: the PI lock at uaddr2 for 'top'.
+// 1 taken (top woken owning it), 0 owned by another (FUTEX_WAITERS set
+// there, *owner its TID), or -EDEADLK (top owns it), -EINVAL (plain
+// waiters on it), -ESRCH, -EFAULT.
+static int rq_proxy_lock_locked(uint64_t uaddr2, struct futex_waiter *top, bool set_waiters,
+				uint32_t *owner)
+{
+	uint32_t tid = (uint32_t)top->thread->tid, val, got;
+
+	for (;;) {
+		if (get_user_u32(&val, uaddr2) < 0)
+			return -EFAULT;
+		*owner = val & FUTEX_TID_MASK;
+		if (*owner == tid)
+			return -EDEADLK;
+		if (plain_waiters_locked(&top->pi_key))
+			return -EINVAL;
+		uint32_t want;
+		if (!*owner)
+			want = tid | (val & FUTEX_OWNER_DIED) |
+			       (set_waiters || pi_waiters_locked(&top->pi_key, NULL) ?
+				FUTEX_WAITERS : 0);
+		else
+			want = val | FUTEX_WAITERS;
+		if (user_cmpxchg_u32(uaddr2, val, want, &got) < 0)
+			return -EFAULT;
+		if (got != val)
+			continue;
+		if (*owner)
+			return pi_owner_gone(*owner) ? -ESRCH : 0;
+		unlink_waiter(top);
+		top->woken = true;
+		wq_wake_one(top->sleeps_on);
+		*owner = tid;
+		return 1;
+	}
+}
+
+// Moves w from its plain word onto the PI word as a waiter there; its
+// thread wakes to sleep the PI way (see futex_wait_requeue_pi).
+static void rq_move_locked(struct futex_waiter *w)
+{
+	unlink_waiter(w);
+	w->key = w->pi_key;
+	w->pi = true;
+	pi_queue_locked(w);
+	wq_wake_one(w->sleeps_on);
+}
+
+// Linux's futex_requeue with requeue_pi, under futex_lock: the number of
+// waiters given the lock or moved, or an errno.  As Linux, it processes
+// up to nmove + 1 waiters, the one given the lock counting in.
+static int rq_pi_locked(uint64_t uaddr2, const struct futex_key *k1, const struct futex_key *k2,
+			int nmove)
+{
+	struct futex_waiter *top = rq_oldest_locked(k1);
+	uint32_t owner;
+
+	if (!top)
+		return 0;
+	if (!rq_waiter_ok(top, k2))
+		return -EINVAL;
+	int r = rq_proxy_lock_locked(uaddr2, top, nmove > 0, &owner);
+	if (r < 0)
+		return r;
+	int count = r;
+	while (count - 1 < nmove) {
+		struct futex_waiter *w = rq_oldest_locked(k1);
+		if (!w)
+			break;
+		if (!rq_waiter_ok(w, k2))
+			return -EINVAL;
+		if ((uint32_t)w->thread->tid == owner)
+			return -EDEADLK;	// it would wait for itself
+		rq_move_locked(w);
+		count++;
+	}
+	return count;
+}
+
+static long futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, bool private, int nwake,
+				 int nmove, uint32_t val3)
+{
+	struct futex_key k1, k2;
+	uint32_t cur;
+	int r;
+
+	if (nwake < 0 || nmove < 0)
+		return -EINVAL;
+	if (uaddr == uaddr2)
+		return -EINVAL;
+	// Linux wakes only the one it can give the PI lock to.
+	if (nwake != 1)
+		return -EINVAL;
+	if ((r = make_key(uaddr, private, &k1)) < 0 || (r = make_key(uaddr2, private, &k2)) < 0)
+		return r;
+	if (key_equal(&k1, &k2))
+		return -EINVAL;		// the same shared word through two mappings
+	if (get_user_u32(&cur, uaddr2) < 0)
+		return -EFAULT;
+	spin_lock(&futex_lock);
+	if (get_user_u32(&cur, uaddr) < 0)
+		r = -EFAULT;
+	else if (cur != val3)
+		r = -EAGAIN;
+	else
+		r = rq_pi_locked(uaddr2, &k1, &k2, nmove);
+	spin_unlock(&futex_lock);
+	return r;
+}
+
+// Linux's futex_wait_requeue_pi.  Before it is moved, a signal restarts
+// the call (ERESTARTNOINTR) and the deadline gives ETIMEDOUT; once moved
+// it is a PI waiter: given the lock 0, the deadline ETIMEDOUT, a signal
+// EWOULDBLOCK (a restart would find the plain word changed anyway).
+static long futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, bool private, uint32_t val,
+				  uint64_t deadline)
+{
+	struct futex_waiter w = { .bitset = FUTEX_BITSET_MATCH_ANY, .thread = current_thread(),
+				  .requeue_pi = true };
+	uint32_t cur;
+	int r;
+
+	if (uaddr == uaddr2)
+		return -EINVAL;
+	if ((r = make_key(uaddr2, private, &w.pi_key)) < 0 ||
+	    (r = make_key(uaddr, private, &w.key)) < 0)
+		return r;
+	w.sleeps_on = &w.wq;
+	if (get_user_u32(&cur, uaddr) < 0)
+		return -EFAULT;
+	spin_lock(&futex_lock);
+	if (get_user_u32(&cur, uaddr) < 0)
+		r = -EFAULT;
+	else if (cur != val)
+		r = -EAGAIN;
+	else if (key_equal(&w.key, &w.pi_key))
+		r = -EINVAL;
+	if (r < 0) {
+		spin_unlock(&futex_lock);
+		return r;
+	}
+	pi_queue_locked(&w);
+	int wr = 0;
+	while (!w.woken && !w.pi && !wr)
+		wr = wq_wait(&w.wq, &futex_lock, deadline, true);
+	if (w.woken) {
+		r = 0;			// CMP_REQUEUE_PI took the lock for us
+	} else if (w.pi) {
+		r = pi_lock_locked(uaddr2, &w, deadline, false, true);
+		r = r == 1 ? 0 : r == -EINTR ? -EAGAIN : r;
+	} else {
+		unlink_waiter(&w);
+		r = wr == -ETIMEDOUT ? -ETIMEDOUT : -ERESTARTNOINTR;
 	}
 	spin_unlock(&futex_lock);
 	return r;
@@ -542,9 +837,10 @@ SYSCALL_DEFINE(SYS_futex, futex)
 	uint64_t deadline;
 	int r;
 
-	// As on Linux, only FUTEX_WAIT_BITSET takes a realtime clock (its
-	// timeout is absolute); FUTEX_WAIT's relative one would ignore it.
-	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI2)
+	// As on Linux, only the calls with an absolute timeout take a realtime
+	// clock; FUTEX_WAIT's relative one would ignore it.
+	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI2 &&
+	    cmd != FUTEX_WAIT_REQUEUE_PI)
 		return -ENOSYS;
 	switch (cmd) {
 	case FUTEX_WAIT:
@@ -575,6 +871,12 @@ SYSCALL_DEFINE(SYS_futex, futex)
 		return futex_lock_pi(uaddr, private, 0, true);
 	case FUTEX_UNLOCK_PI:
 		return futex_unlock_pi(uaddr, private);
+	case FUTEX_WAIT_REQUEUE_PI:	// absolute, CLOCK_MONOTONIC unless FUTEX_CLOCK_REALTIME
+		if ((r = timeout_deadline(utime, true, realtime, &deadline)) < 0)
+			return r;
+		return futex_wait_requeue_pi(uaddr, uaddr2, private, val, deadline);
+	case FUTEX_CMP_REQUEUE_PI:
+		return futex_cmp_requeue_pi(uaddr, uaddr2, private, (int)val, (int)utime, val3);
 	default:
 		return -ENOSYS;
 	}

@@ -51,9 +51,13 @@ static void release_dead_owner(uint64_t uaddr, int tid, bool pi, bool pending)
 		if (seen == val)
 			break;
 	}
-	// Priority-inheritance locks are woken through their own protocol,
-	// which Switchyard does not offer (FUTEX_LOCK_PI is ENOSYS).
-	if (!pi && (val & FUTEX_WAITERS))
+	// A PI lock's waiter takes it over itself (futex.c), as Linux's
+	// exit_pi_state_list hands it on: tell the oldest to look now.
+	if (!(val & FUTEX_WAITERS))
+		return;
+	if (pi)
+		futex_pi_owner_died(uaddr);
+	else
 		futex_wake_current(uaddr, 1);
 }
 
