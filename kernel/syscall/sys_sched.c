@@ -11,12 +11,7 @@
 #include <lib/string.h>
 #include <uapi/errno.h>
 
-#define SCHED_OTHER	0
-#define SCHED_FIFO	1
-#define SCHED_RR	2
-#define SCHED_BATCH	3
-#define SCHED_IDLE	5
-#define SCHED_DEADLINE	6
+#include <uapi/sched.h>
 
 SYSCALL_DEFINE(SYS_sched_yield, sched_yield)
 {
