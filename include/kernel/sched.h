@@ -13,6 +13,8 @@ struct thread;
 #define SCHED_SLICE_TICKS	2	// fair time slice, in ticks
 #define SCHED_RR_NS		100000000ULL	// SCHED_RR quantum: Linux's RR_TIMESLICE
 #define RT_PRIO_LEVELS		100	// real-time priorities 1..99 (0 unused)
+#define RT_PERIOD_NS		1000000000ULL	// Linux's sched_rt_period_us
+#define RT_RUNTIME_NS		950000000ULL	// ... and sched_rt_runtime_us
 
 struct runqueue {
 	struct spinlock lock;
@@ -27,6 +29,11 @@ struct runqueue {
 	int nr_rt_waiting;
 	uint64_t fair_weight;		// weights of the waiting fair threads
 	uint64_t min_vruntime;		// never decreases
+	// Real-time throttling (Linux's sched_rt_runtime_us): real-time
+	// threads get at most RT_RUNTIME_NS of each RT_PERIOD_NS while a fair
+	// thread waits.
+	uint64_t rt_period_start, rt_time;
+	bool rt_throttled;
 };
 
 void sched_init_cpu(struct cpu *c);	// run queue and idle thread
@@ -47,8 +54,8 @@ int sched_set_affinity(struct thread *t, cpumask_t mask);
 void sched_set_params(struct thread *t, int policy, int rt_prio, int nice, bool reset_on_fork);
 // A clone starts with its parent's class, or the reset one.
 void sched_fork(struct thread *child, struct thread *parent);
-// The SCHED_RR quantum in ns, as sched_rr_get_interval reports it.
-uint64_t sched_rr_interval_ns(void);
+// What sched_rr_get_interval reports for t, in ns.
+uint64_t sched_rr_interval_ns(const struct thread *t);
 // The priority /proc/PID/stat shows (Linux's p->prio - 100: -2..-100 for
 // real time, nice + 20 for the fair classes).
 int sched_stat_prio(const struct thread *t);

@@ -27,6 +27,7 @@
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
 #include <kernel/proc_internal.h>
+#include <kernel/sched.h>
 #include <kernel/cputime.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
@@ -40,6 +41,7 @@
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
 #include <uapi/errno.h>
+#include <uapi/sched.h>
 
 #define CLOCK_TICKS_PER_SEC 100		// AT_CLKTCK: the unit of stat's times
 #define RLIM_INFINITY UINT64_MAX
@@ -139,6 +141,7 @@ static struct thread *thread_locked(struct process *p, int tid)
 // Everything a rendering needs, copied under the locks.
 struct psnap {
 	int pid, tid, ppid, pgid, sid, nthreads, exit_signal, exit_code, cpu;
+	int prio, nice, rt_prio, policy;	// stat's scheduling fields
 	bool zombie;
 	char state;
 	char comm[16];
@@ -230,6 +233,10 @@ static int snap_take(const struct pnode *pn, struct psnap *s)
 			s->umask = p->fs ? __atomic_load_n(&p->fs->umask, __ATOMIC_RELAXED) : 0;
 			s->start_ns = p->start_ns;
 			s->cpu = t ? t->cpu : 0;
+			s->prio = t ? sched_stat_prio(t) : 20;
+			s->nice = t ? t->nice : 0;
+			s->rt_prio = t && (t->policy == SCHED_FIFO || t->policy == SCHED_RR) ? t->rt_prio : 0;
+			s->policy = t ? t->policy : 0;
 			s->affinity = t ? t->affinity : 0;
 			s->no_new_privs = t && t->no_new_privs;
 			s->seccomp_mode = t ? t->seccomp.mode : 0;
@@ -339,14 +346,14 @@ static void render_stat(struct text *t, struct psnap *s)
 		s->ppid, s->pgid, s->sid, s->tty_nr, s->tpgid, 0u, s->minflt, s->cminflt,
 		s->majflt, s->cmajflt);
 	tprintf(t, "%lu %lu %ld %ld %ld %ld %d %ld %lu %lu %lu %lu ", s->utime, s->stime,
-		(long)s->cutime, (long)s->cstime, 20l, 0l, s->nthreads, 0l, start, z.total,
+		(long)s->cutime, (long)s->cstime, (long)s->prio, (long)s->nice, s->nthreads, 0l, start, z.total,
 		mm_rss(mm), s->rlimits[5].cur);
 	tprintf(t, "%lu %lu %lu %lu %lu ", mm ? mm->start_code : 0, mm ? mm->end_code : 0,
 		mm ? mm->start_stack : 0, 0ul, 0ul);
 	// The signal sets as decimal bitmaps (obsolete, but in place).
 	tprintf(t, "%lu %lu %lu %lu %lu %lu %lu %d %d %u %u %lu %lu %ld ",
 		s->sigpnd | s->shdpnd, s->sigblk, s->sigign, s->sigcgt, 0ul, 0ul, 0ul,
-		s->exit_signal, s->cpu, 0u, 0u, 0ul, 0ul, 0l);
+		s->exit_signal, s->cpu, (unsigned)s->rt_prio, (unsigned)s->policy, 0ul, 0ul, 0l);
 	tprintf(t, "%lu %lu %lu %lu %lu %lu %lu %d\n", mm ? mm->start_data : 0,
 		mm ? mm->end_data : 0, mm ? mm->brk_start : 0, mm ? mm->arg_start : 0,
 		mm ? mm->arg_end : 0, mm ? mm->env_start : 0, mm ? mm->env_end : 0,

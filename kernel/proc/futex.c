@@ -22,6 +22,7 @@
 #include <kernel/vm.h>
 #include <kernel/ktime.h>
 #include <mm/kmalloc.h>
+#include <kernel/sched.h>
 #include <uapi/errno.h>
 
 #define FUTEX_WAIT		0
@@ -340,13 +341,11 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 // once someone waits in the kernel, FUTEX_OWNER_DIED left by a robust
 // owner's death.  A locker takes a free word itself (cmpxchg); a waiter
 // sleeps until UNLOCK_PI hands it the lock (the word gets its TID and
-// FUTEX_WAITERS, as Linux's wake_futex_pi).  There is one scheduling
-// class here with every thread at the same priority, so the owner has
-// no priority to inherit: the boosting of Linux's rt_mutex is vacuous,
-// and what a program can see (ownership, handoff, errnos) is Linux's.
-// A waiter looks every 10 ms whether the owner still lives: one that
-// exited without unlocking (Linux's exit_pi_state_list) leaves the lock
-// to it.
+// FUTEX_WAITERS, as Linux's wake_futex_pi).  While it waits, the owner
+// runs at least at its real-time priority (sched_pi_block: Linux's
+// rt_mutex boosting, along the chain of owners).  A waiter looks every
+// 10 ms whether the owner still lives: one that exited without unlocking
+// (Linux's exit_pi_state_list) leaves the lock to it.
 
 #define PI_RECHECK_NS	10000000ULL
 
@@ -393,6 +392,25 @@ static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex
 	}
 }
 
+// Priority inheritance (kernel/sched/sched.c): a waiter lends its
+// priority to the owner named in the word; at a handoff the new owner
+// stops waiting and the other waiters lend theirs to it.
+static void pi_lend_priority(uint32_t val)
+{
+	struct thread *owner = thread_find((int)(val & FUTEX_TID_MASK));
+
+	if (owner)
+		sched_pi_block(current_thread(), owner);
+}
+
+static void pi_hand_over(struct futex_waiter *next, const struct futex_key *k)
+{
+	sched_pi_unblock(next->thread);
+	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+		if (w->pi && key_equal(&w->key, k))
+			sched_pi_block(w->thread, next->thread);
+}
+
 static long futex_lock_pi(uint64_t uaddr, bool private, uint64_t deadline, bool trylock)
 {
 	struct futex_waiter w = { .thread = current_thread(), .pi = true };
@@ -433,6 +451,7 @@ static long futex_lock_pi(uint64_t uaddr, bool private, uint64_t deadline, bool 
 			buckets[b] = &w;
 			queued = true;
 		}
+		pi_lend_priority(val);
 		uint64_t recheck = clock_monotonic_ns() + PI_RECHECK_NS;
 		bool rt = deadline & DEADLINE_REALTIME;
 		uint64_t until = deadline && !rt && deadline < recheck ? deadline : recheck;
@@ -459,6 +478,7 @@ static long futex_lock_pi(uint64_t uaddr, bool private, uint64_t deadline, bool 
 	}
 	if (queued)
 		unlink_waiter(&w);
+	sched_pi_unblock(w.thread);
 	spin_unlock(&futex_lock);
 	return r == 1 ? 0 : r;
 }
@@ -496,6 +516,7 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 			continue;
 		if (next) {
 			unlink_waiter(next);
+			pi_hand_over(next, &k);
 			next->woken = true;
 			wq_wake_one(next->sleeps_on);
 		}

@@ -111,9 +111,13 @@ static int rr_ticks(void)
 	return t ? (int)t : 1;
 }
 
-uint64_t sched_rr_interval_ns(void)
+// Linux reports 0 for SCHED_FIFO, the quantum for SCHED_RR and the slice
+// for the fair classes.
+uint64_t sched_rr_interval_ns(const struct thread *t)
 {
-	return SCHED_RR_NS;
+	if (t->policy == SCHED_FIFO)
+		return 0;
+	return t->policy == SCHED_RR ? SCHED_RR_NS : rq_slice_ns();
 }
 
 int sched_stat_prio(const struct thread *t)
@@ -260,7 +264,9 @@ static void update_curr(struct runqueue *rq, struct thread *curr)
 	}
 	curr->exec_start = now;
 	curr->sum_exec_ns += delta;
-	if (!rt_prio_of(curr)) {
+	if (rt_prio_of(curr))
+		rq->rt_time += delta;
+	else {
 		curr->vruntime += scaled(delta, curr->weight);
 		update_min_vruntime(rq, curr);
 	}
@@ -479,7 +485,12 @@ bool sched_wake(struct thread *t)
 static struct thread *pick_next(struct cpu *c, struct runqueue *rq, struct thread *skip)
 {
 	int prio = rt_top(rq);
-	struct thread *t = prio ? rq->rt_head[prio] : fair_leftmost(rq, skip);
+	struct thread *t = 0;
+
+	if (prio && rq->rt_throttled)
+		t = fair_leftmost(rq, skip);	// real time used up its share
+	if (!t)
+		t = prio ? rq->rt_head[prio] : fair_leftmost(rq, skip);
 
 	if (!t)
 		return c->idle;
@@ -728,6 +739,21 @@ static void balance_fair(struct cpu *c)
 		c->stats.lb_moves++;
 }
 
+// Starts a new throttling period when one is over; throttles real time
+// once it ran RT_RUNTIME_NS of the period.
+static void rt_throttle(struct runqueue *rq)
+{
+	uint64_t now = clock_monotonic_ns();
+
+	if (now - rq->rt_period_start >= RT_PERIOD_NS) {
+		rq->rt_period_start = now;
+		rq->rt_time = 0;
+		rq->rt_throttled = false;
+	}
+	if (rq->rt_time > RT_RUNTIME_NS)
+		rq->rt_throttled = true;
+}
+
 void sched_tick(void)
 {
 	struct cpu *c = this_cpu();
@@ -749,7 +775,10 @@ void sched_tick(void)
 	uint64_t flags = spin_lock_irqsave(&rq->lock);
 	update_curr(rq, t);
 	int rank = rt_prio_of(t);
-	if (rt_top(rq) > rank) {
+	rt_throttle(rq);
+	if (rq->rt_throttled && rank && rq->head) {
+		c->need_resched = true;		// real time used up its share
+	} else if (rt_top(rq) > rank && !(rq->rt_throttled && !rank)) {
 		c->need_resched = true;		// a higher class waits
 	} else if (t->policy == SCHED_RR && rank) {
 		if (--t->slice <= 0) {
@@ -858,8 +887,8 @@ void sched_set_params(struct thread *t, int policy, int rt_prio, int nice, bool 
 }
 
 // Linux's sched_fork: the class is inherited; with reset-on-fork a
-// real-time parent's child is SCHED_OTHER, a negative nice becomes 0 and
-// the child does not keep the flag.
+// real-time parent's child is SCHED_OTHER at nice 0, another's negative
+// nice becomes 0, and the child does not keep the flag.
 void sched_fork(struct thread *child, struct thread *parent)
 {
 	child->policy = parent->policy;
@@ -870,9 +899,10 @@ void sched_fork(struct thread *child, struct thread *parent)
 		if (parent->policy == SCHED_FIFO || parent->policy == SCHED_RR) {
 			child->policy = SCHED_OTHER;
 			child->rt_prio = 0;
-		}
-		if (child->nice < 0)
 			child->nice = 0;
+		} else if (child->nice < 0) {
+			child->nice = 0;
+		}
 	}
 	child->pi_boost = 0;
 	child->pi_owner = child->pi_waiters = child->pi_next = 0;
