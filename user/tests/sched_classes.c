@@ -822,10 +822,10 @@ static void t_nice_two_cpus(void)
 // spinner starves it, a FIFO 30 waiter blocks on the futex.  With the
 // owner boosted to 30 it runs over the spinner and hands the lock over;
 // without, nothing would move until the spinner gives up (after 5 s of
-// its own CPU time, so the case cannot hang).
+// its own CPU time, so the case cannot hang), which fails the case.
 
 static atomic_uint pi_word;
-static atomic_int owner_locked, spinner_on, waiter_started, waiter_got, pi_phase;
+static atomic_int owner_locked, spinner_on, waiter_started, waiter_got, pi_phase, spinner_gave_up;
 static atomic_long owner_progress;
 static int pi_cpu;
 
@@ -869,8 +869,10 @@ static void *pi_spinner(void *arg)
 	futex_wake_(&pi_phase);
 	uint64_t t0 = thread_cpu_ns();
 	for (long i = 0; !atomic_load(&stop); i++)
-		if ((i & 0xffff) == 0 && thread_cpu_ns() - t0 > 5000000000ULL)
+		if ((i & 0xffff) == 0 && thread_cpu_ns() - t0 > 5000000000ULL) {
+			atomic_store(&spinner_gave_up, 1);
 			break;
+		}
 	return NULL;
 }
 
@@ -914,6 +916,8 @@ static int c_pi_boost(void)
 	if (!atomic_load(&waiter_got))
 		bad |= cfail("the waiter did not get the lock in 10 s (owner progress %ld -> %ld)",
 			     progress, atomic_load(&owner_progress));
+	else if (atomic_load(&spinner_gave_up))
+		bad |= cfail("the owner ran only once the spinner gave up: no boost");
 	else if (atomic_load(&owner_progress) <= progress)
 		bad |= cfail("the owner made no progress");
 	atomic_store(&stop, 1);
