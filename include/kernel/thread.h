@@ -63,6 +63,11 @@ struct thread {
 
 	struct thread *rq_next;		// run queue links
 	struct thread *rq_prev;
+	// Where it was queued: the real-time priority list (0: the fair
+	// list) and the weight counted there, so taking it off is exact even
+	// if its class changed meanwhile (a change racing with a migration).
+	uint8_t rq_list;
+	uint32_t rq_weight;
 
 	struct wait_queue *waiting_on;	// set while blocked on a wait queue
 	struct thread *wq_next;

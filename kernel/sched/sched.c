@@ -152,6 +152,7 @@ static void rt_list_push(struct runqueue *rq, struct thread *t, int prio, bool a
 
 static void fair_list_push(struct runqueue *rq, struct thread *t)
 {
+	t->rq_weight = t->weight;
 	t->rq_next = 0;
 	t->rq_prev = rq->tail;
 	if (rq->tail)
@@ -159,7 +160,7 @@ static void fair_list_push(struct runqueue *rq, struct thread *t)
 	else
 		rq->head = t;
 	rq->tail = t;
-	rq->fair_weight += t->weight;
+	rq->fair_weight += t->rq_weight;
 }
 
 // A preempted real-time thread goes back to the head of its priority (it
@@ -171,6 +172,7 @@ static void rq_push(struct runqueue *rq, struct thread *t, bool at_head)
 	if (t->on_rq || t->state != THREAD_RUNNABLE)
 		panic("run queue: pushing thread %s (tid %d) that is %s", t->name, t->tid,
 		      t->on_rq ? "already queued" : "not runnable");
+	t->rq_list = (uint8_t)prio;
 	if (prio)
 		rt_list_push(rq, t, prio, at_head);
 	else
@@ -179,11 +181,10 @@ static void rq_push(struct runqueue *rq, struct thread *t, bool at_head)
 	t->on_rq = true;
 }
 
-// Unlinks t from the list it is on: the one of the priority it was
-// queued at (its rank must not change while it is queued).
+// Unlinks t from the list it is on: the one it was queued on.
 static void rq_remove(struct runqueue *rq, struct thread *t)
 {
-	int prio = rt_prio_of(t);
+	int prio = t->rq_list;
 	struct thread **head = prio ? &rq->rt_head[prio] : &rq->head;
 	struct thread **tail = prio ? &rq->rt_tail[prio] : &rq->tail;
 
@@ -201,7 +202,7 @@ static void rq_remove(struct runqueue *rq, struct thread *t)
 			rq->rt_bitmap[prio / 64] &= ~(1ULL << (prio % 64));
 		rq->nr_rt_waiting--;
 	} else {
-		rq->fair_weight -= t->weight;
+		rq->fair_weight -= t->rq_weight;
 	}
 	rq->nr_waiting--;
 	t->on_rq = false;

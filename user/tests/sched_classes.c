@@ -174,6 +174,46 @@ static int stat_sched(pid_t tid, long f[4])
 	return 0;
 }
 
+// A field of /proc/self/task/TID/sched ("name   :   value"); 0 if there
+// is no such file (Linux without CONFIG_SCHED_DEBUG), -1 if no field.
+static int sched_field(const char *name, long *v)
+{
+	char path[64], buf[4096];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", (int)gettid_());
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return 0;
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t len = strlen(name);
+		if (strncmp(line, name, len) == 0 && (line[len] == ' ' || line[len] == ':')) {
+			char *colon = strchr(line, ':');
+			if (!colon)
+				return -1;
+			*v = strtol(colon + 1, NULL, 10);
+			return 1;
+		}
+	}
+	return -1;
+}
+
+static int c_sched_file(long policy, long prio, const char *what)
+{
+	long p = -1, pr = -1;
+	int r = sched_field("policy", &p);
+
+	if (r == 0)
+		return 0;
+	if (r < 0 || sched_field("prio", &pr) < 0)
+		return cfail("%s: no policy or prio in sched", what);
+	if (p != policy || pr != prio)
+		return cfail("%s: sched policy %ld prio %ld, want %ld %ld", what, p, pr, policy, prio);
+	return 0;
+}
+
 static int c_stat(long prio, long nice, long rt, long policy, const char *what)
 {
 	long f[4] = { -999, -999, -999, -999 };
@@ -257,6 +297,7 @@ static int c_policies(void)
 	bad |= c_eq(get_sched(0), SCHED_FIFO, "reads FIFO");
 	bad |= c_eq(get_prio(0), 10, "priority 10");
 	bad |= c_stat(-11, 0, 10, SCHED_FIFO, "FIFO 10");
+	bad |= c_sched_file(SCHED_FIFO, 89, "FIFO 10");
 	bad |= c_ok(syscall(SYS_sched_setparam, 0L, &(struct sched_param){ .sched_priority = 30 }),
 		    "setparam 30");
 	bad |= c_eq(get_prio(0), 30, "priority 30");
@@ -277,6 +318,7 @@ static int c_policies(void)
 	bad |= c_eq(get_prio(0), 0, "BATCH priority 0");
 	bad |= c_ok(set_nice(PRIO_PROCESS, 0, 5), "nice 5");
 	bad |= c_stat(25, 5, 0, SCHED_BATCH, "BATCH nice 5");
+	bad |= c_sched_file(SCHED_BATCH, 125, "BATCH nice 5");
 	bad |= c_ok(set_sched(0, SCHED_IDLE, 0), "SCHED_IDLE");
 	bad |= c_eq(get_sched(0), SCHED_IDLE, "reads IDLE");
 	bad |= c_eq(raw_getprio(PRIO_PROCESS, 0), 15, "IDLE keeps nice 5");
@@ -683,22 +725,35 @@ static void run_shares(struct share *sh, int n, int ms)
 		pthread_join(sh[i].thread, NULL);
 }
 
-static int c_fair_nice(void)
+// One attempt: the nice-3 thread's share of the pair.
+static double fair_nice_once(int cpu)
 {
-	int cpus[64], n = usable(cpus, 64), cpu = cpus[n - 1], bad = 0;
 	struct share sh[2] = { { .cpu_a = cpu, .cpu_b = cpu, .nice = 0 },
 			       { .cpu_a = cpu, .cpu_b = cpu, .nice = 3 } };
 
-	pin(cpus[0]);	// the clock keeper out of the way where it can be
 	run_shares(sh, 2, 1500);
-	// Weights 1024 and 526: the nice-3 thread's share is 0.339.
 	double total = (double)(sh[0].cpu_ns + sh[1].cpu_ns);
 	double share = total > 0 ? sh[1].cpu_ns / total : 0;
 	ktap_diag("nice 0: %lu ms, nice 3: %lu ms, share %.3f (weights: 0.339)",
 		  (unsigned long)(sh[0].cpu_ns / 1000000), (unsigned long)(sh[1].cpu_ns / 1000000), share);
-	if (share < 0.339 * 0.9 || share > 0.339 * 1.1)
-		bad |= cfail("nice 3's share %.3f, want 0.339 within 10 %%", share);
-	return bad;
+	return share;
+}
+
+// Weights 1024 and 526: the nice-3 thread's share is 0.339.  A stall of
+// the whole (virtual) CPU while one thread runs is charged to it and is
+// only made up later, so a loaded host can spoil one attempt: three.
+static int c_fair_nice(void)
+{
+	int cpus[64], n = usable(cpus, 64);
+	double share = 0;
+
+	pin(cpus[0]);	// the clock keeper out of the way where it can be
+	for (int attempt = 0; attempt < 3; attempt++) {
+		share = fair_nice_once(cpus[n - 1]);
+		if (share >= 0.339 * 0.9 && share <= 0.339 * 1.1)
+			return 0;
+	}
+	return cfail("nice 3's share %.3f, want 0.339 within 10 %% (three attempts)", share);
 }
 
 static void t_fair_nice(void)
