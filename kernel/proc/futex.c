@@ -341,7 +341,8 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 // once someone waits in the kernel, FUTEX_OWNER_DIED left by a robust
 // owner's death.  A locker takes a free word itself (cmpxchg); a waiter
 // sleeps until UNLOCK_PI hands it the lock (the word gets its TID and
-// FUTEX_WAITERS, as Linux's wake_futex_pi).  While it waits, the owner
+// FUTEX_WAITERS, as Linux's wake_futex_pi), the waiter of the best
+// priority first, as Linux's rt_mutex orders them.  While it waits, the owner
 // runs at least at its real-time priority (sched_pi_block: Linux's
 // rt_mutex boosting, along the chain of owners).  A waiter looks every
 // 10 ms whether the owner still lives: one that exited without unlocking
@@ -505,8 +506,9 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 		}
 		struct futex_waiter *next = NULL;
 		for (struct futex_waiter *w = buckets[bucket_of(&k)]; w; w = w->next)
-			if (w->pi && key_equal(&w->key, &k))
-				next = w;	// the oldest: chains add at the head
+			if (w->pi && key_equal(&w->key, &k) &&
+			    (!next || sched_stat_prio(w->thread) <= sched_stat_prio(next->thread)))
+				next = w;	// the best priority, then the oldest (chains add at the head)
 		uint32_t want = next ? ((uint32_t)next->thread->tid | FUTEX_WAITERS) : 0;
 		if (user_cmpxchg_u32(uaddr, val, want, &got) < 0) {
 			r = -EFAULT;

@@ -812,7 +812,7 @@ static void t_three_on_two(void)
 // (weights 1024, 1024, 335, 335: 0.3768 and 0.1232 of the total).  One
 // attempt: 1 if every share is within 10 %; *ratio the least nice-0 time
 // over the most nice-5 time.
-static int nice_two_cpus_once(const int *cpus, double *ratio)
+static int nice_two_cpus_once(const int *cpus, double *ratio, int *loose)
 {
 	struct share sh[4];
 	double total = 0;
@@ -830,29 +830,44 @@ static int nice_two_cpus_once(const int *cpus, double *ratio)
 	ktap_diag("nice 0,0,5,5 on two CPUs: %lu, %lu, %lu, %lu ms",
 		  (unsigned long)(sh[0].cpu_ns / 1000000), (unsigned long)(sh[1].cpu_ns / 1000000),
 		  (unsigned long)(sh[2].cpu_ns / 1000000), (unsigned long)(sh[3].cpu_ns / 1000000));
+	*loose = 1;
 	for (int i = 0; i < 4; i++) {
 		double want = i < 2 ? 1024.0 / 2718 : 335.0 / 2718, got = sh[i].cpu_ns / total;
 		if (got < want * 0.9 || got > want * 1.1)
 			ok = 0;
+		if (got < want * 0.8 || got > want * 1.2)
+			*loose = 0;
 	}
+	// The nice-0 pair's share of the total does not depend on how fast
+	// each CPU was (one of each nice per CPU).
+	double zero = (sh[0].cpu_ns + sh[1].cpu_ns) / total;
+	if (zero < 2048.0 / 2718 * 0.9 || zero > 2048.0 / 2718 * 1.1)
+		*loose = 0;
 	uint64_t lo0 = sh[0].cpu_ns < sh[1].cpu_ns ? sh[0].cpu_ns : sh[1].cpu_ns;
 	uint64_t hi5 = sh[2].cpu_ns > sh[3].cpu_ns ? sh[2].cpu_ns : sh[3].cpu_ns;
 	*ratio = hi5 ? (double)lo0 / hi5 : 0;
 	return ok;
 }
 
-// Three attempts.  On the host, whose CPUs other work shares unevenly, the
-// weights must still show (a nice-0 thread gets twice a nice-5 one's
-// time at least; placing both nice-0 threads on one CPU would give 1:1).
+// Three attempts.  A loaded host runs the two (virtual) CPUs at
+// different speeds, which moves each thread's share but not the nice-0
+// pair's: a last attempt passes with that pair within 10 % and every
+// thread within 20 %.  On the host itself, whose CPUs other work shares
+// unevenly, the weights must at least show (a nice-0 thread gets twice a
+// nice-5 one's time; both nice-0 threads on one CPU would give 1:1).
 static int c_nice_two_cpus(void)
 {
-	int cpus[64];
+	int cpus[64], loose = 0;
 	double ratio = 0;
 
 	usable(cpus, 64);
 	for (int attempt = 0; attempt < 3; attempt++)
-		if (nice_two_cpus_once(cpus, &ratio))
+		if (nice_two_cpus_once(cpus, &ratio, &loose))
 			return 0;
+	if (loose) {
+		ktap_diag("per-thread shares off by 10-20 %%, the nice-0 pair's within 10 %%");
+		return 0;
+	}
 	if (!on_switchyard && ratio >= 2) {
 		ktap_diag("shares off by more than 10 %% on a shared host; weights still show");
 		return 0;
@@ -987,6 +1002,59 @@ static void t_pi_boost(void)
 	in_child(c_pi_boost, "PI boost");
 }
 
+// UNLOCK_PI hands the lock to the waiter of the best priority, not the
+// oldest: a FIFO 10 waiter blocks first, a FIFO 20 one second.
+static atomic_int order_next, order_of[2], order_blocked;
+
+static void *order_waiter(void *arg)
+{
+	int i = (int)(long)arg;
+
+	set_sched(0, SCHED_FIFO, i ? 20 : 10);
+	atomic_fetch_add(&order_blocked, 1);
+	futex_wake_(&pi_phase);
+	if (syscall(SYS_futex, &pi_word, FUTEX_LOCK_PI_PRIVATE, 0, NULL) == 0) {
+		atomic_store(&order_of[i], atomic_fetch_add(&order_next, 1) + 1);
+		unsigned me = (unsigned)gettid_();
+		if (!atomic_compare_exchange_strong(&pi_word, &me, 0))
+			syscall(SYS_futex, &pi_word, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL);
+	}
+	return NULL;
+}
+
+static int c_pi_order(void)
+{
+	int cpus[64], n = usable(cpus, 64), bad = 0;
+	pthread_t w[2];
+
+	pin(cpus[n - 1]);
+	if (set_sched(0, SCHED_FIFO, 50) < 0)
+		return cfail("SCHED_FIFO 50: errno %d", errno);
+	atomic_store(&pi_word, (unsigned)gettid_());
+	for (long i = 0; i < 2; i++) {
+		pthread_create(&w[i], NULL, order_waiter, (void *)i);
+		// Each runs (it inherits FIFO 50) once this thread waits, steps
+		// down and blocks on the lock.
+		for (int k = 0; k < 100 && atomic_load(&order_blocked) <= i; k++)
+			futex_wait_(&pi_phase, 0, 100);
+		sleep_ms_(50);
+	}
+	unsigned me = (unsigned)gettid_();
+	if (atomic_compare_exchange_strong(&pi_word, &me, 0))
+		return cfail("no waiter queued on the lock");
+	bad |= c_ok(syscall(SYS_futex, &pi_word, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL), "UNLOCK_PI");
+	pthread_join(w[0], NULL);
+	pthread_join(w[1], NULL);
+	bad |= c_eq(atomic_load(&order_of[1]), 1, "the FIFO 20 waiter got it first");
+	bad |= c_eq(atomic_load(&order_of[0]), 2, "then the FIFO 10 one");
+	return bad;
+}
+
+static void t_pi_order(void)
+{
+	in_child(c_pi_order, "PI order");
+}
+
 static const struct test_case cases[] = {
 	{ "errnos_and_ranges", t_errors },
 	{ "each_policy_set_and_read_back", t_policies },
@@ -1000,6 +1068,7 @@ static const struct test_case cases[] = {
 	{ "three_threads_two_cpus_even", t_three_on_two },
 	{ "nice_0_0_5_5_on_two_cpus", t_nice_two_cpus },
 	{ "pi_futex_boosts_owner", t_pi_boost },
+	{ "pi_unlock_hands_to_best_priority", t_pi_order },
 };
 
 int main(void)
