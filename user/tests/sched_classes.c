@@ -649,8 +649,14 @@ static int c_fifo_preempts(void)
 	int cpus[64], n = usable(cpus, 64), cpu = cpus[n - 1], bad = 0;
 	pthread_t s, f;
 
-	pthread_create(&f, NULL, fifo_thread, &cpu);
-	pthread_create(&s, NULL, spinner, &cpu);
+	if (pthread_create(&f, NULL, fifo_thread, &cpu) != 0)
+		return cfail("pthread_create");
+	if (pthread_create(&s, NULL, spinner, &cpu) != 0) {
+		atomic_store(&wake_word, 1);
+		syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1);
+		pthread_join(f, NULL);
+		return cfail("pthread_create");
+	}
 	// The spinner runs on its CPU, the FIFO thread waits there.
 	for (int i = 0; i < 2000 && atomic_load(&spin_count) < 1000000; i++)
 		sleep_ms_(5);
@@ -708,13 +714,17 @@ static void *share_thread(void *arg)
 }
 
 // Runs n spinning threads on CPUs a and b for ms milliseconds; their CPU
-// times in sh[].cpu_ns.
+// times in sh[].cpu_ns.  A thread that cannot be made ends the run at
+// once (the child exits: the others need not be joined).
 static void run_shares(struct share *sh, int n, int ms)
 {
 	atomic_store(&stop, 0);
 	atomic_store(&share_go, 0);
 	for (int i = 0; i < n; i++)
-		pthread_create(&sh[i].thread, NULL, share_thread, &sh[i]);
+		if (pthread_create(&sh[i].thread, NULL, share_thread, &sh[i]) != 0) {
+			cfail("pthread_create");
+			_exit(1);
+		}
 	for (int i = 0; i < n; i++)
 		while (!atomic_load(&sh[i].ready))
 			sleep_ms_(1);
@@ -973,14 +983,19 @@ static int c_pi_boost(void)
 	// step down to their own priorities.
 	if (set_sched(0, SCHED_FIFO, 40) < 0)
 		return cfail("SCHED_FIFO 40: errno %d", errno);
-	pthread_create(&o, NULL, pi_owner, NULL);
+	// A thread that cannot be made ends the case at once: the child
+	// exits, its threads with it.
+	if (pthread_create(&o, NULL, pi_owner, NULL) != 0)
+		_exit(cfail("pthread_create"));
 	for (int i = 0; i < 100 && !atomic_load(&owner_locked); i++)
 		futex_wait_(&pi_phase, 0, 100);
-	pthread_create(&s, NULL, pi_spinner, NULL);
+	if (pthread_create(&s, NULL, pi_spinner, NULL) != 0)
+		_exit(cfail("pthread_create"));
 	for (int i = 0; i < 100 && !atomic_load(&spinner_on); i++)
 		futex_wait_(&pi_phase, atomic_load(&pi_phase), 100);
 	long progress = atomic_load(&owner_progress);
-	pthread_create(&w, NULL, pi_waiter, NULL);
+	if (pthread_create(&w, NULL, pi_waiter, NULL) != 0)
+		_exit(cfail("pthread_create"));
 	for (int i = 0; i < 100 && !atomic_load(&stop); i++)
 		futex_wait_(&pi_phase, atomic_load(&pi_phase), 100);
 	if (!atomic_load(&waiter_got))
@@ -1032,7 +1047,8 @@ static int c_pi_order(void)
 		return cfail("SCHED_FIFO 50: errno %d", errno);
 	atomic_store(&pi_word, (unsigned)gettid_());
 	for (long i = 0; i < 2; i++) {
-		pthread_create(&w[i], NULL, order_waiter, (void *)i);
+		if (pthread_create(&w[i], NULL, order_waiter, (void *)i) != 0)
+			_exit(cfail("pthread_create"));
 		// Each runs (it inherits FIFO 50) once this thread waits, steps
 		// down and blocks on the lock.
 		for (int k = 0; k < 100 && atomic_load(&order_blocked) <= i; k++)
