@@ -43,6 +43,11 @@ struct cpu_stats {
 	uint64_t rseq_aborts;		// rseq critical sections sent to their abort handler
 	uint64_t rseq_id_writes;	// rseq areas given a new cpu_id/mm_cid
 	uint64_t timer_irqs;		// timer interrupts taken (ticks and timers)
+	// Scheduler (kernel/sched/sched.c).
+	uint64_t preempt_ipi;		// IPIs sent to make a busy CPU run a woken thread
+	uint64_t lb_moves;		// fair threads pulled here by the busy balancer
+	uint64_t rt_pulls;		// real-time threads pulled here from a CPU busy with one
+	uint64_t pi_boosts;		// priority-inheritance boosts made from here
 };
 
 struct thread;

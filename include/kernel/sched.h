@@ -10,12 +10,30 @@
 
 struct thread;
 
-#define SCHED_SLICE_TICKS	2	// time slice, in ticks
+#define SCHED_SLICE_TICKS	2	// fair time slice, in ticks
+#define SCHED_RR_NS		100000000ULL	// SCHED_RR quantum: Linux's RR_TIMESLICE
+#define RT_PRIO_LEVELS		100	// real-time priorities 1..99 (0 unused)
+#define RT_PERIOD_NS		1000000000ULL	// Linux's sched_rt_period_us
+#define RT_RUNTIME_NS		950000000ULL	// ... and sched_rt_runtime_us
 
 struct runqueue {
 	struct spinlock lock;
-	struct thread *head, *tail;	// runnable threads waiting for the CPU
-	int nr_waiting;
+	// Fair threads waiting (SCHED_OTHER, _BATCH, _IDLE), in no order:
+	// the pick takes the smallest vruntime.
+	struct thread *head, *tail;
+	// Real-time threads waiting, one FIFO list per priority, and a bitmap
+	// of the non-empty ones.
+	struct thread *rt_head[RT_PRIO_LEVELS], *rt_tail[RT_PRIO_LEVELS];
+	uint64_t rt_bitmap[2];
+	int nr_waiting;			// all waiting threads
+	int nr_rt_waiting;
+	uint64_t fair_weight;		// weights of the waiting fair threads
+	uint64_t min_vruntime;		// never decreases
+	// Real-time throttling (Linux's sched_rt_runtime_us): real-time
+	// threads get at most RT_RUNTIME_NS of each RT_PERIOD_NS while a fair
+	// thread waits.
+	uint64_t rt_period_start, rt_time;
+	bool rt_throttled;
 };
 
 void sched_init_cpu(struct cpu *c);	// run queue and idle thread
@@ -30,6 +48,27 @@ bool sched_wake(struct thread *t);
 void sched_start(struct thread *t);
 // Changes where a thread may run; moves it if needed.
 int sched_set_affinity(struct thread *t, cpumask_t mask);
+
+// Scheduling parameters of a thread (the syscalls check permissions).
+// Moves it between classes and queues as needed.
+void sched_set_params(struct thread *t, int policy, int rt_prio, int nice, bool reset_on_fork);
+// A clone starts with its parent's class, or the reset one.
+void sched_fork(struct thread *child, struct thread *parent);
+// What sched_rr_get_interval reports for t, in ns.
+uint64_t sched_rr_interval_ns(const struct thread *t);
+// The priority /proc/PID/stat shows (Linux's p->prio - 100: -2..-100 for
+// real time, nice + 20 for the fair classes).
+int sched_stat_prio(const struct thread *t);
+
+// Priority inheritance (PI futexes, kernel/proc/futex.c).  'waiter'
+// blocks on a lock 'owner' holds: the owner (and the thread it waits
+// for, and so on, a bounded chain as Linux's rt_mutex walk) runs at
+// least at the waiter's real-time priority.  sched_pi_unblock ends the
+// wait (taken, timed out, interrupted) and lowers the owner again.
+void sched_pi_block(struct thread *waiter, struct thread *owner);
+void sched_pi_unblock(struct thread *waiter);
+// A thread going away: its waiters wait for nobody, it for nobody.
+void sched_pi_thread_exit(struct thread *t);
 
 // Threads running or waiting on a run queue, all CPUs together (a
 // snapshot without locks: /proc/loadavg, the load average, /proc/stat).

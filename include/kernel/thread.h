@@ -44,8 +44,31 @@ struct thread {
 	int slice;			// ticks left in its time slice
 	bool preempted;			// last switch-out was involuntary
 
+	// Scheduling class (kernel/sched/sched.c, docs/scheduler.md).
+	uint8_t policy;			// SCHED_OTHER, _FIFO, _RR, _BATCH, _IDLE
+	uint8_t rt_prio;		// 1..99 for SCHED_FIFO and SCHED_RR, else 0
+	int8_t nice;			// -20..19 (kept for every policy, as Linux)
+	bool reset_on_fork;		// SCHED_RESET_ON_FORK
+	bool rr_expired;		// SCHED_RR quantum ran out: to the back
+	uint32_t weight;		// fair share weight, from nice
+	uint64_t vruntime;		// fair classes: weighted ns run (per-CPU scale)
+	uint64_t exec_start;		// ns, start of the stretch not yet accounted
+	uint64_t sum_exec_ns;		// ns run, all together
+	uint64_t nr_switches;		// times it got a CPU
+	// Priority inheritance (PI futexes): the real-time priority it runs
+	// at because of waiters (0: none), the thread it waits for, and the
+	// threads waiting for it (linked by pi_next).  Under sched's pi_lock.
+	uint8_t pi_boost;
+	struct thread *pi_owner;
+	struct thread *pi_waiters, *pi_next;
+
 	struct thread *rq_next;		// run queue links
 	struct thread *rq_prev;
+	// Where it was queued: the real-time priority list (0: the fair
+	// list) and the weight counted there, so taking it off is exact even
+	// if its class changed meanwhile (a change racing with a migration).
+	uint8_t rq_list;
+	uint32_t rq_weight;
 
 	struct wait_queue *waiting_on;	// set while blocked on a wait queue
 	struct thread *wq_next;

@@ -16,12 +16,12 @@ void tick_start(void);			// this CPU, interrupts off
 void tick_resume(void);			// a thread is about to run here
 void tick_idle_enter(void);		// the idle loop, about to halt
 void tick_idle_exit(void);		// ... woken
-void tick_kick_idle(int busy_cpu);	// busy_cpu has threads waiting
+void tick_kick_stopped(int busy_cpu);	// busy_cpu has threads waiting
 void tick_needed_on(int cpu);		// something there needs the tick now
 void tick_ipi(void);			// IPI_TICK arrived
 void tick_process_changed(struct process *p);	// p armed CPU timers or limits
 struct thread;
-void tick_switch_in(struct thread *next);	// schedule(): next is about to run
+void tick_switch_in(struct thread *next, int waiting);	// schedule() chose next
 
 uint64_t clock_monotonic_ns(void);
 void delay_ns(uint64_t ns);		// busy wait

@@ -38,6 +38,15 @@
 #define __WALL		0x40000000
 #define __WCLONE	0x80000000
 
+// Scheduling policies (sched_setscheduler, sched_setattr).
+#define SCHED_OTHER		0
+#define SCHED_FIFO		1
+#define SCHED_RR		2
+#define SCHED_BATCH		3
+#define SCHED_IDLE		5
+#define SCHED_DEADLINE		6
+#define SCHED_RESET_ON_FORK	0x40000000
+
 #define P_ALL		0
 #define P_PID		1
 #define P_PGID		2

@@ -27,6 +27,7 @@
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
 #include <kernel/proc_internal.h>
+#include <kernel/sched.h>
 #include <kernel/cputime.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
@@ -40,6 +41,7 @@
 #include <mm/kmalloc.h>
 #include <mm/phys.h>
 #include <uapi/errno.h>
+#include <uapi/sched.h>
 
 #define CLOCK_TICKS_PER_SEC 100		// AT_CLKTCK: the unit of stat's times
 #define RLIM_INFINITY UINT64_MAX
@@ -49,7 +51,7 @@ enum pnode_kind {
 	PN_PID_DIR = 1, PN_TASK_DIR, PN_TID_DIR, PN_FD_DIR, PN_FDINFO_DIR,
 	PN_FD_LINK, PN_FDINFO,
 	PN_STAT, PN_STATUS, PN_STATM, PN_CMDLINE, PN_COMM, PN_ENVIRON, PN_MAPS,
-	PN_LIMITS, PN_MOUNTS, PN_TIMERS,
+	PN_LIMITS, PN_MOUNTS, PN_TIMERS, PN_SCHED,
 	PN_EXE, PN_CWD, PN_ROOT,
 };
 
@@ -139,6 +141,9 @@ static struct thread *thread_locked(struct process *p, int tid)
 // Everything a rendering needs, copied under the locks.
 struct psnap {
 	int pid, tid, ppid, pgid, sid, nthreads, exit_signal, exit_code, cpu;
+	int prio, nice, rt_prio, policy;	// stat's scheduling fields
+	// ... and sched's (the thread's, or the process's first thread's).
+	uint64_t exec_start, vruntime, sum_exec, nr_switches, weight;
 	bool zombie;
 	char state;
 	char comm[16];
@@ -230,6 +235,17 @@ static int snap_take(const struct pnode *pn, struct psnap *s)
 			s->umask = p->fs ? __atomic_load_n(&p->fs->umask, __ATOMIC_RELAXED) : 0;
 			s->start_ns = p->start_ns;
 			s->cpu = t ? t->cpu : 0;
+			s->prio = t ? sched_stat_prio(t) : 20;
+			s->nice = t ? t->nice : 0;
+			s->rt_prio = t && (t->policy == SCHED_FIFO || t->policy == SCHED_RR) ? t->rt_prio : 0;
+			s->policy = t ? t->policy : 0;
+			if (t) {
+				s->exec_start = t->exec_start;
+				s->vruntime = t->vruntime;
+				s->sum_exec = t->sum_exec_ns;
+				s->nr_switches = t->nr_switches;
+				s->weight = t->weight;
+			}
 			s->affinity = t ? t->affinity : 0;
 			s->no_new_privs = t && t->no_new_privs;
 			s->seccomp_mode = t ? t->seccomp.mode : 0;
@@ -339,14 +355,14 @@ static void render_stat(struct text *t, struct psnap *s)
 		s->ppid, s->pgid, s->sid, s->tty_nr, s->tpgid, 0u, s->minflt, s->cminflt,
 		s->majflt, s->cmajflt);
 	tprintf(t, "%lu %lu %ld %ld %ld %ld %d %ld %lu %lu %lu %lu ", s->utime, s->stime,
-		(long)s->cutime, (long)s->cstime, 20l, 0l, s->nthreads, 0l, start, z.total,
+		(long)s->cutime, (long)s->cstime, (long)s->prio, (long)s->nice, s->nthreads, 0l, start, z.total,
 		mm_rss(mm), s->rlimits[5].cur);
 	tprintf(t, "%lu %lu %lu %lu %lu ", mm ? mm->start_code : 0, mm ? mm->end_code : 0,
 		mm ? mm->start_stack : 0, 0ul, 0ul);
 	// The signal sets as decimal bitmaps (obsolete, but in place).
 	tprintf(t, "%lu %lu %lu %lu %lu %lu %lu %d %d %u %u %lu %lu %ld ",
 		s->sigpnd | s->shdpnd, s->sigblk, s->sigign, s->sigcgt, 0ul, 0ul, 0ul,
-		s->exit_signal, s->cpu, 0u, 0u, 0ul, 0ul, 0l);
+		s->exit_signal, s->cpu, (unsigned)s->rt_prio, (unsigned)s->policy, 0ul, 0ul, 0l);
 	tprintf(t, "%lu %lu %lu %lu %lu %lu %lu %d\n", mm ? mm->start_data : 0,
 		mm ? mm->end_data : 0, mm ? mm->brk_start : 0, mm ? mm->arg_start : 0,
 		mm ? mm->arg_end : 0, mm ? mm->env_start : 0, mm ? mm->env_end : 0,
@@ -551,6 +567,35 @@ static void render_comm(struct text *t, struct psnap *s)
 	tprintf(t, "%s\n", s->comm);
 }
 
+// ns as Linux's SPLIT_NS: ms with six decimals.
+static void sched_ns_line(struct text *t, const char *name, uint64_t ns)
+{
+	tprintf(t, "%-45s:%14lu.%06lu\n", name, (unsigned long)(ns / 1000000),
+		(unsigned long)(ns % 1000000));
+}
+
+static void sched_num_line(struct text *t, const char *name, long v)
+{
+	tprintf(t, "%-45s:%21ld\n", name, v);
+}
+
+// Linux's proc_sched_show_task, the fields this scheduler has (the
+// weight in Linux's 64-bit fixed point, prio as p->prio).
+static void render_sched(struct text *t, struct psnap *s)
+{
+	tprintf(t, "%s (%d, #threads: %d)\n", s->comm, s->tid, s->nthreads);
+	tprintf(t, "-------------------------------------------------------------------\n");
+	sched_ns_line(t, "se.exec_start", s->exec_start);
+	sched_ns_line(t, "se.vruntime", s->vruntime);
+	sched_ns_line(t, "se.sum_exec_runtime", s->sum_exec);
+	sched_num_line(t, "nr_switches", (long)s->nr_switches);
+	sched_num_line(t, "nr_voluntary_switches", (long)s->nvcsw);
+	sched_num_line(t, "nr_involuntary_switches", (long)s->nivcsw);
+	sched_num_line(t, "se.load.weight", (long)(s->weight << 10));
+	sched_num_line(t, "policy", s->policy);
+	sched_num_line(t, "prio", s->prio + 100);
+}
+
 // ---- fdinfo ----
 
 // Calls fn on the descriptor's file with its table locked (fn must not
@@ -661,6 +706,7 @@ static int render(const struct pnode *pn, struct text *t, char *path)
 	case PN_MAPS: render_maps(t, &s, path); break;
 	case PN_MOUNTS: render_mounts(t, &s); break;
 	case PN_COMM: render_comm(t, &s); break;
+	case PN_SCHED: render_sched(t, &s); break;
 	default: rc = -EINVAL; break;
 	}
 	snap_drop(&s);
@@ -1017,6 +1063,7 @@ static const struct pentry pid_entries[] = {
 	{ "environ", PN_ENVIRON, VNODE_REG, 0400 },
 	{ "status", PN_STATUS, VNODE_REG, 0444 },
 	{ "limits", PN_LIMITS, VNODE_REG, 0444 },
+	{ "sched", PN_SCHED, VNODE_REG, 0444 },
 	{ "comm", PN_COMM, VNODE_REG, 0644 },
 	{ "cmdline", PN_CMDLINE, VNODE_REG, 0444 },
 	{ "stat", PN_STAT, VNODE_REG, 0444 },

@@ -237,6 +237,7 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	// Every clone, thread or process, starts with its parent's policy.
 	child->mempolicy = parent->mempolicy;
 	child->cpu = parent->cpu;
+	sched_fork(child, parent);
 	if (ioprio_fork(child, parent, flags) < 0)
 		return -ENOMEM;
 	return arch_user_thread_copy(child, parent);

@@ -22,6 +22,7 @@
 #include <kernel/vm.h>
 #include <kernel/ktime.h>
 #include <mm/kmalloc.h>
+#include <kernel/sched.h>
 #include <uapi/errno.h>
 
 #define FUTEX_WAIT		0
@@ -376,14 +377,13 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 // once someone waits in the kernel, FUTEX_OWNER_DIED left by a robust
 // owner's death.  A locker takes a free word itself (cmpxchg); a waiter
 // sleeps until UNLOCK_PI hands it the lock (the word gets its TID and
-// FUTEX_WAITERS, as Linux's wake_futex_pi).  There is one scheduling
-// class here with every thread at the same priority, so the owner has
-// no priority to inherit: the boosting of Linux's rt_mutex is vacuous,
-// and what a program can see (ownership, handoff, errnos) is Linux's.
-// A waiter looks every 10 ms whether the owner still lives, and at once
-// when a robust owner's exit marks the word: one that exited without
-// unlocking (Linux's exit_pi_state_list) leaves the lock to it, with
-// FUTEX_OWNER_DIED.
+// FUTEX_WAITERS, as Linux's wake_futex_pi), the waiter of the best
+// priority first, as Linux's rt_mutex orders them.  While it waits, the owner
+// runs at least at its real-time priority (sched_pi_block: Linux's
+// rt_mutex boosting, along the chain of owners).  A waiter looks every
+// 10 ms whether the owner still lives, and at once when a robust owner's
+// exit marks the word: one that exited without unlocking (Linux's
+// exit_pi_state_list) leaves the lock to it, with FUTEX_OWNER_DIED.
 
 #define PI_RECHECK_NS	10000000ULL
 
@@ -406,16 +406,18 @@ static bool plain_waiters_locked(const struct futex_key *k)
 	return false;
 }
 
-// The PI waiter on k that has waited longest, or NULL: chains add at the
-// head, so it is the last one.
-static struct futex_waiter *pi_oldest_locked(const struct futex_key *k)
+// The PI waiter on k that gets the lock next, or NULL: the best
+// priority, and of those the one that has waited longest (chains add at
+// the head, so it is the last one), as Linux's rt_mutex orders them.
+static struct futex_waiter *pi_top_waiter_locked(const struct futex_key *k)
 {
-	struct futex_waiter *oldest = NULL;
+	struct futex_waiter *next = NULL;
 
 	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
-		if (w->pi && key_equal(&w->key, k))
-			oldest = w;
-	return oldest;
+		if (w->pi && key_equal(&w->key, k) &&
+		    (!next || sched_stat_prio(w->thread) <= sched_stat_prio(next->thread)))
+			next = w;	// the best priority, then the oldest (chains add at the head)
+	return next;
 }
 
 // Is the thread 'tid' alive (a thread of some process, not exiting)?
@@ -464,6 +466,25 @@ static int pi_try_locked(uint64_t uaddr, const struct futex_key *k, struct futex
 		if (got == val)
 			return 1;
 	}
+}
+
+// Priority inheritance (kernel/sched/sched.c): a waiter lends its
+// priority to the owner named in the word; at a handoff the new owner
+// stops waiting and the other waiters lend theirs to it.
+static void pi_lend_priority(uint32_t val)
+{
+	struct thread *owner = thread_find((int)(val & FUTEX_TID_MASK));
+
+	if (owner)
+		sched_pi_block(current_thread(), owner);
+}
+
+static void pi_hand_over(struct futex_waiter *next, const struct futex_key *k)
+{
+	sched_pi_unblock(next->thread);
+	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+		if (w->pi && key_equal(&w->key, k))
+			sched_pi_block(w->thread, next->thread);
 }
 
 static void pi_queue_locked(struct futex_waiter *w)
@@ -515,6 +536,7 @@ static int pi_lock_locked(uint64_t uaddr, struct futex_waiter *w, uint64_t deadl
 			pi_queue_locked(w);
 			queued = true;
 		}
+		pi_lend_priority(val);
 		uint64_t recheck = clock_monotonic_ns() + PI_RECHECK_NS;
 		bool rt = deadline & DEADLINE_REALTIME;
 		uint64_t until = deadline && !rt && deadline < recheck ? deadline : recheck;
@@ -533,6 +555,7 @@ static int pi_lock_locked(uint64_t uaddr, struct futex_waiter *w, uint64_t deadl
 	}
 	if (queued)
 		unlink_waiter(w);
+	sched_pi_unblock(w->thread);
 	return r;
 }
 
@@ -579,7 +602,7 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 			r = -EINVAL;
 			break;
 		}
-		struct futex_waiter *next = pi_oldest_locked(&k);
+		struct futex_waiter *next = pi_top_waiter_locked(&k);
 		uint32_t want = next ? ((uint32_t)next->thread->tid | FUTEX_WAITERS) : 0;
 		if (user_cmpxchg_u32(uaddr, val, want, &got) < 0) {
 			r = -EFAULT;
@@ -589,6 +612,7 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 			continue;
 		if (next) {
 			unlink_waiter(next);
+			pi_hand_over(next, &k);
 			next->woken = true;
 			wq_wake_one(next->sleeps_on);
 		}
@@ -600,7 +624,7 @@ static long futex_unlock_pi(uint64_t uaddr, bool private)
 }
 
 // A robust PI lock's owner died (futex_robust.c marked the word): its
-// oldest waiter looks at the word now rather than at its next recheck.
+// top waiter looks at the word now rather than at its next recheck.
 void futex_pi_owner_died(uint64_t uaddr)
 {
 	struct futex_key keys[2];
@@ -609,7 +633,7 @@ void futex_pi_owner_died(uint64_t uaddr)
 		return;
 	spin_lock(&futex_lock);
 	for (int i = 0; i < 2; i++) {
-		struct futex_waiter *w = pi_oldest_locked(&keys[i]);
+		struct futex_waiter *w = pi_top_waiter_locked(&keys[i]);
 		if (w)
 			wq_wake_one(w->sleeps_on);
 	}

@@ -27,7 +27,6 @@
 #define IOPRIO_CLASS_BE		2
 #define IOPRIO_CLASS_IDLE	3
 #define IOPRIO_NR_LEVELS	8
-#define IOPRIO_NORM		4
 
 #define IOPRIO_WHO_PROCESS	1
 #define IOPRIO_WHO_PGRP		2
@@ -90,15 +89,22 @@ static int raw_prio_locked(const struct thread *t)
 	return t->io ? t->io->ioprio : 0;
 }
 
-// What a group query reports: class none means "from the CPU priority",
-// best effort at the level nice gives (nice 0, the only one here: 4).
+// What a group query reports: class none means "from the CPU priority"
+// (Linux's task_nice_ioclass and task_nice_ioprio): idle for SCHED_IDLE,
+// real time for the real-time policies, else best effort, at the level
+// (nice + 20) / 5.
 static int effective_prio_locked(const struct thread *t)
 {
 	int prio = raw_prio_locked(t);
+	int class = IOPRIO_CLASS_BE;
 
-	if (prio_class(prio) == IOPRIO_CLASS_NONE)
-		prio = prio_value(IOPRIO_CLASS_BE, IOPRIO_NORM);
-	return prio;
+	if (prio_class(prio) != IOPRIO_CLASS_NONE)
+		return prio;
+	if (t->policy == SCHED_IDLE)
+		class = IOPRIO_CLASS_IDLE;
+	else if (t->policy == SCHED_FIFO || t->policy == SCHED_RR)
+		class = IOPRIO_CLASS_RT;
+	return prio_value(class, (t->nice + 20) / 5);
 }
 
 // Linux's set_task_ioprio: the caller's real or effective uid must be

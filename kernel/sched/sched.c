@@ -1,19 +1,32 @@
 // The scheduler.
 //
-// Policy: each CPU has a FIFO run queue; a thread runs for a slice of
-// SCHED_SLICE_TICKS ticks, then goes to the back of its queue (round
-// robin: every runnable thread on a CPU gets an equal share).  A woken
-// thread goes to the back of the queue of the CPU it last ran on, and that
-// CPU is poked with a reschedule IPI if it is idle.  An idle CPU pulls one
-// waiting thread from the busiest queue on each tick; a thread that just
-// moved is left alone for a few ticks, so threads do not ping-pong.
+// Classes (docs/scheduler.md): real-time threads (SCHED_FIFO, SCHED_RR,
+// priorities 1..99) always run before fair ones; each CPU keeps one FIFO
+// list per real-time priority and a bitmap of the non-empty ones.  Fair
+// threads (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE) share a CPU by virtual
+// runtime: ns run scaled by 1024 / weight (Linux's nice-to-weight table),
+// and the one with the least runs next.  A fair thread runs at least a
+// slice of SCHED_SLICE_TICKS ticks unless a thread that should preempt it
+// wakes; an RR thread runs a quantum of 100 ms before going to the back
+// of its priority.  Time is measured in ns (clock_monotonic_ns), the tick
+// only decides when to look.
 //
-// Locking: a run queue's lock guards its list and the state of the
+// A woken thread goes to the queue of the CPU it last ran on (a real-time
+// one to a CPU running a lower class if its own cannot take it at once);
+// if it should preempt what runs there, that CPU's need_resched is set and
+// it is sent a reschedule IPI, busy or idle.  Every few ticks each CPU
+// compares weighted loads and takes a thread from a busier CPU (equal
+// weights rotate, so three threads on two CPUs share them evenly), and a
+// CPU running no real-time thread takes one that waits elsewhere.  A
+// thread that just moved is left alone for a few ticks.
+//
+// Locking: a run queue's lock guards its lists and the state of the
 // threads on it.  The lock is held across the stack switch and released
 // by the thread that starts running (sched_finish_switch), so no other
 // CPU sees a half-switched CPU.  A thread blocked on one CPU may be woken
 // by another while it is still switching out: on_cpu tells the picker to
-// wait until its stack is free.
+// wait until its stack is free.  pi_lock (priority inheritance) is taken
+// before a run queue lock, never under one.
 
 #include <kernel/sched.h>
 #include <kernel/thread.h>
@@ -30,20 +43,117 @@
 #include <kernel/rseq.h>
 #include <kernel/ktimer.h>
 
+#include <mm/kmalloc.h>
+#include <uapi/sched.h>
+
 #define MIGRATION_COOLDOWN_TICKS 4
+#define BALANCE_TICKS		4	// the busy balancer runs every this many ticks
+#define NICE_0_WEIGHT		1024
+#define IDLE_WEIGHT		3	// SCHED_IDLE, as Linux's WEIGHT_IDLEPRIO
+// A sleeper comes back at most this far (ns, unweighted) behind the
+// CPU's min_vruntime: Linux's GENTLE_FAIR_SLEEPERS half of a 6 ms latency.
+#define SLEEPER_CREDIT_NS	3000000ULL
+// A woken fair thread preempts only with this much vruntime lead (ns at
+// its own weight): Linux's 1 ms wakeup granularity.
+#define WAKEUP_GRAN_NS		1000000ULL
+#define PI_CHAIN_MAX		16	// longest chain a boost follows
 
 static struct runqueue runqueues[MAX_CPUS];
+static struct spinlock pi_lock = SPINLOCK_INIT("sched_pi");
+
+// Linux's sched_prio_to_weight: each nice step is about 10 % of CPU.
+static const uint32_t nice_weight[40] = {
+	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+	1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+	110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+};
 
 static struct runqueue *rq_of(int cpu)
 {
 	return &runqueues[cpu];
 }
 
-static void rq_push(struct runqueue *rq, struct thread *t)
+// The real-time priority a thread runs at: its own or an inherited one;
+// 0 for the fair classes.
+static int rt_prio_of(const struct thread *t)
 {
-	if (t->on_rq || t->state != THREAD_RUNNABLE)
-		panic("run queue: pushing thread %s (tid %d) that is %s", t->name, t->tid,
-		      t->on_rq ? "already queued" : "not runnable");
+	int own = (t->policy == SCHED_FIFO || t->policy == SCHED_RR) ? t->rt_prio : 0;
+
+	return t->pi_boost > own ? t->pi_boost : own;
+}
+
+// For comparing what runs: idle below every fair thread, real time above.
+static int rank_of(const struct thread *t)
+{
+	return t->is_idle ? -1 : rt_prio_of(t);
+}
+
+static uint32_t weight_of(const struct thread *t)
+{
+	return t->policy == SCHED_IDLE ? IDLE_WEIGHT : nice_weight[t->nice + 20];
+}
+
+// ns run, in the vruntime of a thread of weight w.
+static uint64_t scaled(uint64_t ns, uint32_t w)
+{
+	return ns * NICE_0_WEIGHT / w;
+}
+
+static uint64_t rq_slice_ns(void)
+{
+	return (uint64_t)SCHED_SLICE_TICKS * 1000000000ULL / timer_hz;
+}
+
+static int rr_ticks(void)
+{
+	uint64_t t = SCHED_RR_NS * timer_hz / 1000000000ULL;
+
+	return t ? (int)t : 1;
+}
+
+// Linux reports 0 for SCHED_FIFO, the quantum for SCHED_RR and the slice
+// for the fair classes.
+uint64_t sched_rr_interval_ns(const struct thread *t)
+{
+	if (t->policy == SCHED_FIFO)
+		return 0;
+	return t->policy == SCHED_RR ? SCHED_RR_NS : rq_slice_ns();
+}
+
+int sched_stat_prio(const struct thread *t)
+{
+	int rt = rt_prio_of(t);
+
+	return rt ? -1 - rt : t->nice + 20;
+}
+
+static void rt_list_push(struct runqueue *rq, struct thread *t, int prio, bool at_head)
+{
+	if (at_head) {
+		t->rq_prev = 0;
+		t->rq_next = rq->rt_head[prio];
+		if (rq->rt_head[prio])
+			rq->rt_head[prio]->rq_prev = t;
+		else
+			rq->rt_tail[prio] = t;
+		rq->rt_head[prio] = t;
+	} else {
+		t->rq_next = 0;
+		t->rq_prev = rq->rt_tail[prio];
+		if (rq->rt_tail[prio])
+			rq->rt_tail[prio]->rq_next = t;
+		else
+			rq->rt_head[prio] = t;
+		rq->rt_tail[prio] = t;
+	}
+	rq->rt_bitmap[prio / 64] |= 1ULL << (prio % 64);
+	rq->nr_rt_waiting++;
+}
+
+static void fair_list_push(struct runqueue *rq, struct thread *t)
+{
+	t->rq_weight = t->weight;
 	t->rq_next = 0;
 	t->rq_prev = rq->tail;
 	if (rq->tail)
@@ -51,23 +161,166 @@ static void rq_push(struct runqueue *rq, struct thread *t)
 	else
 		rq->head = t;
 	rq->tail = t;
+	rq->fair_weight += t->rq_weight;
+}
+
+// A preempted real-time thread goes back to the head of its priority (it
+// has the CPU next), anything else to the back.
+static void rq_push(struct runqueue *rq, struct thread *t, bool at_head)
+{
+	int prio = rt_prio_of(t);
+
+	if (t->on_rq || t->state != THREAD_RUNNABLE)
+		panic("run queue: pushing thread %s (tid %d) that is %s", t->name, t->tid,
+		      t->on_rq ? "already queued" : "not runnable");
+	t->rq_list = (uint8_t)prio;
+	if (prio)
+		rt_list_push(rq, t, prio, at_head);
+	else
+		fair_list_push(rq, t);
 	rq->nr_waiting++;
 	t->on_rq = true;
 }
 
+// Unlinks t from the list it is on: the one it was queued on.
 static void rq_remove(struct runqueue *rq, struct thread *t)
 {
+	int prio = t->rq_list;
+	struct thread **head = prio ? &rq->rt_head[prio] : &rq->head;
+	struct thread **tail = prio ? &rq->rt_tail[prio] : &rq->tail;
+
 	if (t->rq_prev)
 		t->rq_prev->rq_next = t->rq_next;
 	else
-		rq->head = t->rq_next;
+		*head = t->rq_next;
 	if (t->rq_next)
 		t->rq_next->rq_prev = t->rq_prev;
 	else
-		rq->tail = t->rq_prev;
+		*tail = t->rq_prev;
 	t->rq_next = t->rq_prev = 0;
+	if (prio) {
+		if (!*head)
+			rq->rt_bitmap[prio / 64] &= ~(1ULL << (prio % 64));
+		rq->nr_rt_waiting--;
+	} else {
+		rq->fair_weight -= t->rq_weight;
+	}
 	rq->nr_waiting--;
 	t->on_rq = false;
+}
+
+// The highest real-time priority waiting, 0 if none.
+static int rt_top(const struct runqueue *rq)
+{
+	if (rq->rt_bitmap[1])
+		return 64 + 63 - __builtin_clzll(rq->rt_bitmap[1]);
+	if (rq->rt_bitmap[0])
+		return 63 - __builtin_clzll(rq->rt_bitmap[0]);
+	return 0;
+}
+
+// The waiting fair thread with the least vruntime, other than 'skip' if
+// there is another.
+static struct thread *fair_leftmost(const struct runqueue *rq, const struct thread *skip)
+{
+	struct thread *best = 0;
+
+	for (struct thread *t = rq->head; t; t = t->rq_next)
+		if (t != skip && (!best || (int64_t)(t->vruntime - best->vruntime) < 0))
+			best = t;
+	return best ? best : (skip && skip->on_rq ? (struct thread *)skip : 0);
+}
+
+// min_vruntime follows the least vruntime of the CPU's fair threads
+// (running or waiting) and never goes back.
+static void update_min_vruntime(struct runqueue *rq, const struct thread *curr)
+{
+	const struct thread *left = fair_leftmost(rq, 0);
+	bool have = false;
+	uint64_t v = 0;
+
+	if (curr && !curr->is_idle && !rt_prio_of(curr)) {
+		v = curr->vruntime;
+		have = true;
+	}
+	if (left && (!have || (int64_t)(left->vruntime - v) < 0)) {
+		v = left->vruntime;
+		have = true;
+	}
+	if (have && (int64_t)(v - rq->min_vruntime) > 0)
+		rq->min_vruntime = v;
+}
+
+// Charges the running thread for the time since it was last charged; the
+// run queue lock is held (or interrupts are off on its own CPU).
+static void update_curr(struct runqueue *rq, struct thread *curr)
+{
+	uint64_t now = clock_monotonic_ns();
+	uint64_t delta = now - curr->exec_start;
+
+	if (curr->is_idle || (int64_t)delta <= 0)
+		return;
+	if (!curr->exec_start) {	// the boot thread's first look
+		curr->exec_start = now;
+		return;
+	}
+	curr->exec_start = now;
+	curr->sum_exec_ns += delta;
+	if (rt_prio_of(curr))
+		rq->rt_time += delta;
+	else {
+		curr->vruntime += scaled(delta, curr->weight);
+		update_min_vruntime(rq, curr);
+	}
+}
+
+// Where a fair thread that was away comes back: not far behind the
+// others, so a long sleeper cannot take the CPU for long.
+static void place_woken(struct runqueue *rq, struct thread *t)
+{
+	uint64_t credit = SLEEPER_CREDIT_NS;
+
+	if ((int64_t)(rq->min_vruntime - credit - t->vruntime) > 0)
+		t->vruntime = rq->min_vruntime - credit;
+}
+
+// Should t, just queued on cpu, take that CPU from what runs there?
+static bool should_preempt(int cpu, const struct thread *t)
+{
+	const struct thread *cur = cpus[cpu].current;
+	int tr = rank_of(t), cr = rank_of(cur);
+
+	if (cur == t)
+		return false;
+	if (tr != cr || tr > 0)
+		return tr > cr;		// real time: only a higher priority preempts
+	// Both fair.  SCHED_IDLE gives way to any other fair thread; a woken
+	// SCHED_BATCH or SCHED_IDLE thread preempts nothing (as Linux).
+	if (cur->policy == SCHED_IDLE && t->policy != SCHED_IDLE)
+		return true;
+	if (t->policy == SCHED_BATCH || t->policy == SCHED_IDLE)
+		return false;
+	uint64_t ran = clock_monotonic_ns() - cur->exec_start;
+	uint64_t cur_v = cur->vruntime + ((int64_t)ran > 0 ? scaled(ran, cur->weight) : 0);
+	return (int64_t)(cur_v - t->vruntime) > (int64_t)scaled(WAKEUP_GRAN_NS, t->weight);
+}
+
+// After t was queued on cpu (its lock held): make that CPU reschedule if
+// t should run there now.  The IPI itself is sent by the caller after
+// the unlock.  Returns whether an IPI is due.
+static bool kick_locked(int cpu, const struct thread *t)
+{
+	struct cpu *c = &cpus[cpu];
+	bool was_idle = c->current->is_idle;
+
+	if (!should_preempt(cpu, t))
+		return false;
+	c->need_resched = true;
+	if (cpu == this_cpu()->id)
+		return false;
+	if (!was_idle)
+		this_cpu()->stats.preempt_ipi++;
+	return true;
 }
 
 static void idle_thread_fn(void *arg)
@@ -126,43 +379,71 @@ static int first_allowed_cpu(struct thread *t)
 	return 0;
 }
 
-// A thread was queued on 'cpu': an idle CPU there is told to run it; a
-// busy one now has a thread waiting, which idle CPUs whose tick stopped
-// should come and pull.
-static void poke(int cpu, bool was_idle)
+// A thread was queued on 'cpu' (kick_locked decided whether it runs
+// there now): that CPU is told with an IPI, or it now has a thread
+// waiting and its tick must run for the time slices (schedule() starts
+// it where a preemption leaves a thread waiting).
+static void poke(int cpu, bool ipi)
 {
-	if (was_idle) {
-		if (cpu != this_cpu()->id)
-			arch_send_ipi(cpu, IPI_RESCHED);
-		else
-			this_cpu()->need_resched = true;
-	} else {
-		// It waits: its CPU's tick must run for its slice.
+	if (ipi)
+		arch_send_ipi(cpu, IPI_RESCHED);
+	else
 		tick_needed_on(cpu);
-		if (ncpus_online > 1)
-			tick_kick_idle(cpu);
-	}
 }
 
-// Enqueues t (runnable, not running) on 'cpu' and pokes that CPU.
-static void enqueue_on(struct thread *t, int cpu)
+// A real-time thread that cannot preempt what runs on 'cpu' goes where
+// the lowest class runs (an idle CPU first), if that is lower than it.
+static int select_cpu(struct thread *t, int cpu)
+{
+	int rank = rank_of(t), best = cpu, best_rank;
+
+	if (!may_run_on(t, cpu) || !cpus[cpu].online)
+		best = cpu = first_allowed_cpu(t);
+	if (!rank)
+		return cpu;
+	best_rank = rank_of(cpus[cpu].current);
+	if (best_rank < rank)
+		return cpu;
+	for (int i = 0; i < ncpus; i++) {
+		int r;
+		if (!cpus[i].online || !may_run_on(t, i))
+			continue;
+		r = rank_of(__atomic_load_n(&cpus[i].current, __ATOMIC_RELAXED));
+		if (r < best_rank) {
+			best = i;
+			best_rank = r;
+		}
+	}
+	return best;
+}
+
+// Enqueues t (runnable, not running) on 'cpu' and pokes that CPU if t
+// should run there now.  'woken': it was asleep (its vruntime is placed).
+static void enqueue_on(struct thread *t, int cpu, bool woken)
 {
 	struct runqueue *rq = rq_of(cpu);
 	uint64_t flags = spin_lock_irqsave(&rq->lock);
-	bool was_idle = cpus[cpu].current->is_idle;
 
 	if (t->on_cpu)
 		panic("enqueue_on: thread %s (tid %d) still runs on cpu %d", t->name, t->tid, t->cpu);
 	if (t->cpu != cpu) {
+		// vruntime is relative to each CPU's min_vruntime.
+		if (t->cpu >= 0 && t->cpu < ncpus)
+			t->vruntime += rq->min_vruntime - rq_of(t->cpu)->min_vruntime;
 		t->cpu = cpu;
 		t->last_migration = jiffies;
 		cpus[cpu].stats.migrations++;
 	}
-	rq_push(rq, t);
+	if (woken)
+		place_woken(rq, t);
+	rq_push(rq, t, false);
+	bool ipi = kick_locked(cpu, t);
 	spin_unlock_irqrestore(&rq->lock, flags);
-	poke(cpu, was_idle);
+	poke(cpu, ipi);
 }
 
+// A new thread: after the others of its CPU (Linux's START_DEBIT), so a
+// forking loop cannot crowd them out.
 void sched_start(struct thread *t)
 {
 	int cpu = t->cpu;
@@ -171,7 +452,10 @@ void sched_start(struct thread *t)
 		cpu = first_allowed_cpu(t);
 	t->state = THREAD_RUNNABLE;
 	t->slice = SCHED_SLICE_TICKS;
-	enqueue_on(t, cpu);
+	t->weight = weight_of(t);
+	t->cpu = cpu;
+	t->vruntime = rq_of(cpu)->min_vruntime + scaled(rq_slice_ns(), t->weight);
+	enqueue_on(t, select_cpu(t, cpu), false);
 }
 
 bool sched_wake(struct thread *t)
@@ -195,24 +479,32 @@ bool sched_wake(struct thread *t)
 			spin_unlock_irqrestore(&rq->lock, flags);
 			return true;
 		}
-		bool was_idle = cpus[cpu].current->is_idle;
-		t->slice = SCHED_SLICE_TICKS;
-		if (!may_run_on(t, cpu)) {
+		int want = select_cpu(t, cpu);
+		if (want != cpu) {
 			spin_unlock_irqrestore(&rq->lock, flags);
-			enqueue_on(t, first_allowed_cpu(t));
+			enqueue_on(t, want, true);
 			return true;
 		}
-		rq_push(rq, t);
+		place_woken(rq, t);
+		rq_push(rq, t, false);
+		bool ipi = kick_locked(cpu, t);
 		spin_unlock_irqrestore(&rq->lock, flags);
-		poke(cpu, was_idle);
+		poke(cpu, ipi);
 		return true;
 	}
 }
 
-// Picks the next thread for this CPU; the run queue lock is held.
-static struct thread *pick_next(struct cpu *c, struct runqueue *rq)
+// Picks the next thread for this CPU; the run queue lock is held.  A
+// thread that yielded ('skip') is passed over if another fair one waits.
+static struct thread *pick_next(struct cpu *c, struct runqueue *rq, struct thread *skip)
 {
-	struct thread *t = rq->head;
+	int prio = rt_top(rq);
+	struct thread *t = 0;
+
+	if (prio && rq->rt_throttled)
+		t = fair_leftmost(rq, skip);	// real time used up its share
+	if (!t)
+		t = prio ? rq->rt_head[prio] : fair_leftmost(rq, skip);
 
 	if (!t)
 		return c->idle;
@@ -256,7 +548,7 @@ void sched_finish_switch(void)
 		__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	spin_unlock(&rq_of(c->id)->lock);
 	if (migrating)
-		enqueue_on(migrating, first_allowed_cpu(migrating));
+		enqueue_on(migrating, first_allowed_cpu(migrating), false);
 	if (prev_dead)
 		thread_free(prev);
 }
@@ -267,24 +559,34 @@ void schedule(void)
 	struct cpu *c = this_cpu();
 	struct runqueue *rq = rq_of(c->id);
 	struct thread *prev = c->current;
+	struct thread *skip = 0;
 
 	if (c->preempt_count != 0)
 		panic("schedule() with preemption disabled (count %d) in %s",
 		      c->preempt_count, prev->name);
 	spin_lock(&rq->lock);
 	c->need_resched = false;
+	update_curr(rq, prev);
 	if (prev->state == THREAD_RUNNABLE && !prev->is_idle) {
 		if (may_run_on(prev, c->id)) {
-			rq_push(rq, prev);
+			bool head = prev->preempted && rt_prio_of(prev) && !prev->rr_expired;
+			if (!prev->preempted)
+				skip = prev;	// yielded
+			rq_push(rq, prev, head);
 		} else {
 			// Affinity changed: once off this CPU, it goes to an
 			// allowed one.  It stays RUNNABLE, so wake-ups ignore it.
 			c->migrate_pending = prev;
 		}
 	}
-	struct thread *next = pick_next(c, rq);
+	prev->rr_expired = false;
+	struct thread *next = pick_next(c, rq, skip);
 	if (next->state != THREAD_RUNNABLE)
 		panic("schedule: picked thread %s (tid %d) in state %d", next->name, next->tid, next->state);
+	next->exec_start = clock_monotonic_ns();
+	if (next->policy != SCHED_RR || next->slice <= 0)
+		next->slice = next->policy == SCHED_RR ? rr_ticks() : SCHED_SLICE_TICKS;
+	tick_switch_in(next, rq->nr_waiting);
 	if (next == prev) {
 		prev->preempted = false;
 		spin_unlock(&rq->lock);
@@ -296,10 +598,8 @@ void schedule(void)
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	account_switch(c, prev);
-	if (!next->is_idle)
-		tick_switch_in(next);
 	next->on_cpu = true;
-	next->slice = next->slice > 0 ? next->slice : SCHED_SLICE_TICKS;
+	next->nr_switches++;
 	c->current = next;
 	// Publish the address space now running here, with the barriers
 	// membarrier(2) relies on (docs/membarrier.md).
@@ -364,6 +664,51 @@ int sched_nr_running(void)
 	return n;
 }
 
+// The weighted load of a CPU: its fair threads' weights, running or
+// waiting (a lock-free snapshot; real-time threads are balanced apart).
+static uint64_t cpu_load(int cpu)
+{
+	struct thread *cur = __atomic_load_n(&cpus[cpu].current, __ATOMIC_RELAXED);
+	uint64_t load = __atomic_load_n(&rq_of(cpu)->fair_weight, __ATOMIC_RELAXED);
+
+	if (cur && !cur->is_idle && !rt_prio_of(cur))
+		load += cur->weight;
+	return load;
+}
+
+// May t be taken from its queue to 'cpu' now?
+static bool may_pull(struct thread *t, int cpu)
+{
+	return may_run_on(t, cpu) && !t->on_cpu &&
+	       jiffies - t->last_migration >= MIGRATION_COOLDOWN_TICKS;
+}
+
+// Takes from 'from' a waiting thread that may come to c: the highest
+// real-time one above 'min_rank', else (if max_weight) the heaviest fair
+// one of at most max_weight.  Moves it; returns whether it did.
+static bool pull_from(struct cpu *c, int from, int min_rank, uint64_t max_weight)
+{
+	struct runqueue *rq = rq_of(from);
+	uint64_t flags = spin_lock_irqsave(&rq->lock);
+	struct thread *pick = 0;
+
+	for (int p = RT_PRIO_LEVELS - 1; p > min_rank && !pick; p--)
+		for (struct thread *t = rq->rt_head[p]; t && !pick; t = t->rq_next)
+			if (may_pull(t, c->id))
+				pick = t;
+	if (!pick && max_weight)
+		for (struct thread *t = rq->head; t; t = t->rq_next)
+			if (may_pull(t, c->id) && t->weight <= max_weight &&
+			    (!pick || t->weight > pick->weight))
+				pick = t;
+	if (pick)
+		rq_remove(rq, pick);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (pick)
+		enqueue_on(pick, c->id, false);
+	return pick != 0;
+}
+
 // An idle CPU takes one waiting thread from the busiest queue.
 static void pull_one(struct cpu *c)
 {
@@ -376,38 +721,112 @@ static void pull_one(struct cpu *c)
 			busiest = i;
 		}
 	}
-	if (busiest < 0)
+	if (busiest >= 0)
+		pull_from(c, busiest, 0, ~0ULL);
+}
+
+// Real time: a thread waiting on a CPU while this one runs a lower class
+// comes here (a simple form of Linux's RT pull).
+static bool pull_rt(struct cpu *c)
+{
+	int mine = rank_of(c->current);
+
+	if (rt_top(rq_of(c->id)) > mine)
+		return false;
+	for (int i = 0; i < ncpus; i++)
+		if (i != c->id && cpus[i].online && rq_of(i)->nr_rt_waiting &&
+		    rt_top(rq_of(i)) > mine && pull_from(c, i, mine > 0 ? mine : 0, 0)) {
+			c->stats.rt_pulls++;
+			return true;
+		}
+	return false;
+}
+
+// Fair threads: take a thread from the CPU with the most weighted load if
+// that does not make this one the heavier by more than it is lighter now.
+// Equal imbalances move too: with three equal threads on two CPUs the
+// lone thread's place rotates, so each gets two thirds of a CPU.
+static void balance_fair(struct cpu *c)
+{
+	uint64_t mine = cpu_load(c->id), most = 0;
+	int busiest = -1;
+
+	for (int i = 0; i < ncpus; i++) {
+		uint64_t l;
+		if (i == c->id || !cpus[i].online || !rq_of(i)->nr_waiting)
+			continue;
+		l = cpu_load(i);
+		if (l > most) {
+			most = l;
+			busiest = i;
+		}
+	}
+	if (busiest < 0 || most <= mine)
 		return;
-	struct runqueue *from = rq_of(busiest);
-	uint64_t flags = spin_lock_irqsave(&from->lock);
-	struct thread *t = from->head;
-	while (t && (!may_run_on(t, c->id) ||
-		     jiffies - t->last_migration < MIGRATION_COOLDOWN_TICKS || t->on_cpu))
-		t = t->rq_next;
-	if (t)
-		rq_remove(from, t);
-	spin_unlock_irqrestore(&from->lock, flags);
-	if (t)
-		enqueue_on(t, c->id);
+	if (pull_from(c, busiest, RT_PRIO_LEVELS, most - mine))
+		c->stats.lb_moves++;
+}
+
+// Starts a new throttling period when one is over; throttles real time
+// once it ran RT_RUNTIME_NS of the period.
+static void rt_throttle(struct runqueue *rq)
+{
+	uint64_t now = clock_monotonic_ns();
+
+	if (now - rq->rt_period_start >= RT_PERIOD_NS) {
+		rq->rt_period_start = now;
+		rq->rt_time = 0;
+		rq->rt_throttled = false;
+	}
+	if (rq->rt_time > RT_RUNTIME_NS)
+		rq->rt_throttled = true;
 }
 
 void sched_tick(void)
 {
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
+	struct runqueue *rq = rq_of(c->id);
 
-	if (t->is_idle) {
-		if (ncpus_online > 1)
+	if (ncpus_online > 1) {
+		if (t->is_idle)
 			pull_one(c);
-		if (rq_of(c->id)->nr_waiting)
+		else if (!pull_rt(c) && (c->stats.ticks + c->id) % BALANCE_TICKS == 0)
+			balance_fair(c);
+		// Threads wait here: CPUs whose tick stopped start it, to pull
+		// or balance (at most once a tick: Linux's nohz balancer kick).
+		if (rq->nr_waiting)
+			tick_kick_stopped(c->id);
+	}
+	if (t->is_idle) {
+		if (rq->nr_waiting)
 			c->need_resched = true;
 		return;
 	}
-	if (--t->slice <= 0) {
+	uint64_t flags = spin_lock_irqsave(&rq->lock);
+	update_curr(rq, t);
+	int rank = rt_prio_of(t);
+	rt_throttle(rq);
+	if (rq->rt_throttled && rank && rq->head) {
+		c->need_resched = true;		// real time used up its share
+	} else if (rt_top(rq) > rank && !(rq->rt_throttled && !rank)) {
+		c->need_resched = true;		// a higher class waits
+	} else if (t->policy == SCHED_RR && rank) {
+		if (--t->slice <= 0) {
+			t->slice = rr_ticks();
+			if (rq->rt_head[rank]) {
+				t->rr_expired = true;
+				c->need_resched = true;
+			}
+		}
+	} else if (!rank && --t->slice <= 0) {
+		// The slice is over: give way to a fair thread that is behind.
+		struct thread *left = fair_leftmost(rq, 0);
 		t->slice = SCHED_SLICE_TICKS;
-		if (rq_of(c->id)->nr_waiting)
+		if (left && (int64_t)(left->vruntime - t->vruntime) < 0)
 			c->need_resched = true;
 	}
+	spin_unlock_irqrestore(&rq->lock, flags);
 }
 
 int sched_set_affinity(struct thread *t, cpumask_t mask)
@@ -433,10 +852,181 @@ int sched_set_affinity(struct thread *t, cpumask_t mask)
 		rq_remove(rq, t);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (queued && !may_run_on(t, cpu))
-		enqueue_on(t, first_allowed_cpu(t));
+		enqueue_on(t, first_allowed_cpu(t), false);
 	else if (running_there && !may_run_on(t, cpu))
 		arch_send_ipi(cpu, IPI_RESCHED);
 	return 0;
+}
+
+// Locks the run queue t belongs to and takes t off it if it waits there;
+// *queued says whether it did.  With change_end, the way to change what
+// decides t's place.
+static struct runqueue *change_begin(struct thread *t, uint64_t *flags, bool *queued)
+{
+	for (;;) {
+		int cpu = t->cpu < 0 ? 0 : t->cpu;
+		struct runqueue *rq = rq_of(cpu);
+		*flags = spin_lock_irqsave(&rq->lock);
+		if (t->cpu == cpu || t->cpu < 0) {
+			*queued = t->on_rq;
+			if (*queued)
+				rq_remove(rq, t);
+			else if (cpus[cpu].current == t)
+				update_curr(rq, t);
+			return rq;
+		}
+		spin_unlock_irqrestore(&rq->lock, *flags);
+	}
+}
+
+// Queues t again where its new class puts it, and makes its CPU look
+// again: a thread that rose may preempt, one running that fell may have
+// to give way.
+static void change_end(struct thread *t, struct runqueue *rq, uint64_t flags, bool queued,
+		       bool was_rt)
+{
+	int cpu = (int)(rq - runqueues);
+	bool ipi = false;
+
+	t->weight = weight_of(t);
+	if (was_rt && !rt_prio_of(t))
+		place_woken(rq, t);	// back to fair: no credit for the time away
+	if (queued) {
+		rq_push(rq, t, false);
+		ipi = kick_locked(cpu, t);
+	} else if (cpus[cpu].current == t) {
+		cpus[cpu].need_resched = true;
+		ipi = cpu != this_cpu()->id;
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+	poke(cpu, ipi);
+}
+
+void sched_set_params(struct thread *t, int policy, int rt_prio, int nice, bool reset_on_fork)
+{
+	uint64_t flags;
+	bool queued;
+	struct runqueue *rq = change_begin(t, &flags, &queued);
+	bool was_rt = rt_prio_of(t) != 0;
+
+	t->policy = (uint8_t)policy;
+	t->rt_prio = (uint8_t)rt_prio;
+	t->nice = (int8_t)nice;
+	t->reset_on_fork = reset_on_fork;
+	change_end(t, rq, flags, queued, was_rt);
+}
+
+// Linux's sched_fork: the class is inherited; with reset-on-fork a
+// real-time parent's child is SCHED_OTHER at nice 0, another's negative
+// nice becomes 0, and the child does not keep the flag.
+void sched_fork(struct thread *child, struct thread *parent)
+{
+	child->policy = parent->policy;
+	child->rt_prio = parent->rt_prio;
+	child->nice = parent->nice;
+	child->reset_on_fork = false;
+	if (parent->reset_on_fork) {
+		if (parent->policy == SCHED_FIFO || parent->policy == SCHED_RR) {
+			child->policy = SCHED_OTHER;
+			child->rt_prio = 0;
+			child->nice = 0;
+		} else if (child->nice < 0) {
+			child->nice = 0;
+		}
+	}
+	child->pi_boost = 0;
+	child->pi_owner = child->pi_waiters = child->pi_next = 0;
+	child->weight = weight_of(child);
+}
+
+// ---- priority inheritance ----
+//
+// A thread's boost is the highest real-time priority among the threads
+// waiting for it (what they run at, boosts included).  A change at one
+// link is carried along the chain of owners, PI_CHAIN_MAX links at most
+// (a longer chain, or a cycle, stops there as Linux's walk gives up).
+
+static void set_boost_locked(struct thread *t, int boost)
+{
+	uint64_t flags;
+	bool queued;
+
+	if (t->pi_boost == boost)
+		return;
+	struct runqueue *rq = change_begin(t, &flags, &queued);
+	bool was_rt = rt_prio_of(t) != 0;
+	if (boost > t->pi_boost)
+		this_cpu()->stats.pi_boosts++;
+	t->pi_boost = (uint8_t)boost;
+	change_end(t, rq, flags, queued, was_rt);
+}
+
+// Recomputes the boosts from t along its chain of owners; pi_lock held.
+static void pi_propagate_locked(struct thread *t)
+{
+	for (int depth = 0; t && depth < PI_CHAIN_MAX; depth++) {
+		int boost = 0;
+		for (struct thread *w = t->pi_waiters; w; w = w->pi_next) {
+			int r = rt_prio_of(w);
+			if (r > boost)
+				boost = r;
+		}
+		if (boost == t->pi_boost)
+			return;
+		set_boost_locked(t, boost);
+		t = t->pi_owner;
+	}
+}
+
+static void pi_unlink_locked(struct thread *waiter)
+{
+	struct thread *owner = waiter->pi_owner;
+
+	if (!owner)
+		return;
+	for (struct thread **pp = &owner->pi_waiters; *pp; pp = &(*pp)->pi_next)
+		if (*pp == waiter) {
+			*pp = waiter->pi_next;
+			break;
+		}
+	waiter->pi_owner = waiter->pi_next = 0;
+	pi_propagate_locked(owner);
+}
+
+void sched_pi_block(struct thread *waiter, struct thread *owner)
+{
+	uint64_t flags = spin_lock_irqsave(&pi_lock);
+
+	if (waiter->pi_owner != owner && owner != waiter) {
+		pi_unlink_locked(waiter);
+		waiter->pi_owner = owner;
+		waiter->pi_next = owner->pi_waiters;
+		owner->pi_waiters = waiter;
+		pi_propagate_locked(owner);
+	}
+	spin_unlock_irqrestore(&pi_lock, flags);
+}
+
+void sched_pi_unblock(struct thread *waiter)
+{
+	uint64_t flags = spin_lock_irqsave(&pi_lock);
+
+	pi_unlink_locked(waiter);
+	spin_unlock_irqrestore(&pi_lock, flags);
+}
+
+void sched_pi_thread_exit(struct thread *t)
+{
+	uint64_t flags = spin_lock_irqsave(&pi_lock);
+
+	pi_unlink_locked(t);
+	while (t->pi_waiters) {
+		struct thread *w = t->pi_waiters;
+		t->pi_waiters = w->pi_next;
+		w->pi_owner = w->pi_next = 0;
+	}
+	t->pi_boost = 0;
+	spin_unlock_irqrestore(&pi_lock, flags);
 }
 
 void sched_exit_current(void)

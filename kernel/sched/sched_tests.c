@@ -7,6 +7,7 @@
 #include <kernel/time.h>
 #include <kernel/cpu.h>
 #include <uapi/errno.h>
+#include <uapi/sched.h>
 
 KTEST(sched, sleep_deadline_honoured)
 {
@@ -170,5 +171,80 @@ KTEST(sched, kthread_for_a_cpu_stays_there)
 	while (h.done < n && clock_monotonic_ns() - t0 < 20000000000ULL)
 		sched_yield();
 	KEXPECT(h.done == n);
+	return true;
+}
+
+struct order {
+	volatile int n;
+	volatile char seen[4];
+};
+
+static void note_order(void *arg)
+{
+	struct order *o = arg;
+	int i = __atomic_fetch_add(&o->n, 1, __ATOMIC_SEQ_CST);
+
+	if (i < 4)
+		o->seen[i] = current_thread()->policy == SCHED_FIFO ? 'R' : 'F';
+}
+
+// A real-time thread queued after a fair one runs first.
+KTEST(sched, fifo_thread_runs_before_fair)
+{
+	static struct order o;
+	int cpu = this_cpu()->id;
+
+	o.n = 0;
+	struct thread *f = kthread_create("fair", note_order, &o, cpu);
+	struct thread *r = kthread_create("fifo", note_order, &o, cpu);
+	KEXPECT(f && r);
+	sched_set_params(r, SCHED_FIFO, 10, 0, false);
+	uint64_t t0 = clock_monotonic_ns();
+	while (o.n < 2 && clock_monotonic_ns() - t0 < 5000000000ULL)
+		sched_yield();
+	KEXPECT(o.n == 2);
+	KEXPECT(o.seen[0] == 'R' && o.seen[1] == 'F');
+	return true;
+}
+
+// A boost follows the chain of owners and goes when the waiter stops
+// waiting.  The threads sleep throughout: only their priorities change.
+KTEST(sched, pi_boost_follows_chain)
+{
+	static struct sleeper s[3];
+	struct thread *t[3];
+
+	for (int i = 0; i < 3; i++) {
+		spin_init(&s[i].lock, "test sleeper");
+		s[i].wq.head = 0;
+		s[i].go = false;
+		s[i].done = false;
+		t[i] = kthread_create("pi", sleeper_fn, &s[i], -1);
+		KEXPECT(t[i] != 0);
+	}
+	sched_set_params(t[0], SCHED_FIFO, 30, 0, false);
+	sched_set_params(t[1], SCHED_FIFO, 5, 0, false);
+	sched_pi_block(t[0], t[1]);
+	sched_pi_block(t[1], t[2]);
+	bool chained = t[1]->pi_boost == 30 && t[2]->pi_boost == 30 && sched_stat_prio(t[2]) == -31;
+	sched_pi_unblock(t[0]);
+	bool lowered = t[1]->pi_boost == 0 && t[2]->pi_boost == 5;
+	sched_pi_unblock(t[1]);
+	bool gone = t[2]->pi_boost == 0 && sched_stat_prio(t[2]) == 20;
+	for (int i = 0; i < 3; i++) {
+		uint64_t flags = spin_lock_irqsave(&s[i].lock);
+		s[i].go = true;
+		wq_wake_all(&s[i].wq);
+		spin_unlock_irqrestore(&s[i].lock, flags);
+	}
+	uint64_t t0 = clock_monotonic_ns();
+	for (int i = 0; i < 3; i++)
+		while (!s[i].done && clock_monotonic_ns() - t0 < 5000000000ULL)
+			sched_yield();
+	KEXPECT(chained);
+	KEXPECT(lowered);
+	KEXPECT(gone);
+	for (int i = 0; i < 3; i++)
+		KEXPECT(s[i].done);
 	return true;
 }

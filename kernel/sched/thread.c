@@ -30,6 +30,7 @@ struct thread *thread_alloc(const char *name)
 	t->affinity = ~(cpumask_t)0;
 	t->slice = SCHED_SLICE_TICKS;
 	wait_thread_init(t);
+	t->weight = 1024;	// SCHED_OTHER, nice 0
 	return t;
 }
 
@@ -41,6 +42,7 @@ void thread_free(struct thread *t)
 		panic("thread %s freed twice (%p)", t->name, (void *)t);
 	t->tid = (int)THREAD_FREED_MAGIC;
 	cred_put(t->cred);
+	sched_pi_thread_exit(t);
 	ioprio_thread_free(t);
 	seccomp_thread_free(t);
 	thread_arch_free(t);

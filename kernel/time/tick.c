@@ -9,8 +9,8 @@
 // on one running a single thread without CPU-time timers or limits.  It
 // starts again when the CPU leaves idle, when a second thread is queued
 // there or its thread arms such a timer (tick_needed_on: an IPI_TICK
-// from another CPU), or when another CPU gets threads waiting that an
-// idle one could pull (tick_kick_idle).
+// from another CPU), or when another CPU has threads waiting, to pull
+// or balance them (tick_kick_stopped, from that CPU's tick).
 //
 // Stopping and the reasons to start again race: a CPU marks its tick
 // stopped, then looks once more at what needs it; one that makes it
@@ -170,17 +170,15 @@ void tick_ipi(void)
 		tick_start();
 }
 
-// Another CPU has threads waiting: the idle CPUs whose tick stopped
-// start it again, and pull (sched_tick).
-void tick_kick_idle(int busy_cpu)
+// busy_cpu has threads waiting (its tick): the CPUs whose tick stopped
+// start it again, to pull them when idle or balance when busy
+// (sched_tick).
+void tick_kick_stopped(int busy_cpu)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (int i = 0; i < ncpus; i++) {
 		struct cpu *c = &cpus[i];
-		if (i == busy_cpu || !c->online || !__atomic_load_n(&c->tick_stopped, __ATOMIC_RELAXED))
-			continue;
-		struct thread *cur = __atomic_load_n(&c->current, __ATOMIC_RELAXED);
-		if (cur && cur->is_idle)
+		if (i != busy_cpu && c->online && __atomic_load_n(&c->tick_stopped, __ATOMIC_RELAXED))
 			arch_send_ipi(i, IPI_TICK);
 	}
 }
@@ -197,11 +195,14 @@ void tick_process_changed(struct process *p)
 	}
 }
 
-// The switch to 'next', interrupts off: a thread whose CPU timers need
-// the tick gets it.
-void tick_switch_in(struct thread *next)
+// schedule() chose 'next' with 'waiting' threads left in the queue
+// (interrupts off): a preemption or a yield may leave threads waiting
+// on a CPU whose tick stopped, and a thread with CPU-time timers needs
+// it.
+void tick_switch_in(struct thread *next, int waiting)
 {
-	if (__atomic_load_n(&this_cpu()->tick_stopped, __ATOMIC_RELAXED) && acct_needs_tick(next))
+	if (__atomic_load_n(&this_cpu()->tick_stopped, __ATOMIC_RELAXED) &&
+	    (waiting || (!next->is_idle && acct_needs_tick(next))))
 		tick_start();
 }
 

@@ -33,6 +33,7 @@ static const char *const expected_fields[] = {
 	"xsave", "xsave_skip", "xrstor", "xrstor_skip", "fpu_traps",
 	"mb_ipi_sent", "mb_ipi_recv", "mb_sync_core", "rseq_aborts", "rseq_id_writes",
 	"timer_irqs",
+	"preempt_ipi", "lb_moves", "rt_pulls", "pi_boosts",
 };
 #define NR_EXPECTED (int)(sizeof(expected_fields) / sizeof(expected_fields[0]))
 

@@ -52,6 +52,16 @@ static int c_default_and_set(void)
 	bad |= c_eq(io_get(WHO_PROCESS, 0), PRIO(RT, 2), "real-time reads back");
 	bad |= c_ok(io_set(WHO_PROCESS, 0, 0), "back to class none");
 	bad |= c_eq(io_get(WHO_PROCESS, 0), 0, "none again");
+	// Class none follows the CPU priority: the level from nice, the
+	// class from the policy.
+	bad |= c_ok(syscall(SYS_setpriority, 0, 0, 10), "nice 10");
+	bad |= c_eq(io_get(WHO_PGRP, 0), PRIO(BE, 6), "nice 10 is best effort 6");
+	struct sched_param sp = { 0 };
+	bad |= c_ok(syscall(SYS_sched_setscheduler, 0, SCHED_IDLE, &sp), "SCHED_IDLE");
+	bad |= c_eq(io_get(WHO_PGRP, 0), PRIO(IDLE, 6), "SCHED_IDLE is class idle");
+	sp.sched_priority = 1;
+	bad |= c_ok(syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp), "SCHED_FIFO");
+	bad |= c_eq(io_get(WHO_PGRP, 0), PRIO(RT, 6), "SCHED_FIFO is class real-time");
 	return bad;
 }
 

@@ -34,8 +34,6 @@
 static const int enosys_expected[] = {
 	101,				// ptrace
 	134,				// uselib (ENOSYS on Linux 6.1 too, with these arguments)
-	140,				// getpriority
-	141,				// setpriority
 	154,				// modify_ldt
 	155,				// pivot_root
 	156,				// _sysctl (ENOSYS on Linux 6.1 too, with these arguments)
@@ -74,8 +72,6 @@ static const int enosys_expected[] = {
 	301,				// fanotify_mark
 	308,				// setns
 	313,				// finit_module (ENOSYS on Linux 6.1 too, with these arguments)
-	314,				// sched_setattr
-	315,				// sched_getattr
 	320,				// kexec_file_load (ENOSYS on Linux 6.1 too, with these arguments)
 	321,				// bpf
 	323,				// userfaultfd
