@@ -1435,20 +1435,38 @@ out:
 
 // Gives the child mm a copy of v's entries: private pages become
 // copy-on-write in both, shared pages stay shared.  0 or -ENOMEM.
+// fork's copy of v's page table entries.  A page that is still a file's
+// own frame (a file mapping of the tree, shared, or private and not yet
+// written) is left out: the child's first touch maps the same frame
+// again from the file, exactly as it is now (read-only copy-on-write in
+// a private mapping), so the copy would only cost time, and a child that
+// execs at once never touches it (Linux likewise copies no entries of a
+// file mapping without private pages).  Private copies and anonymous
+// memory are shared copy-on-write.  The child's leaf table is walked to
+// once per 2 MiB, not once per page.
 static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
 {
 	bool shared = v->flags & VMA_SHARED;
-	uint64_t va = v->node.start;
-	uint64_t *e;
+	bool refaults = v->file && !v->file->ops;
+	uint64_t va = v->node.start, region = UINT64_MAX;
+	uint64_t *e, *leaf = NULL;
 
 	while ((e = pte_next_with_frame(src->root_pa, &va, v->node.end)) != 0) {
-		uint64_t *ce = pte_walk(mm->root_pa, va, true, true);
-		if (!ce)
-			return -ENOMEM;
 		uint64_t pa = pte_frame(*e);
+		if (refaults && frame_page(pa)->use == FRAME_FILE) {
+			va += PAGE_SIZE;
+			continue;
+		}
+		if (va >> PTE_LEAF_SHIFT != region) {
+			uint64_t *ce = pte_walk(mm->root_pa, va, true, true);
+			if (!ce)
+				return -ENOMEM;
+			leaf = ce - pte_leaf_index(va);
+			region = va >> PTE_LEAF_SHIFT;
+		}
 		if (!shared)
 			*e = pte_make(pa, v->prot, true, false);
-		*ce = *e;
+		leaf[pte_leaf_index(va)] = *e;
 		frame_ref(pa);
 		rss_add(mm);
 		va += PAGE_SIZE;
