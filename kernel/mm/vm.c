@@ -367,6 +367,24 @@ static void gather_frame(struct gather *g, uint64_t va, uint64_t pa)
 }
 
 // Clears the entries of [start, end) that map frames.
+// One more frame mapped (mm->lock held); the peak is ru_maxrss.  A
+// file's own frame counts in rss_file too (Linux's file and shmem pages).
+static void rss_add(struct mm *mm, uint64_t pa)
+{
+	if (++mm->rss > mm->rss_peak)
+		mm->rss_peak = mm->rss;
+	if (frame_page(pa)->use == FRAME_FILE)
+		mm->rss_file++;
+}
+
+// One frame fewer mapped (mm->lock held).
+static void rss_sub(struct mm *mm, uint64_t pa)
+{
+	mm->rss--;
+	if (frame_page(pa)->use == FRAME_FILE)
+		mm->rss_file--;
+}
+
 static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gather *g)
 {
 	uint64_t va = start;
@@ -375,7 +393,7 @@ static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gath
 	while ((e = pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
 		uint64_t pa = pte_frame(*e);
 		*e = 0;
-		mm->rss--;
+		rss_sub(mm, pa);
 		gather_frame(g, va, pa);
 		va += PAGE_SIZE;
 	}
@@ -476,12 +494,6 @@ static uint64_t user_frame(bool zeroed)
 }
 
 // A new frame for the page at 'page' in v: zeros, or the file's bytes.
-// One more frame mapped (mm->lock held); the peak is ru_maxrss.
-static void rss_add(struct mm *mm)
-{
-	if (++mm->rss > mm->rss_peak)
-		mm->rss_peak = mm->rss;
-}
 
 static uint64_t fill_page(struct vma *v, uint64_t page)
 {
@@ -528,7 +540,7 @@ static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *
 	if (r < 0)
 		return -EIO;
 	*e = pte_make(pa, v->prot, cow, !cow);
-	rss_add(mm);
+	rss_add(mm, pa);
 	return 0;
 }
 
@@ -554,7 +566,7 @@ static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t 
 	memcpy(phys_to_virt(pa), phys_to_virt(fpa), n);
 	frame_unref(fpa);
 	*e = pte_make(pa, v->prot, false, false);
-	rss_add(mm);
+	rss_add(mm, pa);
 	return 0;
 }
 
@@ -593,7 +605,7 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page, bool write
 	if (!pa)
 		return -ENOMEM;
 	*e = pte_make(pa, v->prot, false, v->flags & VMA_SHARED);
-	rss_add(mm);
+	rss_add(mm, pa);
 	return 0;
 }
 
@@ -670,6 +682,9 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 			frame_set_use(pa, FRAME_USER);
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);
 			*e = pte_make(pa, v->prot, false, shared);
+			// The file's frame gives way to a private copy.
+			if (frame_page(old)->use == FRAME_FILE)
+				mm->rss_file--;
 			// Our reference to the shared frame goes only when no CPU
 			// can read it through this mm any more.
 			gather_frame(g, page, old);
@@ -1468,7 +1483,7 @@ static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
 			*e = pte_make(pa, v->prot, true, false);
 		leaf[pte_leaf_index(va)] = *e;
 		frame_ref(pa);
-		rss_add(mm);
+		rss_add(mm, pa);
 		va += PAGE_SIZE;
 	}
 	return 0;
@@ -1715,7 +1730,7 @@ static void clear_file_range(struct mm *mm, struct vma *v, uint64_t first, uint6
 		uint64_t pa = pte_frame(*e);
 		if (even_cows || frame_page(pa)->use == FRAME_FILE) {
 			*e = 0;
-			mm->rss--;
+			rss_sub(mm, pa);
 			gather_frame(g, va, pa);
 		}
 		va += PAGE_SIZE;
@@ -2047,7 +2062,7 @@ long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
 		}
 		frame_ref(pa[i]);
 		*e = pte_make(pa[i], v->prot, false, true);
-		rss_add(mm);
+		rss_add(mm, pa[i]);
 	}
 	gather_flush(&g);
 	spin_unlock(&mm->lock);
