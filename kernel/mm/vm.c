@@ -1427,18 +1427,27 @@ long vm_brk(struct mm *mm, uint64_t new_brk)
 		if (new_end > USER_TOP - PAGE_SIZE || !range_free(mm, old_end, grow + PAGE_SIZE) ||
 		    mm->vmas.count > MAX_MAP_COUNT || !fits_in_ram(grow))
 			goto out;
+		// The heap's own mapping usually ends at the old break: it
+		// just grows (no mapping made to be merged and freed again).
+		struct vma *below = old_end ? vma_find(mm, old_end - 1) : NULL;
+		struct vma probe = { .node = { .start = old_end, .end = new_end },
+				     .prot = PROT_READ | PROT_WRITE };
+		if (below && can_merge(below, &probe)) {
+			below->node.end = new_end;
+			vt_update(&below->node);
+			goto done;
+		}
 		struct vma *v = kzalloc(sizeof(*v));
 		if (!v)
 			goto out;
-		v->node.start = old_end;
-		v->node.end = new_end;
-		v->prot = PROT_READ | PROT_WRITE;
+		*v = probe;
 		vt_insert(&mm->vmas, &v->node);
 		merge_around(mm, v);
 	} else if (new_end < old_end) {
 		if (unmap_locked(mm, new_end, old_end, &g) < 0)
 			goto out;
 	}
+done:
 	mm->brk = new_brk;
 out:
 	gather_flush(&g);
@@ -1448,8 +1457,6 @@ out:
 
 // ---- fork ----
 
-// Gives the child mm a copy of v's entries: private pages become
-// copy-on-write in both, shared pages stay shared.  0 or -ENOMEM.
 // fork's copy of v's page table entries.  A page that is still a file's
 // own frame (a file mapping of the tree, shared, or private and not yet
 // written) is left out: the child's first touch maps the same frame
@@ -1457,8 +1464,9 @@ out:
 // a private mapping), so the copy would only cost time, and a child that
 // execs at once never touches it (Linux likewise copies no entries of a
 // file mapping without private pages).  Private copies and anonymous
-// memory are shared copy-on-write.  The child's leaf table is walked to
-// once per 2 MiB, not once per page.
+// memory are shared copy-on-write (shared memory stays shared).  The
+// child's leaf table is walked to once per 2 MiB, not once per page.
+// 0 or -ENOMEM.
 static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
 {
 	bool shared = v->flags & VMA_SHARED;
