@@ -8,7 +8,7 @@
 //	--soak SECONDS [NAME...] run the tests of --tests again and again,
 //				starting no new round after SECONDS
 //	--bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench]
-//	        [--no-mbbench] [--policies LIST [--rounds R]]
+//	        [--no-mbbench] [--only GROUP,...] [--policies LIST [--rounds R]]
 //				run the benchmark matrix and let each program
 //				print its RESULT lines (with --policies: each
 //				run R times under each policy in turn, the
@@ -621,12 +621,55 @@ static void run_mbbench(int ncpu)
 		bench_failures++;
 }
 
+// A benchmark that prints one RESULT line per operation (procbench,
+// fsbench): run once per boot, without sysstat, whose single counter
+// table would belong to the last line only.  'extra' are its options.
+static void run_plain(const char *name, char *const *extra)
+{
+	char program[256];
+	char *args[8] = { program };
+
+	snprintf(program, sizeof(program), "%s/%s", bench_dir, name);
+	if (access(program, X_OK) != 0) {
+		say("# init: %s is missing, skipped", program);
+		return;
+	}
+	for (int i = 0; extra && extra[i] && i < 6; i++)
+		args[i + 1] = extra[i];
+	int status = run_and_wait(args);
+	report_status(name, status);
+	if (status != 0)
+		bench_failures++;
+}
+
+// The groups --only can name, in the order they run.
+static const char *const bench_groups[] = { "ctxsw", "pipe", "mb", "proc", "fs" };
+
+// Every name of an --only list must be a group.
+static bool groups_valid(const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		bool known = false;
+		for (size_t g = 0; g < NELEM(bench_groups); g++)
+			known |= strlen(bench_groups[g]) == len &&
+				 strncmp(p, bench_groups[g], len) == 0;
+		if (!known)
+			return false;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return true;
+}
+
 // --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench] [--no-mbbench]
-//	   [--policies LIST [--rounds R]]
+//	   [--only GROUP,...] [--policies LIST [--rounds R]]
+// --only runs just the named groups (ctxsw, pipe, mb, proc, fs).
 static int run_benchmarks(int argc, char **argv)
 {
 	int hint = 0;
-	const char *mechs = NULL, *seconds = "2";
+	const char *mechs = NULL, *seconds = "2", *only = NULL;
 	bool pipebench = true, mbbench = true;
 
 	for (int i = 0; i < argc; i++) {
@@ -640,6 +683,8 @@ static int run_benchmarks(int argc, char **argv)
 			pipebench = false;
 		else if (strcmp(argv[i], "--no-mbbench") == 0)
 			mbbench = false;
+		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+			only = argv[++i];
 		else if (strcmp(argv[i], "--policies") == 0 && i + 1 < argc)
 			bench_policies = argv[++i];
 		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
@@ -647,13 +692,27 @@ static int run_benchmarks(int argc, char **argv)
 		else
 			say("# init: --bench: ignoring %s", argv[i]);
 	}
+	if (only && !groups_valid(only)) {
+		say("# init: --bench: --only wants groups of ctxsw,pipe,mb,proc,fs, not %s", only);
+		return 2;
+	}
 	int ncpu = count_cpus(hint);
 	say("# init: benchmarks on %d CPU%s", ncpu, ncpu == 1 ? "" : "s");
-	run_ctxsw_matrix(ncpu, mechs, seconds);
-	if (pipebench)
+	if (listed(only, "ctxsw"))
+		run_ctxsw_matrix(ncpu, mechs, seconds);
+	if (pipebench && listed(only, "pipe"))
 		run_pipebench(ncpu);
-	if (mbbench)
+	if (mbbench && listed(only, "mb"))
 		run_mbbench(ncpu);
+	// procbench twice: from a small parent, then from one with a big
+	// file mapping resident (a shell's text), which fork must handle.
+	static char *const big_parent[] = { "-m", "fork,forkexec", "-M", "/bin/busybox", NULL };
+	if (listed(only, "proc")) {
+		run_plain("procbench", NULL);
+		run_plain("procbench", big_parent);
+	}
+	if (listed(only, "fs"))
+		run_plain("fsbench", NULL);
 	if (bench_failures) {
 		say("# init: benchmarks done, %d failed", bench_failures);
 		return 1;

@@ -311,12 +311,18 @@ uint64_t *pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
 			v = next;
 			continue;
 		}
-		uint64_t *e = &table[(v >> 12) & 511];
-		if (*e & (PTE_P | (1UL << 11))) {
-			*va = v;
-			return e;
+		// Scan the rest of this leaf table without walking down
+		// again for each entry: a sparse table costs one walk, not
+		// one per empty slot.
+		for (unsigned i = (v >> 12) & 511; v < end; i++, v += PAGE_SIZE) {
+			if (i == 512)
+				break;
+			uint64_t *e = &table[i];
+			if (*e & (PTE_P | (1UL << 11))) {
+				*va = v;
+				return e;
+			}
 		}
-		v += PAGE_SIZE;
 	}
 	return 0;
 }

@@ -108,11 +108,15 @@ struct vnode_ops {
 };
 
 // One name in a directory.  'seq' orders the entries and is the
-// getdents64 position, stable while other entries come and go.
+// getdents64 position, stable while other entries come and go.  The
+// entries are a list in 'seq' order (readdir) and, in a big directory,
+// also in a hash table by name (lookup); 'hash' is the name's.
 struct dirent_node {
-	struct dirent_node *next;
+	struct dirent_node *next, *prev;
+	struct dirent_node *hnext;	// the next in its hash bucket
 	struct vnode *vn;
 	uint64_t seq;
+	uint32_t hash;
 	uint16_t namelen;
 	char name[];
 };
@@ -142,6 +146,14 @@ struct vnode {
 	struct dirent_node *entries_tail;
 	uint64_t next_seq;
 	uint32_t nentries;
+	// Directories of more than a few entries: the entries by name hash
+	// (dir_nbuckets a power of two; NULL and 0 for a small directory,
+	// whose list is short enough to search), and where the last readdir
+	// stopped (the first entry it did not give), so that the next one
+	// continues there instead of walking the list from its start.
+	struct dirent_node **dir_buckets;
+	uint32_t dir_nbuckets;
+	struct dirent_node *readdir_next;
 
 	// Under 'lock'.
 	struct spinlock lock;

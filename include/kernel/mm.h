@@ -18,6 +18,7 @@ struct mm {
 	struct vt_tree vmas;		// the mappings (struct vma), by address
 	uint64_t rss;			// frames mapped in its page tables
 	uint64_t rss_peak;		// the most rss has been (ru_maxrss)
+	uint64_t rss_file;		// of rss, files' own frames (statm's "shared")
 	volatile cpumask_t active_cpus;	// CPUs that may cache its translations
 	uint64_t brk_start, brk;	// program break
 	// Where exec put the argument and environment strings on the stack

@@ -322,6 +322,118 @@ KTEST(fs, readdir_positions_and_rename)
 	return true;
 }
 
+// A big directory's hash index: names are found through every growth of
+// the table; a readdir in small chunks, with names removed and added
+// meanwhile, gives each name that stays exactly once, in creation order;
+// the emptied directory gives the table back.
+enum { BIG_N = 600 };
+
+struct big_listing {
+	uint8_t seen[BIG_N];
+	uint64_t last_pos;
+	int limit, dots, added, bad;
+};
+
+static bool big_collect(void *arg, const char *name, size_t len, uint64_t ino, unsigned type,
+			uint64_t next_pos)
+{
+	struct big_listing *l = arg;
+	int i = 0;
+
+	(void)ino; (void)type;
+	if (l->limit-- <= 0)
+		return false;
+	l->bad += next_pos <= l->last_pos;	// positions only go forward
+	l->last_pos = next_pos;
+	if (name[0] == '.') {
+		l->dots++;
+		return true;
+	}
+	if (name[0] == 'n') {
+		l->added++;
+		return true;
+	}
+	for (size_t k = 1; k < len; k++)
+		i = i * 10 + (name[k] - '0');
+	if (i < 0 || i >= BIG_N)
+		l->bad++;
+	else
+		l->seen[i]++;
+	return true;
+}
+
+static void big_name(char *buf, size_t size, char kind, int i)
+{
+	ksnprintf(buf, size, "/ktb/%c%d", kind, i);
+}
+
+KTEST(fs, big_directory_index)
+{
+	static struct big_listing l;
+	struct vnode *dir;
+	uint64_t pos = 0;
+	char path[32];
+	bool ok = true;
+
+	memset(&l, 0, sizeof(l));
+	KEXPECT(make("/ktb", VNODE_DIR, NULL) == 0);
+	for (int i = 0; i < BIG_N && ok; i++) {
+		big_name(path, sizeof(path), 'f', i);
+		ok = make(path, VNODE_REG, NULL) == 0;
+	}
+	KEXPECT(ok);
+	KEXPECT(vfs_lookup("/ktb", true, &dir) == 0);
+	KEXPECT(dir->dir_nbuckets >= BIG_N / 2);
+	for (int i = 0; i < BIG_N && ok; i++) {
+		big_name(path, sizeof(path), 'f', i);
+		ok = lookup_rc(path, true) == 0;
+	}
+	KEXPECT(ok);
+	KEXPECT(make("/ktb/f7", VNODE_REG, NULL) == -EEXIST);
+	KEXPECT(lookup_rc("/ktb/f600", true) == -ENOENT);
+
+	// Chunks of 7; after each, the next name of every third is removed
+	// (it is then never listed) and a new one added (after the end:
+	// listed, once, as a readdir reaching it would).
+	int removed = 0;
+	do {
+		l.limit = 7;
+		KEXPECT(vfs_readdir(dir, &pos, big_collect, &l) == 0);
+		for (int i = 0; i < BIG_N; i++) {
+			if (i % 3 == 0 && !l.seen[i] && i / 3 == removed) {
+				big_name(path, sizeof(path), 'f', i);
+				ok &= remove(path, false) == 0;
+				big_name(path, sizeof(path), 'n', removed);
+				ok &= make(path, VNODE_REG, NULL) == 0;
+				removed++;
+				break;
+			}
+		}
+	} while (l.limit < 0);
+	KEXPECT(ok && l.bad == 0 && l.dots == 2);
+	for (int i = 0; i < BIG_N; i++) {
+		bool gone = i % 3 == 0 && i / 3 < removed;
+		ok &= l.seen[i] == (gone ? 0 : 1);
+	}
+	KEXPECT(ok);
+	KEXPECT(l.added == removed);
+
+	for (int i = 0; i < BIG_N; i++) {
+		big_name(path, sizeof(path), 'f', i);
+		if (i % 3 != 0 || i / 3 >= removed)
+			ok &= remove(path, false) == 0;
+	}
+	for (int i = 0; i < removed; i++) {
+		big_name(path, sizeof(path), 'n', i);
+		ok &= remove(path, false) == 0;
+	}
+	KEXPECT(ok);
+	KEXPECT(dir->dir_buckets == NULL && dir->dir_nbuckets == 0 && dir_is_empty(dir));
+	vnode_put(dir);
+	KEXPECT(remove("/ktb", true) == 0);
+	return true;
+}
+
 KTEST(fs, pipe_ring_wraparound)
 {
 	enum { CHUNK = 20000 };

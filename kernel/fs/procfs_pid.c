@@ -369,13 +369,16 @@ static void render_stat(struct text *t, struct psnap *s)
 		s->exit_code);
 }
 
-// size resident shared text lib data dt, in pages.
+// size resident shared text lib data dt, in pages; "shared" counts the
+// files' own frames mapped (Linux: file and shmem pages).
 static void render_statm(struct text *t, struct psnap *s)
 {
 	struct mm_sizes z;
 
 	mm_sizes(s->mm, &z);
-	tprintf(t, "%lu %lu %lu %lu %lu %lu %lu\n", z.total / PAGE_SIZE, mm_rss(s->mm), 0ul,
+	uint64_t shared = s->mm ? __atomic_load_n(&s->mm->rss_file, __ATOMIC_RELAXED) : 0;
+
+	tprintf(t, "%lu %lu %lu %lu %lu %lu %lu\n", z.total / PAGE_SIZE, mm_rss(s->mm), shared,
 		z.exec / PAGE_SIZE, 0ul, (z.data + z.stack) / PAGE_SIZE, 0ul);
 }
 

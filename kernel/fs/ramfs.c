@@ -271,6 +271,7 @@ static void vnode_free(struct vnode *vn)
 		vnode_put(vn->parent);
 	free_pages_from(vn, 0);
 	kfree(vn->pages);
+	kfree(vn->dir_buckets);
 	xattr_free_all(vn);
 	kfree(vn->target);
 	kfree(vn->name);
@@ -305,11 +306,100 @@ void vnode_put(struct vnode *vn)
 }
 
 // ---- directories (vfs_tree_lock held) ----
+//
+// A directory's entries are a list in creation ('seq') order, which is
+// readdir's order and its positions.  Past HASH_MIN entries they are also
+// in a hash table by name, so that a lookup costs the same in a directory
+// of ten thousand names as in one of ten.  The table is only an index: a
+// directory whose table could not grow (no memory) keeps the smaller one
+// or none and is merely slower, so no directory operation fails for it.
+
+#define HASH_MIN	16	// entries before a directory gets a table
+#define HASH_FIRST	32	// its first size, in buckets
+#define HASH_MAX	65536	// the largest (512 KiB): chains grow past it
+
+// FNV-1a: cheap, and good enough for names.
+static uint32_t name_hash(const char *name, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)name[i]) * 16777619u;
+	return h;
+}
+
+static void bucket_insert(struct dirent_node **buckets, uint32_t n, struct dirent_node *d)
+{
+	struct dirent_node **b = &buckets[d->hash & (n - 1)];
+
+	d->hnext = *b;
+	*b = d;
+}
+
+// Rebuilds the table with n buckets (0: none).  Without memory for the
+// new one the old one stays, still correct.
+static void dir_rehash(struct vnode *dir, uint32_t n)
+{
+	struct dirent_node **buckets = NULL;
+
+	if (n) {
+		buckets = kzalloc(n * sizeof(*buckets));
+		if (!buckets)
+			return;
+		for (struct dirent_node *d = dir->entries; d; d = d->next)
+			bucket_insert(buckets, n, d);
+	}
+	kfree(dir->dir_buckets);
+	dir->dir_buckets = buckets;
+	dir->dir_nbuckets = n;
+}
+
+// After an entry came in: a table once the directory is big, a bigger
+// one when the chains average more than two entries.
+static void dir_grow_index(struct vnode *dir)
+{
+	uint32_t n = dir->dir_nbuckets;
+
+	if (!n && dir->nentries >= HASH_MIN)
+		dir_rehash(dir, HASH_FIRST);
+	else if (n && n < HASH_MAX && dir->nentries > 2 * n)
+		dir_rehash(dir, n * 4);
+}
+
+// After an entry went: a smaller table when it is mostly empty, none for
+// a small directory (so an emptied /tmp gives its memory back).
+static void dir_shrink_index(struct vnode *dir)
+{
+	uint32_t n = dir->dir_nbuckets;
+
+	if (n && dir->nentries < HASH_MIN / 2)
+		dir_rehash(dir, 0);
+	else if (n > HASH_FIRST && dir->nentries < n / 8)
+		dir_rehash(dir, n / 4 < HASH_FIRST ? HASH_FIRST : n / 4);
+}
+
+static void bucket_remove(struct vnode *dir, struct dirent_node *d)
+{
+	struct dirent_node **pp = &dir->dir_buckets[d->hash & (dir->dir_nbuckets - 1)];
+
+	while (*pp && *pp != d)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = d->hnext;
+}
 
 struct dirent_node *dir_find(struct vnode *dir, const char *name, size_t len)
 {
-	for (struct dirent_node *d = dir->entries; d; d = d->next)
-		if (d->namelen == len && memcmp(d->name, name, len) == 0)
+	if (!dir->dir_buckets) {
+		for (struct dirent_node *d = dir->entries; d; d = d->next)
+			if (d->namelen == len && memcmp(d->name, name, len) == 0)
+				return d;
+		return NULL;
+	}
+	uint32_t h = name_hash(name, len);
+	for (struct dirent_node *d = dir->dir_buckets[h & (dir->dir_nbuckets - 1)]; d;
+	     d = d->hnext)
+		if (d->hash == h && d->namelen == len && memcmp(d->name, name, len) == 0)
 			return d;
 	return NULL;
 }
@@ -336,9 +426,10 @@ struct dirent_node *dirent_new(struct vnode *vn, const char *name, size_t len)
 
 	if (!d)
 		return NULL;
-	d->next = NULL;
+	d->next = d->prev = d->hnext = NULL;
 	d->vn = vn;
 	d->seq = 0;
+	d->hash = name_hash(name, len);
 	d->namelen = (uint16_t)len;
 	memcpy(d->name, name, len);
 	d->name[len] = 0;
@@ -348,6 +439,7 @@ struct dirent_node *dirent_new(struct vnode *vn, const char *name, size_t len)
 void dir_attach(struct vnode *dir, struct dirent_node *d)
 {
 	d->next = NULL;
+	d->prev = dir->entries_tail;
 	d->seq = dir->next_seq++;
 	if (dir->entries_tail)
 		dir->entries_tail->next = d;
@@ -355,22 +447,30 @@ void dir_attach(struct vnode *dir, struct dirent_node *d)
 		dir->entries = d;
 	dir->entries_tail = d;
 	dir->nentries++;
+	if (dir->dir_buckets)
+		bucket_insert(dir->dir_buckets, dir->dir_nbuckets, d);
+	dir_grow_index(dir);
 	dir->mtime_ns = dir->ctime_ns = fs_now_ns();
 }
 
 void dir_detach(struct vnode *dir, struct dirent_node *d)
 {
-	struct dirent_node *prev = NULL;
-
-	for (struct dirent_node *p = dir->entries; p && p != d; p = p->next)
-		prev = p;
-	if (prev)
-		prev->next = d->next;
+	if (d->prev)
+		d->prev->next = d->next;
 	else
 		dir->entries = d->next;
-	if (dir->entries_tail == d)
-		dir->entries_tail = prev;
+	if (d->next)
+		d->next->prev = d->prev;
+	else
+		dir->entries_tail = d->prev;
+	// A readdir that would have continued at d continues after it.
+	if (dir->readdir_next == d)
+		dir->readdir_next = d->next;
+	if (dir->dir_buckets)
+		bucket_remove(dir, d);
+	d->next = d->prev = d->hnext = NULL;
 	dir->nentries--;
+	dir_shrink_index(dir);
 	dir->mtime_ns = dir->ctime_ns = fs_now_ns();
 }
 
@@ -440,6 +540,21 @@ unsigned vnode_dtype(const struct vnode *vn)
 	}
 }
 
+// Where a readdir at position 'pos' starts in the list: where the last
+// one stopped when that is still the first entry at or past 'pos' (a
+// directory read in chunks: each getdents64 continues at once), nothing
+// when 'pos' is past the last entry, else the list's start.
+static struct dirent_node *readdir_start(struct vnode *dir, uint64_t pos)
+{
+	struct dirent_node *d = dir->readdir_next;
+
+	if (d && d->seq >= pos && (!d->prev || d->prev->seq < pos))
+		return d;
+	if (!dir->entries_tail || dir->entries_tail->seq < pos)
+		return NULL;
+	return dir->entries;
+}
+
 int vfs_readdir(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg)
 {
 	uint64_t flags;
@@ -458,13 +573,16 @@ int vfs_readdir(struct vnode *dir, uint64_t *pos, dir_emit_fn emit, void *arg)
 			goto out;
 		*pos = 2;
 	}
-	for (struct dirent_node *d = dir->entries; d; d = d->next) {
+	for (struct dirent_node *d = readdir_start(dir, *pos); d; d = d->next) {
 		if (d->seq < *pos)
 			continue;
-		if (!emit(arg, d->name, d->namelen, d->vn->ino, vnode_dtype(d->vn), d->seq + 1))
+		if (!emit(arg, d->name, d->namelen, d->vn->ino, vnode_dtype(d->vn), d->seq + 1)) {
+			dir->readdir_next = d;
 			goto out;
+		}
 		*pos = d->seq + 1;
 	}
+	dir->readdir_next = NULL;
 	// The listed entries are done: the computed ones follow.
 	spin_unlock_irqrestore(&vfs_tree_lock, flags);
 	if (dir->ops && dir->ops->readdir)

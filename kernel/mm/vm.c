@@ -367,6 +367,24 @@ static void gather_frame(struct gather *g, uint64_t va, uint64_t pa)
 }
 
 // Clears the entries of [start, end) that map frames.
+// One more frame mapped (mm->lock held); the peak is ru_maxrss.  A
+// file's own frame counts in rss_file too (Linux's file and shmem pages).
+static void rss_add(struct mm *mm, uint64_t pa)
+{
+	if (++mm->rss > mm->rss_peak)
+		mm->rss_peak = mm->rss;
+	if (frame_page(pa)->use == FRAME_FILE)
+		mm->rss_file++;
+}
+
+// One frame fewer mapped (mm->lock held).
+static void rss_sub(struct mm *mm, uint64_t pa)
+{
+	mm->rss--;
+	if (frame_page(pa)->use == FRAME_FILE)
+		mm->rss_file--;
+}
+
 static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gather *g)
 {
 	uint64_t va = start;
@@ -375,7 +393,7 @@ static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gath
 	while ((e = pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
 		uint64_t pa = pte_frame(*e);
 		*e = 0;
-		mm->rss--;
+		rss_sub(mm, pa);
 		gather_frame(g, va, pa);
 		va += PAGE_SIZE;
 	}
@@ -476,12 +494,6 @@ static uint64_t user_frame(bool zeroed)
 }
 
 // A new frame for the page at 'page' in v: zeros, or the file's bytes.
-// One more frame mapped (mm->lock held); the peak is ru_maxrss.
-static void rss_add(struct mm *mm)
-{
-	if (++mm->rss > mm->rss_peak)
-		mm->rss_peak = mm->rss;
-}
 
 static uint64_t fill_page(struct vma *v, uint64_t page)
 {
@@ -528,7 +540,7 @@ static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *
 	if (r < 0)
 		return -EIO;
 	*e = pte_make(pa, v->prot, cow, !cow);
-	rss_add(mm);
+	rss_add(mm, pa);
 	return 0;
 }
 
@@ -554,7 +566,7 @@ static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t 
 	memcpy(phys_to_virt(pa), phys_to_virt(fpa), n);
 	frame_unref(fpa);
 	*e = pte_make(pa, v->prot, false, false);
-	rss_add(mm);
+	rss_add(mm, pa);
 	return 0;
 }
 
@@ -593,7 +605,7 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page, bool write
 	if (!pa)
 		return -ENOMEM;
 	*e = pte_make(pa, v->prot, false, v->flags & VMA_SHARED);
-	rss_add(mm);
+	rss_add(mm, pa);
 	return 0;
 }
 
@@ -670,6 +682,9 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 			frame_set_use(pa, FRAME_USER);
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);
 			*e = pte_make(pa, v->prot, false, shared);
+			// The file's frame gives way to a private copy.
+			if (frame_page(old)->use == FRAME_FILE)
+				mm->rss_file--;
 			// Our reference to the shared frame goes only when no CPU
 			// can read it through this mm any more.
 			gather_frame(g, page, old);
@@ -1412,18 +1427,27 @@ long vm_brk(struct mm *mm, uint64_t new_brk)
 		if (new_end > USER_TOP - PAGE_SIZE || !range_free(mm, old_end, grow + PAGE_SIZE) ||
 		    mm->vmas.count > MAX_MAP_COUNT || !fits_in_ram(grow))
 			goto out;
+		// The heap's own mapping usually ends at the old break: it
+		// just grows (no mapping made to be merged and freed again).
+		struct vma *below = old_end ? vma_find(mm, old_end - 1) : NULL;
+		struct vma probe = { .node = { .start = old_end, .end = new_end },
+				     .prot = PROT_READ | PROT_WRITE };
+		if (below && can_merge(below, &probe)) {
+			below->node.end = new_end;
+			vt_update(&below->node);
+			goto done;
+		}
 		struct vma *v = kzalloc(sizeof(*v));
 		if (!v)
 			goto out;
-		v->node.start = old_end;
-		v->node.end = new_end;
-		v->prot = PROT_READ | PROT_WRITE;
+		*v = probe;
 		vt_insert(&mm->vmas, &v->node);
 		merge_around(mm, v);
 	} else if (new_end < old_end) {
 		if (unmap_locked(mm, new_end, old_end, &g) < 0)
 			goto out;
 	}
+done:
 	mm->brk = new_brk;
 out:
 	gather_flush(&g);
@@ -1433,24 +1457,41 @@ out:
 
 // ---- fork ----
 
-// Gives the child mm a copy of v's entries: private pages become
-// copy-on-write in both, shared pages stay shared.  0 or -ENOMEM.
+// fork's copy of v's page table entries.  A page that is still a file's
+// own frame (a file mapping of the tree, shared, or private and not yet
+// written) is left out: the child's first touch maps the same frame
+// again from the file, exactly as it is now (read-only copy-on-write in
+// a private mapping), so the copy would only cost time, and a child that
+// execs at once never touches it (Linux likewise copies no entries of a
+// file mapping without private pages).  Private copies and anonymous
+// memory are shared copy-on-write (shared memory stays shared).  The
+// child's leaf table is walked to once per 2 MiB, not once per page.
+// 0 or -ENOMEM.
 static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
 {
 	bool shared = v->flags & VMA_SHARED;
-	uint64_t va = v->node.start;
-	uint64_t *e;
+	bool refaults = v->file && !v->file->ops;
+	uint64_t va = v->node.start, region = UINT64_MAX;
+	uint64_t *e, *leaf = NULL;
 
 	while ((e = pte_next_with_frame(src->root_pa, &va, v->node.end)) != 0) {
-		uint64_t *ce = pte_walk(mm->root_pa, va, true, true);
-		if (!ce)
-			return -ENOMEM;
 		uint64_t pa = pte_frame(*e);
+		if (refaults && frame_page(pa)->use == FRAME_FILE) {
+			va += PAGE_SIZE;
+			continue;
+		}
+		if (va >> PTE_LEAF_SHIFT != region) {
+			uint64_t *ce = pte_walk(mm->root_pa, va, true, true);
+			if (!ce)
+				return -ENOMEM;
+			leaf = ce - pte_leaf_index(va);
+			region = va >> PTE_LEAF_SHIFT;
+		}
 		if (!shared)
 			*e = pte_make(pa, v->prot, true, false);
-		*ce = *e;
+		leaf[pte_leaf_index(va)] = *e;
 		frame_ref(pa);
-		rss_add(mm);
+		rss_add(mm, pa);
 		va += PAGE_SIZE;
 	}
 	return 0;
@@ -1697,7 +1738,7 @@ static void clear_file_range(struct mm *mm, struct vma *v, uint64_t first, uint6
 		uint64_t pa = pte_frame(*e);
 		if (even_cows || frame_page(pa)->use == FRAME_FILE) {
 			*e = 0;
-			mm->rss--;
+			rss_sub(mm, pa);
 			gather_frame(g, va, pa);
 		}
 		va += PAGE_SIZE;
@@ -2029,7 +2070,7 @@ long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
 		}
 		frame_ref(pa[i]);
 		*e = pte_make(pa[i], v->prot, false, true);
-		rss_add(mm);
+		rss_add(mm, pa[i]);
 	}
 	gather_flush(&g);
 	spin_unlock(&mm->lock);

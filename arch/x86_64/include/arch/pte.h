@@ -57,6 +57,16 @@ static inline uint64_t pte_make(uint64_t pa, int prot, bool cow, bool shared)
 	return e;
 }
 
+// One leaf table maps 2 MiB: the entries of the pages of one such span
+// lie side by side, so a walker may step through them without walking
+// down from the root for each page.
+#define PTE_LEAF_SHIFT	21
+
+static inline unsigned pte_leaf_index(uint64_t va)
+{
+	return (unsigned)(va >> 12) & 511;
+}
+
 // Finds the next entry with a frame at or after *va (below end), skipping
 // absent tables; updates *va to its address.  NULL if none.
 uint64_t *pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end);
