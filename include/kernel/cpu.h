@@ -43,6 +43,7 @@ struct cpu_stats {
 	uint64_t rseq_aborts;		// rseq critical sections sent to their abort handler
 	uint64_t rseq_id_writes;	// rseq areas given a new cpu_id/mm_cid
 	uint64_t timer_irqs;		// timer interrupts taken (ticks and timers)
+	uint64_t idle_poll_hits;	// idle periods ended by work found while polling
 	// Scheduler (kernel/sched/sched.c).
 	uint64_t preempt_ipi;		// IPIs sent to make a busy CPU run a woken thread
 	uint64_t lb_moves;		// fair threads pulled here by the busy balancer
@@ -63,6 +64,7 @@ struct cpu {
 	struct thread *current;
 	struct thread *idle;
 	bool tick_stopped;		// no tick runs here (kernel/time/tick.c)
+	bool idle_polling;		// idle and polling for work (kernel/sched/idle.c)
 	int preempt_count;		// >0: no preemption (interrupt or lock held)
 	volatile bool need_resched;
 	struct mm *active_mm;		// address space in CR3 (may be lazy)

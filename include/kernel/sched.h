@@ -83,8 +83,11 @@ void sched_finish_switch(void);
 // Marks the current thread dead and switches away for good.
 __attribute__((noreturn)) void sched_exit_current(void);
 
-// The idle loop of a CPU; never returns.
+// The idle loop of a CPU (kernel/sched/idle.c); never returns.
 __attribute__((noreturn)) void sched_idle_loop(void);
+// Is that CPU idle and polling for work (no IPI needed to wake it)?
+bool sched_idle_polling(int cpu);
+const char *sched_idle_mode(void);	// the idle= boot option
 
 // The load average (kernel/sched/loadavg.c).  loadavg_start arms its
 // sampling timer on the boot CPU; loadavg_get gives the 1, 5 and 15

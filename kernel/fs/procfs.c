@@ -57,12 +57,12 @@ static const char cpustat_header[] =
 	"cpu ctxsw ctxsw_vol ctxsw_invol migrations ipi_sent ipi_recv ipi_resched "
 	"ipi_call ipi_tlb syscalls pgfaults ticks idle_ns xsave xsave_skip xrstor "
 	"xrstor_skip fpu_traps mb_ipi_sent mb_ipi_recv mb_sync_core rseq_aborts rseq_id_writes "
-	"timer_irqs preempt_ipi lb_moves rt_pulls pi_boosts\n";
+	"timer_irqs idle_poll_hits preempt_ipi lb_moves rt_pulls pi_boosts\n";
 
 #define CPUSTAT_FIELDS (sizeof(struct cpu_stats) / sizeof(uint64_t))
 #define CPUSTAT_LINE_MAX (4 + CPUSTAT_FIELDS * 21 + 1)
 
-_Static_assert(CPUSTAT_FIELDS == 28, "cpustat header names every cpu_stats field");
+_Static_assert(CPUSTAT_FIELDS == 29, "cpustat header names every cpu_stats field");
 
 // The extended-state columns sum every facility's counters
 // (/proc/switchyard/facilities has them one by one).

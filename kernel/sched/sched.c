@@ -385,10 +385,10 @@ static int first_allowed_cpu(struct thread *t)
 // it where a preemption leaves a thread waiting).
 static void poke(int cpu, bool ipi)
 {
-	if (ipi)
-		arch_send_ipi(cpu, IPI_RESCHED);
-	else
+	if (!ipi)
 		tick_needed_on(cpu);
+	else if (!sched_idle_polling(cpu))	// a polling idle CPU sees it itself
+		arch_send_ipi(cpu, IPI_RESCHED);
 }
 
 // A real-time thread that cannot preempt what runs on 'cpu' goes where
@@ -1036,29 +1036,4 @@ void sched_exit_current(void)
 	t->state = THREAD_DEAD;
 	schedule();
 	panic("dead thread %s was scheduled again", t->name);
-}
-
-__attribute__((noreturn)) void sched_idle_loop(void)
-{
-	struct cpu *c = this_cpu();
-
-	for (;;) {
-		irq_disable();
-		if (c->need_resched || rq_of(c->id)->nr_waiting) {
-			c->current->preempted = false;
-			if (rq_of(c->id)->nr_waiting)
-				tick_resume();
-			irq_enable();
-			schedule();
-			continue;
-		}
-		tick_idle_enter();
-		// Enabling interrupts and halting is one step: a wake-up IPI
-		// cannot slip in between the check above and the halt.
-		uint64_t t0 = clock_monotonic_ns();
-		irq_enable_and_wait();
-		irq_disable();
-		c->stats.idle_ns += clock_monotonic_ns() - t0;
-		tick_idle_exit();
-	}
 }

@@ -32,7 +32,7 @@ static const char *const expected_fields[] = {
 	"ipi_resched", "ipi_call", "ipi_tlb", "syscalls", "pgfaults", "ticks", "idle_ns",
 	"xsave", "xsave_skip", "xrstor", "xrstor_skip", "fpu_traps",
 	"mb_ipi_sent", "mb_ipi_recv", "mb_sync_core", "rseq_aborts", "rseq_id_writes",
-	"timer_irqs",
+	"timer_irqs", "idle_poll_hits",
 	"preempt_ipi", "lb_moves", "rt_pulls", "pi_boosts",
 };
 #define NR_EXPECTED (int)(sizeof(expected_fields) / sizeof(expected_fields[0]))
