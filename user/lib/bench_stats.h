@@ -1,6 +1,6 @@
 // Order statistics for the latency benchmarks (timerbench, wakebench,
 // fairbench): samples are kept in nanoseconds, sorted once, then read as
-// median, 90th percentile and maximum; and the name of an errno for the
+// minimum, median, 90th percentile and maximum; and the name of an errno for the
 // "unsupported=" field of a RESULT line; the options' comma-separated
 // lists.  Header-only, like bench_util.h.
 #ifndef USER_BENCH_STATS_H
@@ -11,7 +11,7 @@
 #include <string.h>
 
 struct stats {
-	double median, p90, max;
+	double min, median, p90, max;
 };
 
 static inline int compare_doubles(const void *a, const void *b)
@@ -37,11 +37,12 @@ static inline double sorted_quantile(const double *v, int n, double q)
 // Sort 'v' in place and summarise it; all zero when there are no samples.
 static inline struct stats summarise(double *v, int n)
 {
-	struct stats s = { 0, 0, 0 };
+	struct stats s = { 0, 0, 0, 0 };
 
 	if (n <= 0)
 		return s;
 	qsort(v, (size_t)n, sizeof(*v), compare_doubles);
+	s.min = v[0];
 	s.median = sorted_quantile(v, n, 0.5);
 	s.p90 = sorted_quantile(v, n, 0.9);
 	s.max = v[n - 1];
