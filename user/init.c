@@ -642,14 +642,17 @@ static void run_plain(const char *name, char **args)
 
 // Issue 12's scheduler and time benchmarks: timeouts against what was
 // asked, wake-up latency, CPU shares by nice level.  Their two-CPU cases
-// need CPU 1.
-static void run_sched_time(int ncpu, const char *only)
+// need CPU 1.  Each fairbench scenario runs for --seconds.
+static void run_sched_time(int ncpu, const char *only, const char *seconds)
 {
+	char secs[16];
 	char *timer[] = { NULL, NULL };
 	char *wake_one[] = { NULL, "-m", "same", NULL };
 	char *wake[] = { NULL, NULL };
-	char *fair_one[] = { NULL, "-s", "pinned05,fifo", NULL };
-	char *fair[] = { NULL, NULL };
+	char *fair_one[] = { NULL, "-d", secs, "-s", "pinned05,fifo", NULL };
+	char *fair[] = { NULL, "-d", secs, NULL };
+
+	snprintf(secs, sizeof(secs), "%s", seconds);
 
 	if (listed(only, "timer"))
 		run_plain("timerbench", timer);
@@ -697,7 +700,7 @@ static int run_benchmarks(int argc, char **argv)
 		run_pipebench(ncpu);
 	if (mbbench && listed(only, "mb"))
 		run_mbbench(ncpu);
-	run_sched_time(ncpu, only);
+	run_sched_time(ncpu, only, seconds);
 	if (bench_failures) {
 		say("# init: benchmarks done, %d failed", bench_failures);
 		return 1;
