@@ -61,6 +61,7 @@ static _Atomic int sleeping;		// the sleeper is about to wait
 static _Atomic long long woke_at;	// its clock on return, or -1: raced
 static _Atomic int stop_spinner, stop_sleeper;
 static _Atomic int sleeper_ready;	// 1 set up, -errno when it could not
+static _Atomic uint32_t sleeper_started;	// the futex the main thread waits on for it
 
 // Wake-ups per mode; the busy modes wait for a CPU that another thread
 // spins on (a tick or more each without wake-up preemption), so they
@@ -110,6 +111,8 @@ static void *sleeper(void *arg)
 	else if (m->fifo)
 		ret = become_fifo();
 	atomic_store(&sleeper_ready, ret ? ret : 1);
+	atomic_store(&sleeper_started, 1);
+	futex(&sleeper_started, FUTEX_WAKE_PRIVATE, 1);
 	if (ret)
 		return NULL;
 	for (;;) {
@@ -182,13 +185,16 @@ static int start_threads(const struct mode *m, pthread_t *sl, pthread_t *sp)
 	atomic_store(&stop_sleeper, 0);
 	atomic_store(&stop_spinner, 0);
 	atomic_store(&sleeper_ready, 0);
+	atomic_store(&sleeper_started, 0);
 	atomic_store(&sleeping, 0);
 	if (m->busy && pthread_create(sp, NULL, spinner, (void *)(long)m->sleeper_cpu) != 0)
 		return -EAGAIN;
 	if (pthread_create(sl, NULL, sleeper, (void *)m) != 0)
 		return -EAGAIN;
-	while (atomic_load(&sleeper_ready) == 0)
-		sched_yield();
+	// Blocking, not yielding in a loop: under QEMU's icount a vCPU that
+	// only yields kept the other vCPU, where the sleeper had to start,
+	// from running at all.
+	wait_while(&sleeper_started, 0);
 	return atomic_load(&sleeper_ready) < 0 ? atomic_load(&sleeper_ready) : 0;
 }
 
