@@ -359,4 +359,39 @@ grep -qE '^  pipe +thread +0,1 +none +900$' "$tmp/out" &&
 	grep -qF -- '-- --bench --ncpu 2' "$tmp/out" || ok=1
 result $ok "bench prints a table"
 
+# --only passes the groups to init; two policies' timer, wake and fifo
+# lines (one kernel unable to run the FIFO check) side by side.
+status=0
+sy '@cmdline
+@if xstate=eager
+RESULT timer kernel=switchyard policy=eager call=nanosleep req_us=10 samples=30 median_us=10000.0 p90_us=10050.0 max_us=19990.0 ratio=1000.00
+RESULT wake kernel=switchyard policy=eager mode=cross cpus=0,1 samples=200 median_us=40.0 p90_us=60.0 max_us=90.0 raced=0
+RESULT fifo kernel=switchyard policy=eager unsupported=sched_setscheduler:EPERM
+@end
+@if xstate=lazy
+RESULT timer kernel=switchyard policy=lazy call=nanosleep req_us=10 samples=30 median_us=80.0 p90_us=90.0 max_us=99.0 ratio=8.00
+RESULT wake kernel=switchyard policy=lazy mode=cross cpus=0,1 samples=200 median_us=20.0 p90_us=30.0 max_us=45.0 raced=1
+RESULT fifo kernel=switchyard policy=lazy rounds=20 late_median_us=15.0 late_p90_us=20.0 late_max_us=30.0 other_ran=0
+@end
+switchyard: init exited with status 0
+@exit 0' bench --no-build --smp 2 --policy eager,lazy --only timer,wake,fair >"$tmp/out" 2>&1 </dev/null || status=$?
+ok=0
+[[ $status -eq 0 ]] && grep -qF -- '-- --bench --ncpu 2 --seconds 2 --only timer,wake,fair' "$tmp/out" &&
+	grep -qE '^  call=nanosleep req_us=10 +1000\.00 +8\.00 +0\.01$' "$tmp/out" &&
+	grep -qE '^  mode=cross cpus=0,1 +40\.0 +20\.0 +0\.50$' "$tmp/out" &&
+	grep -qE '^  \(one run\) +unsupported +15\.0 *$' "$tmp/out" || ok=1
+result $ok "bench --only passes the groups on; timer, wake, fifo side by side"
+
+status=0
+sy '@exit 0' bench --no-build --only timer,sleep >"$tmp/out" 2>&1 </dev/null || status=$?
+ok=0
+[[ $status -eq 1 ]] && grep -qF "no benchmark group 'sleep'" "$tmp/out" || ok=1
+result $ok "bench --only refuses an unknown group"
+
+status=0
+sy '@exit 0' bench --no-build --only timer,,wake >"$tmp/out" 2>&1 </dev/null || status=$?
+ok=0
+[[ $status -eq 1 ]] && grep -qF "not 'timer,,wake'" "$tmp/out" || ok=1
+result $ok "bench --only refuses an empty group"
+
 [[ $failures -eq 0 ]]
