@@ -13,7 +13,6 @@ extern volatile uint64_t jiffies;	// monotonic time in ticks, as of the last tic
 uint64_t tick_period_ns(void);
 void tick_init_cpu(int cpu);
 void tick_start(void);			// this CPU, interrupts off
-void tick_resume(void);			// a thread is about to run here
 void tick_idle_enter(void);		// the idle loop, about to halt
 void tick_idle_exit(void);		// ... woken
 void tick_kick_stopped(int busy_cpu);	// busy_cpu has threads waiting

@@ -137,9 +137,9 @@ __attribute__((noreturn)) void sched_idle_loop(void)
 	for (;;) {
 		irq_disable();
 		if (work_here(c)) {
+			// schedule() starts the tick if the thread it picks
+			// needs one (not if it runs alone).
 			c->current->preempted = false;
-			if (sched_nr_waiting(c->id))
-				tick_resume();
 			irq_enable();
 			schedule();
 			continue;

@@ -127,21 +127,15 @@ void tick_idle_enter(void)
 	ktimer_idle_enter();
 }
 
-// ... and woken: start the tick again if something now needs it.
+// ... and woken: start the tick again if something now needs it (an
+// idle CPU's reasons; a thread it goes on to run gets its own in
+// schedule(): tick_switch_in).
 void tick_idle_exit(void)
 {
 	struct cpu *c = this_cpu();
 
 	ktimer_idle_exit();
-	if (c->tick_stopped && (c->need_resched || tick_needed(c)))
-		tick_start();
-}
-
-// A thread is about to run on this CPU, which may have stopped its tick
-// while idle.
-void tick_resume(void)
-{
-	if (this_cpu()->tick_stopped)
+	if (c->tick_stopped && tick_needed(c))
 		tick_start();
 }
 
