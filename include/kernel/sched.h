@@ -76,6 +76,8 @@ int sched_nr_running(void);
 // Threads waiting in cpu's queue; has any CPU but 'cpu' some (snapshots)?
 int sched_nr_waiting(int cpu);
 bool sched_others_waiting(int cpu);
+// Is t SCHED_FIFO or SCHED_RR (its sleeps get no timer slack, as Linux)?
+bool sched_thread_rt(const struct thread *t);
 
 // Called by a new thread on its first run (the switch left a lock held).
 void sched_finish_switch(void);

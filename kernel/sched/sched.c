@@ -84,6 +84,11 @@ static int rt_prio_of(const struct thread *t)
 }
 
 // For comparing what runs: idle below every fair thread, real time above.
+bool sched_thread_rt(const struct thread *t)
+{
+	return rt_prio_of(t) > 0;
+}
+
 static int rank_of(const struct thread *t)
 {
 	return t->is_idle ? -1 : rt_prio_of(t);

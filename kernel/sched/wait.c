@@ -103,9 +103,10 @@ static int sleep_on(struct wait_queue *wq, struct spinlock *lock, uint64_t deadl
 	if (deadline != WAIT_FOREVER) {
 		t->timed_out = false;
 		// User-visible sleeps may end up to the thread's timer slack
-		// late, as on Linux, so that nearby expiries share an interrupt.
-		ktimer_arm(&t->sleep_timer, deadline,
-			   kind == SLEEP_INTERRUPTIBLE ? thread_timer_slack(t) : 0);
+		// late, as on Linux, so that nearby expiries share an interrupt;
+		// a real-time thread's never do (Linux's rt_task case).
+		bool slack = kind == SLEEP_INTERRUPTIBLE && !sched_thread_rt(t);
+		ktimer_arm(&t->sleep_timer, deadline, slack ? thread_timer_slack(t) : 0);
 	}
 	if (lock)
 		spin_unlock(lock);

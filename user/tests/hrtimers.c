@@ -381,6 +381,30 @@ static void t_timer_slack(void)
 	check_ok(prctl(PR_SET_TIMERSLACK, old, 0, 0, 0), "slack back");
 }
 
+// A real-time thread's sleeps take no slack (Linux's rt_task case): with
+// 50 ms of slack a SCHED_FIFO thread's 1 ms sleeps still end near 1 ms.
+static void t_realtime_no_slack(void)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+
+	if (geteuid() != 0) {
+		skip("needs root for SCHED_FIFO");
+		return;
+	}
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		int64_t took[5];
+		if (prctl(PR_SET_TIMERSLACK, 50 * MS, 0, 0, 0) ||
+		    syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp))	// musl's wrapper is ENOSYS
+			_exit(2);
+		for (int r = 0; r < 5; r++)
+			took[r] = w_nanosleep(MS);
+		qsort(took, 5, sizeof(took[0]), cmp64);
+		_exit(took[2] < 20 * MS ? 0 : 1);
+	}
+	check_child_ok(pid, "SCHED_FIFO 1 ms sleeps with 50 ms slack end within 20 ms");
+}
+
 static uint64_t field(const struct cpustat *st, int cpu, const char *name)
 {
 	for (int f = 0; f < st->nr_fields; f++)
@@ -498,6 +522,7 @@ static const struct test_case cases[] = {
 	{ "periodic_1ms", t_periodic_1ms },
 	{ "wake_in_deadline_order", t_wake_in_deadline_order },
 	{ "timer_slack", t_timer_slack },
+	{ "realtime_threads_take_no_slack", t_realtime_no_slack },
 	{ "idle_cpu_takes_no_ticks", t_idle_cpu_takes_no_ticks },
 	{ "busy_cpu_alone_then_shared", t_busy_cpu_alone_and_shared },
 };
