@@ -431,6 +431,10 @@ static void enqueue_on(struct thread *t, int cpu, bool woken)
 
 	if (t->on_cpu)
 		panic("enqueue_on: thread %s (tid %d) still runs on cpu %d", t->name, t->tid, t->cpu);
+	// What runs there may have run long without a tick to charge it
+	// (kernel/time/tick.c): min_vruntime must be today's before t is
+	// placed against it.
+	update_curr(rq, cpus[cpu].current);
 	if (t->cpu != cpu) {
 		// vruntime is relative to each CPU's min_vruntime.
 		if (t->cpu >= 0 && t->cpu < ncpus)
@@ -459,7 +463,11 @@ void sched_start(struct thread *t)
 	t->slice = SCHED_SLICE_TICKS;
 	t->weight = weight_of(t);
 	t->cpu = cpu;
-	t->vruntime = rq_of(cpu)->min_vruntime + scaled(rq_slice_ns(), t->weight);
+	struct runqueue *rq = rq_of(cpu);
+	uint64_t flags = spin_lock_irqsave(&rq->lock);
+	update_curr(rq, cpus[cpu].current);	// min_vruntime of now (enqueue_on)
+	t->vruntime = rq->min_vruntime + scaled(rq_slice_ns(), t->weight);
+	spin_unlock_irqrestore(&rq->lock, flags);
 	enqueue_on(t, select_cpu(t, cpu), false);
 }
 
@@ -490,6 +498,7 @@ bool sched_wake(struct thread *t)
 			enqueue_on(t, want, true);
 			return true;
 		}
+		update_curr(rq, cpus[cpu].current);	// as in enqueue_on
 		place_woken(rq, t);
 		rq_push(rq, t, false);
 		bool ipi = kick_locked(cpu, t);
