@@ -529,6 +529,17 @@ static struct thread *pick_next(struct cpu *c, struct runqueue *rq, struct threa
 	return t;
 }
 
+// A fair thread that yields goes behind every fair thread waiting (its
+// vruntime raised to the last one's, as Linux's old compat_yield): the
+// others run first, as POSIX has it for a priority's list, and its place
+// is the tail, found without a walk.  It gives up at most the spread of
+// the queue, which the fairness bound keeps within a slice.
+static void yield_to_back(struct runqueue *rq, struct thread *t)
+{
+	if (!rt_prio_of(t) && rq->tail && (int64_t)(rq->tail->vruntime - t->vruntime) > 0)
+		t->vruntime = rq->tail->vruntime;
+}
+
 // Also ends prev's system (or the CPU's idle) time, and counts the
 // switch for getrusage as Linux does: voluntary if prev blocked.
 static void account_switch(struct cpu *c, struct thread *prev)
@@ -588,7 +599,9 @@ void schedule(void)
 		if (may_run_on(prev, c->id)) {
 			bool head = prev->preempted && rt_prio_of(prev) && !prev->rr_expired;
 			if (!prev->preempted)
-				skip = prev;	// yielded
+				skip = prev;	// yielded (or woken before it slept)
+			if (prev->yielding)
+				yield_to_back(rq, prev);
 			rq_push(rq, prev, head);
 		} else {
 			// Affinity changed: once off this CPU, it goes to an
@@ -597,6 +610,7 @@ void schedule(void)
 		}
 	}
 	prev->rr_expired = false;
+	prev->yielding = false;
 	struct thread *next = pick_next(c, rq, skip);
 	if (next->state != THREAD_RUNNABLE)
 		panic("schedule: picked thread %s (tid %d) in state %d", next->name, next->tid, next->state);
@@ -642,6 +656,7 @@ void preempt_from_interrupt(struct trap_frame *f)
 void sched_yield(void)
 {
 	current_thread()->preempted = false;
+	current_thread()->yielding = true;
 	schedule();
 }
 
