@@ -532,12 +532,22 @@ static struct thread *pick_next(struct cpu *c, struct runqueue *rq, struct threa
 // A fair thread that yields goes behind every fair thread waiting (its
 // vruntime raised to the last one's, as Linux's old compat_yield): the
 // others run first, as POSIX has it for a priority's list, and its place
-// is the tail, found without a walk.  It gives up at most the spread of
-// the queue, which the fairness bound keeps within a slice.
+// is the tail, found without a walk.  It gives up at most one slice of
+// its own time: behind a light thread whose vruntime is far ahead (a
+// SCHED_IDLE one after its slice) it goes only that far, or one yield
+// could cost it seconds.
 static void yield_to_back(struct runqueue *rq, struct thread *t)
 {
-	if (!rt_prio_of(t) && rq->tail && (int64_t)(rq->tail->vruntime - t->vruntime) > 0)
-		t->vruntime = rq->tail->vruntime;
+	uint64_t v, cap;
+
+	if (rt_prio_of(t) || !rq->tail)
+		return;
+	v = rq->tail->vruntime;
+	cap = t->vruntime + scaled(rq_slice_ns(), t->weight);
+	if ((int64_t)(v - cap) > 0)
+		v = cap;
+	if ((int64_t)(v - t->vruntime) > 0)
+		t->vruntime = v;
 }
 
 // Also ends prev's system (or the CPU's idle) time, and counts the
