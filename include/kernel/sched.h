@@ -18,8 +18,8 @@ struct thread;
 
 struct runqueue {
 	struct spinlock lock;
-	// Fair threads waiting (SCHED_OTHER, _BATCH, _IDLE), in no order:
-	// the pick takes the smallest vruntime.
+	// Fair threads waiting (SCHED_OTHER, _BATCH, _IDLE), in vruntime
+	// order: the pick takes the head.
 	struct thread *head, *tail;
 	// Real-time threads waiting, one FIFO list per priority, and a bitmap
 	// of the non-empty ones.

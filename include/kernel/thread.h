@@ -43,6 +43,7 @@ struct thread {
 	uint64_t last_migration;	// jiffies, to avoid ping-pong
 	int slice;			// ticks left in its time slice
 	bool preempted;			// last switch-out was involuntary
+	bool yielding;			// in sched_yield: goes behind the others
 
 	// Scheduling class (kernel/sched/sched.c, docs/scheduler.md).
 	uint8_t policy;			// SCHED_OTHER, _FIFO, _RR, _BATCH, _IDLE

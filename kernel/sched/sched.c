@@ -156,16 +156,34 @@ static void rt_list_push(struct runqueue *rq, struct thread *t, int prio, bool a
 	rq->nr_rt_waiting++;
 }
 
+// The fair list is kept in vruntime order, so the pick and min_vruntime
+// read its head: a switch costs no scan of the queue (with ~100 threads
+// a CPU yielding in a loop, three scans per switch made every switch
+// several times dearer than the round-robin scheduler's).  The place is
+// looked for from the tail: a thread that ran, yielded or is new has the
+// most vruntime or nearly, so the walk is short; one placed before the
+// head (a woken sleeper) goes there at once.  Equal vruntimes keep their
+// order of arrival.  A queued thread's vruntime never changes (it is
+// set before the push, or the thread is taken off and queued again).
 static void fair_list_push(struct runqueue *rq, struct thread *t)
 {
+	struct thread *after = rq->tail;
+
+	if (rq->head && (int64_t)(t->vruntime - rq->head->vruntime) < 0)
+		after = 0;
+	while (after && (int64_t)(t->vruntime - after->vruntime) < 0)
+		after = after->rq_prev;
 	t->rq_weight = t->weight;
-	t->rq_next = 0;
-	t->rq_prev = rq->tail;
-	if (rq->tail)
-		rq->tail->rq_next = t;
+	t->rq_prev = after;
+	t->rq_next = after ? after->rq_next : rq->head;
+	if (t->rq_next)
+		t->rq_next->rq_prev = t;
+	else
+		rq->tail = t;
+	if (after)
+		after->rq_next = t;
 	else
 		rq->head = t;
-	rq->tail = t;
 	rq->fair_weight += t->rq_weight;
 }
 
@@ -224,16 +242,15 @@ static int rt_top(const struct runqueue *rq)
 	return 0;
 }
 
-// The waiting fair thread with the least vruntime, other than 'skip' if
-// there is another.
+// The waiting fair thread with the least vruntime (the head of the
+// sorted list), other than 'skip' if there is another.
 static struct thread *fair_leftmost(const struct runqueue *rq, const struct thread *skip)
 {
-	struct thread *best = 0;
+	struct thread *best = rq->head;
 
-	for (struct thread *t = rq->head; t; t = t->rq_next)
-		if (t != skip && (!best || (int64_t)(t->vruntime - best->vruntime) < 0))
-			best = t;
-	return best ? best : (skip && skip->on_rq ? (struct thread *)skip : 0);
+	if (best && best == skip && best->rq_next)
+		return best->rq_next;
+	return best;
 }
 
 // min_vruntime follows the least vruntime of the CPU's fair threads
@@ -526,6 +543,27 @@ static struct thread *pick_next(struct cpu *c, struct runqueue *rq, struct threa
 	return t;
 }
 
+// A fair thread that yields goes behind every fair thread waiting (its
+// vruntime raised to the last one's, as Linux's old compat_yield): the
+// others run first, as POSIX has it for a priority's list, and its place
+// is the tail, found without a walk.  It gives up at most one slice of
+// its own time: behind a light thread whose vruntime is far ahead (a
+// SCHED_IDLE one after its slice) it goes only that far, or one yield
+// could cost it seconds.
+static void yield_to_back(struct runqueue *rq, struct thread *t)
+{
+	uint64_t v, cap;
+
+	if (rt_prio_of(t) || !rq->tail)
+		return;
+	v = rq->tail->vruntime;
+	cap = t->vruntime + scaled(rq_slice_ns(), t->weight);
+	if ((int64_t)(v - cap) > 0)
+		v = cap;
+	if ((int64_t)(v - t->vruntime) > 0)
+		t->vruntime = v;
+}
+
 // Also ends prev's system (or the CPU's idle) time, and counts the
 // switch for getrusage as Linux does: voluntary if prev blocked.
 static void account_switch(struct cpu *c, struct thread *prev)
@@ -585,7 +623,9 @@ void schedule(void)
 		if (may_run_on(prev, c->id)) {
 			bool head = prev->preempted && rt_prio_of(prev) && !prev->rr_expired;
 			if (!prev->preempted)
-				skip = prev;	// yielded
+				skip = prev;	// yielded (or woken before it slept)
+			if (prev->yielding)
+				yield_to_back(rq, prev);
 			rq_push(rq, prev, head);
 		} else {
 			// Affinity changed: once off this CPU, it goes to an
@@ -594,6 +634,7 @@ void schedule(void)
 		}
 	}
 	prev->rr_expired = false;
+	prev->yielding = false;
 	struct thread *next = pick_next(c, rq, skip);
 	if (next->state != THREAD_RUNNABLE)
 		panic("schedule: picked thread %s (tid %d) in state %d", next->name, next->tid, next->state);
@@ -639,6 +680,7 @@ void preempt_from_interrupt(struct trap_frame *f)
 void sched_yield(void)
 {
 	current_thread()->preempted = false;
+	current_thread()->yielding = true;
 	schedule();
 }
 

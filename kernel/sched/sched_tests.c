@@ -248,3 +248,71 @@ KTEST(sched, pi_boost_follows_chain)
 		KEXPECT(s[i].done);
 	return true;
 }
+
+#define YIELDERS	4
+#define YIELD_ROUNDS	50
+
+struct yielders {
+	volatile bool go;
+	int started, done;		// atomic
+	int next;			// slots of seq taken (atomic)
+	uint8_t seq[YIELDERS * YIELD_ROUNDS];
+};
+
+struct yielder {
+	struct yielders *all;
+	uint8_t id;
+};
+
+static void yielder_fn(void *arg)
+{
+	struct yielder *me = arg;
+	struct yielders *y = me->all;
+
+	__atomic_fetch_add(&y->started, 1, __ATOMIC_RELEASE);
+	while (!y->go)
+		sched_yield();
+	for (int i = 0; i < YIELD_ROUNDS; i++) {
+		int slot = __atomic_fetch_add(&y->next, 1, __ATOMIC_RELAXED);
+		y->seq[slot] = me->id;
+		sched_yield();
+	}
+	__atomic_fetch_add(&y->done, 1, __ATOMIC_RELEASE);
+}
+
+// Yields until 'counter' reaches n or 20 s pass.
+static void yield_until(int *counter, int n)
+{
+	uint64_t t0 = clock_monotonic_ns();
+
+	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < n &&
+	       clock_monotonic_ns() - t0 < 20000000000ULL)
+		sched_yield();
+}
+
+// A fair thread that yields goes behind every fair thread waiting on its
+// CPU: kernel threads pinned to one CPU that record themselves and yield
+// take turns strictly (passing the yielder over only once let two of
+// them alternate while the others waited).
+KTEST(sched, yield_goes_behind_the_others)
+{
+	static struct yielders y;
+	static struct yielder me[YIELDERS];
+	int made = 0;
+
+	y = (struct yielders){ 0 };
+	for (int i = 0; i < YIELDERS; i++) {
+		me[i] = (struct yielder){ &y, (uint8_t)i };
+		if (kthread_create("yielder", yielder_fn, &me[i], ncpus - 1))
+			made++;
+	}
+	// All of them in their loop first, so the turns start together.
+	yield_until(&y.started, made);
+	y.go = true;
+	yield_until(&y.done, made);
+	KEXPECT(made == YIELDERS);
+	KEXPECT(y.done == YIELDERS);
+	for (int i = 0; i + YIELDERS < YIELDERS * YIELD_ROUNDS; i++)
+		KEXPECT(y.seq[i] == y.seq[i + YIELDERS]);
+	return true;
+}
