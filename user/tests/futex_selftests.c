@@ -106,6 +106,12 @@ static int run_once(struct run *r)
 		alarm(RUN_TIMEOUT);
 		dup2(pfd[1], 1);
 		close(pfd[0]);
+		// futex_wait makes "futex_shm_file" in its working directory
+		// and removes it only if it gets to its end: in /tmp a file it
+		// leaves behind (a run cut short by the allocation-failure
+		// injection) is removed below and swept by init.
+		if (chdir("/tmp") != 0)
+			_exit(126);
 		execv(path, (char **)argv);
 		_exit(127);
 	}
@@ -123,6 +129,7 @@ static int run_once(struct run *r)
 	close(pfd[0]);
 	status = reap(pid);
 	sysv_remove_new_objects();
+	unlink("/tmp/futex_shm_file");
 	// A program with a failed result exits non-zero: only a death counts.
 	if (WIFSIGNALED(status))
 		return fail("%s killed by signal %d", r->prog, WTERMSIG(status));
