@@ -143,7 +143,11 @@ void tick_idle_exit(void)
 // tick_needed reads; see the top): start it there.
 void tick_needed_on(int cpu)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	// This CPU's own tick runs only in its interrupts, which see its
+	// earlier stores in order: the barrier is for another CPU's flag.
+	// (A wake-up on the same CPU, the common case, pays no barrier.)
+	if (cpu != this_cpu()->id)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&cpus[cpu].tick_stopped, __ATOMIC_RELAXED))
 		return;
 	if (cpu == this_cpu()->id) {
