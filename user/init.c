@@ -28,9 +28,11 @@
 // Any of them may follow --check-memory: init then takes a memory
 // snapshot (/proc/switchyard/memstat) before the task, and afterwards
 // switches allocation-failure injection off, kills what is left, empties
-// /tmp and /dev/mqueue and executes itself anew as "/init --memory-final STATUS SNAPSHOT":
+// /tmp, /dev/shm and /dev/mqueue (naming what it removes outside /tmp) and
+// executes itself anew as "/init --memory-final STATUS LEFT SNAPSHOT STARTED":
 // that fresh init runs /tests/hello, takes a second snapshot and reports
-// both checks as KTAP ("# init: checks").  A fresh image on both sides
+// both checks as KTAP ("# init: checks"); after a failed memory check it
+// names the files changed since STARTED, the usual culprit.  A fresh image on both sides
 // means init's own memory is the same in both snapshots, so they can be
 // compared exactly (user/lib/memstat.h says what must match); its exit
 // status is the task's.
@@ -916,6 +918,10 @@ static int memory_probe(char **argv, struct memstat *m, int *fresh_status)
 	return memstat_read(m);
 }
 
+// When the run began (CLOCK_REALTIME, in ns), handed to the fresh init:
+// the files changed since then are the ones a failed memory check names.
+static long long run_started;
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st; (void)type;
@@ -924,11 +930,57 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 	return 0;
 }
 
-// After the task: nothing injected any more, no process left but init,
-// /tmp and /dev/mqueue empty; then the fresh init (which does not return).
+// The same, naming what it removes: outside /tmp nothing should be left.
+static int remove_entry_loudly(const char *path, const struct stat *st, int type,
+			       struct FTW *ftw)
+{
+	if (ftw->level > 0)
+		say("# init: removing %s, left behind by the run", path);
+	return remove_entry(path, st, type, ftw);
+}
+
+// The files the run made or changed, named in a failed memory check.
+static char changed_names[512];
+
+static int name_if_changed(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	long long changed = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+	size_t len = strlen(changed_names);
+
+	(void)type; (void)ftw;
+	if (changed <= run_started || S_ISDIR(st->st_mode))
+		return 0;
+	say("# init: changed during the run: %s (%lld bytes)", path, (long long)st->st_size);
+	if (len + strlen(path) + 3 < sizeof(changed_names))
+		snprintf(changed_names + len, sizeof(changed_names) - len, "%s%s",
+			 len ? ", " : "", path);
+	return 0;
+}
+
+// After a failed memory check: the files the run left, which is what
+// a leaked inode or page most often turns out to be.  /proc and /sys
+// are made up on each read and are skipped.
+static void name_changed_files(void)
+{
+	DIR *root = opendir("/");
+	struct dirent *de;
+
+	if (root == NULL)
+		return;
+	while ((de = readdir(root)) != NULL) {
+		char path[300];
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, "proc") == 0 || strcmp(de->d_name, "sys") == 0)
+			continue;
+		snprintf(path, sizeof(path), "/%s", de->d_name);
+		nftw(path, name_if_changed, 16, FTW_PHYS);
+	}
+	closedir(root);
+}
+
 static void memory_final_exec(int status, const struct memstat *base)
 {
-	static char snapshot[SNAPSHOT_MAX], code[16], left_text[16];
+	static char snapshot[SNAPSHOT_MAX], code[16], left_text[16], started_text[24];
 	int fd = open("/proc/switchyard/fail_alloc", O_WRONLY);
 	int left = 0;
 
@@ -955,25 +1007,29 @@ static void memory_final_exec(int status, const struct memstat *base)
 		usleep(10000);
 	}
 	nftw("/tmp", remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	// POSIX message queues outlive their makers as files do.
-	nftw("/dev/mqueue", remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	// POSIX shared memory and message queues outlive their makers as
+	// files do; tests clean them up, so what is left is named.
+	nftw("/dev/shm", remove_entry_loudly, 16, FTW_DEPTH | FTW_PHYS);
+	nftw("/dev/mqueue", remove_entry_loudly, 16, FTW_DEPTH | FTW_PHYS);
 	memstat_encode(base, snapshot, sizeof(snapshot));
 	snprintf(code, sizeof(code), "%d", status);
 	snprintf(left_text, sizeof(left_text), "%d", left);
-	char *args[] = { "/init", "--memory-final", code, left_text, snapshot, NULL };
+	snprintf(started_text, sizeof(started_text), "%lld", run_started);
+	char *args[] = { "/init", "--memory-final", code, left_text, snapshot, started_text,
+			 NULL };
 	execve("/init", args, environ);
 	say("# init: cannot execute /init for the memory check: %s", strerror(errno));
 }
 
-// "/init --memory-final STATUS LEFT SNAPSHOT": the checks, then STATUS.
+// "/init --memory-final STATUS LEFT SNAPSHOT STARTED": the checks, then STATUS.
 static int memory_final(char **argv, int argc, char **all_argv)
 {
 	struct memstat base = { 0 }, now;
 	static char why[2048];
 	int fresh;
 
-	if (argc < 3) {
-		say("# init: --memory-final needs STATUS LEFT SNAPSHOT");
+	if (argc < 4) {
+		say("# init: --memory-final needs STATUS LEFT SNAPSHOT STARTED");
 		return 2;
 	}
 	int probe = memory_probe(all_argv, &now, &fresh);
@@ -996,8 +1052,15 @@ static int memory_final(char **argv, int argc, char **all_argv)
 		say("ok 3 memory_returned # SKIP no memory statistics (%s)", MEMSTAT_PATH);
 	else if (differ == 0)
 		say("ok 3 memory_returned");
-	else
-		say("not ok 3 memory_returned # %s", why);
+	else {
+		run_started = atoll(argv[3]);
+		name_changed_files();
+		if (changed_names[0])
+			say("not ok 3 memory_returned # %s; files the run left: %s", why,
+			    changed_names);
+		else
+			say("not ok 3 memory_returned # %s", why);
+	}
 	say("# init: memory now: pages_used %ld pages_pinned %ld (baseline %ld)",
 	    memstat_get(&now, "pages_used"), memstat_get(&now, "pages_pinned"),
 	    memstat_get(&base, "pages_pinned"));
@@ -1045,6 +1108,9 @@ int main(int argc, char **argv)
 			say("# init: no memory statistics: %s", strerror(errno));
 		if (fresh == -1 || !WIFEXITED(fresh) || WEXITSTATUS(fresh) != 0)
 			say("# init: %s/%s did not run: status %#x", tests_dir, FRESH_PROGRAM, fresh);
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		run_started = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 		argc--;
 		argv++;
 	}
