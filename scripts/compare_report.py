@@ -41,7 +41,8 @@ FIGURES = {
 NOT_RUN = {'kernel', 'policy', 'switches_per_sec', 'switches', 'seconds', 'usecs_per_op',
 	   'ops_per_sec', 'loops', 'samples', 'min_us', 'median_us', 'p90_us', 'max_us',
 	   'ratio', 'expirations', 'mean_period_us', 'raced', 'calls', 'usecs_per_call',
-	   'usecs_per_rt', 'ops', 'unsupported', 'registered_pct', 'unregistered_pct'}
+	   'usecs_per_rt', 'ops', 'unsupported', 'registered_pct', 'unregistered_pct',
+	   'min', 'max', 'ipi_sent', 'ipi_recv_siblings', 'ipi_recv_unrelated', 'sync_core'}
 CSV_FIELDS = ['kernel', 'policy', 'rep', 'benchmark', 'run', 'figure', 'unit', 'better', 'value']
 
 

@@ -68,6 +68,10 @@ def _():
 	assert cr.run_label('ctxsw', f) == 'futex process 0,1 avx once', cr.run_label('ctxsw', f)
 	_, f = cr.parse_result('RESULT ctxsw mech=yield mode=thread cpus=0,0 vec=sse once=0 x=2')
 	assert cr.run_label('ctxsw', f) == 'yield thread 0,0 sse every round x=2'
+	_, f = cr.parse_result('RESULT membarrier kernel=linux policy=linux cmd=GLOBAL load=alone '
+			       'calls=9 usecs_per_call=0.3 ipi_sent=- ipi_recv_siblings=- '
+			       'ipi_recv_unrelated=- sync_core=-')
+	assert cr.run_label('membarrier', f) == 'GLOBAL load=alone', cr.run_label('membarrier', f)
 
 
 @case('rows_of_log_keeps_numeric_figures_only')
