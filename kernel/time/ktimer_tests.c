@@ -18,6 +18,7 @@ struct probe {
 	volatile uint64_t fired_at;	// 0 until it ran
 	volatile int order;		// rank among the probes (from 1)
 	volatile int cpu;
+	volatile uint64_t irq;		// its CPU's timer_irqs when it ran
 };
 
 static volatile int fired_count;
@@ -28,6 +29,7 @@ static void probe_fn(struct ktimer *kt)
 
 	p->fired_at = clock_monotonic_ns();
 	p->cpu = this_cpu()->id;
+	p->irq = this_cpu()->stats.timer_irqs;
 	p->order = __atomic_add_fetch(&fired_count, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -46,6 +48,16 @@ static void wait_fired(int n, uint64_t bound_ns)
 
 	while (__atomic_load_n(&fired_count, __ATOMIC_SEQ_CST) < n && clock_monotonic_ns() < end)
 		wq_wait(0, 0, clock_monotonic_ns() + MS, false);
+}
+
+// The same without sleeping: a sleep arms a timer of its own on this
+// CPU, whose interrupt would come between the probes under test.
+static void spin_until_fired(int n, uint64_t bound_ns)
+{
+	uint64_t end = clock_monotonic_ns() + bound_ns;
+
+	while (__atomic_load_n(&fired_count, __ATOMIC_SEQ_CST) < n && clock_monotonic_ns() < end)
+		cpu_relax();
 }
 
 // Armed out of order, they fire in deadline order, none early, on the
@@ -121,7 +133,9 @@ KTEST(ktimer, past_and_far_deadlines)
 }
 
 // Slack: timers within each other's range share one interrupt, and none
-// fires before its deadline.
+// fires before its deadline.  Counted in interrupts, not time: a host
+// that deschedules the vCPU between two of the functions must not fail
+// it (that was a 2 ms bound once, and it failed on a loaded host).
 KTEST(ktimer, slack_coalesces)
 {
 	static struct probe p[4];
@@ -134,13 +148,17 @@ KTEST(ktimer, slack_coalesces)
 		ktimer_arm(&p[i].kt, t0 + (uint64_t)i * 100000, 20 * MS);	// 0.1 ms apart
 	}
 	irq_restore(flags);
-	wait_fired(4, 5000 * MS);
+	spin_until_fired(4, 5000 * MS);
 	KEXPECT(fired_count == 4);
 	for (int i = 0; i < 4; i++)
 		KEXPECT(p[i].fired_at >= t0 + (uint64_t)i * 100000);
-	// All four ran from the interrupt for the first one's latest moment
-	// or earlier, which is after the last one's deadline: together.
-	KEXPECT(p[3].fired_at - p[0].fired_at < 2 * MS);
+	// The interrupt for the first one's latest moment comes after the
+	// last one's deadline, so all four run in it, or in the first timer
+	// interrupt after their deadlines if another (the tick) came sooner.
+	// One such interrupt between the deadlines can split them in two
+	// groups; without coalescing each would take its own.
+	KEXPECT(p[1].cpu == p[0].cpu && p[3].cpu == p[0].cpu);
+	KEXPECT(p[3].irq - p[0].irq <= 1);
 	return true;
 }
 
