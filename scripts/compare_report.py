@@ -304,15 +304,19 @@ def gnuplot_script(out, columns, panels):
 	(title, data file, y label, log scale, (smallest, largest value))."""
 	names = {'linux': 'Linux', 'host': 'host (native)'}
 	n = len(columns)
-	height = 720 * len(panels)
+	height = 720 * len(panels) + 120
 	lines = ['set terminal pngcairo size 1800,%d font "sans,10" noenhanced' % height,
 		 'set output "%s"' % os.path.join(out, 'compare.png'),
 		 'set multiplot layout %d,1' % len(panels),
 		 'set style data histograms', 'set style histogram clustered gap 1',
 		 'set style fill solid 0.85 border -1', 'set boxwidth 0.9',
 		 'set key top right', 'set grid ytics', 'set xtics rotate by 90 right',
-		 'set bmargin 18', 'set rmargin 10', 'set datafile missing "-"']
+		 'set rmargin 10', 'set datafile missing "-"']
 	for title, data, ylabel, logscale, top in panels:
+		# Room below for the longest label, written upright.
+		with open(data, encoding='utf-8') as f:
+			longest = max([len(line.split('"')[1]) for line in f if line.startswith('"')] or [10])
+		lines.append('set bmargin %d' % (longest * 0.42 + 2))
 		lines.append('set title "%s"' % title)
 		lines.append('set ylabel "%s"' % ylabel)
 		lines.append('set logscale y' if logscale else 'unset logscale y')
