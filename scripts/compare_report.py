@@ -304,7 +304,7 @@ def gnuplot_script(out, columns, panels):
 	(title, data file, y label, log scale, (smallest, largest value))."""
 	names = {'linux': 'Linux', 'host': 'host (native)'}
 	n = len(columns)
-	height = 720 * len(panels) + 120
+	height = 720 * len(panels) + 260
 	lines = ['set terminal pngcairo size 1800,%d font "sans,10" noenhanced' % height,
 		 'set output "%s"' % os.path.join(out, 'compare.png'),
 		 'set multiplot layout %d,1' % len(panels),
