@@ -85,15 +85,19 @@ def is_cross_cpu(run):
 	return bool(m and m.group(1) != m.group(2)) or ' cross' in ' ' + run
 
 
+def known_results(lines):
+	"""(name, fields, figure, unit, better) of each RESULT line of a
+	benchmark that has a figure to compare."""
+	for line in lines:
+		parsed = parse_result(line)
+		if parsed and parsed[0] in FIGURES:
+			yield parsed + FIGURES[parsed[0]]
+
+
 def rows_of_log(lines, kernel, policy, rep):
 	"""The CSV rows of one boot's console."""
 	rows = []
-	for line in lines:
-		parsed = parse_result(line)
-		if not parsed or parsed[0] not in FIGURES:
-			continue
-		name, fields = parsed
-		figure, unit, better = FIGURES[name]
+	for name, fields, figure, unit, better in known_results(lines):
 		if figure not in fields:
 			continue
 		try:
@@ -387,12 +391,7 @@ def write_plot(out, columns, table):
 
 def progress(prefix, stream):
 	"""compare's live progress: a short line per RESULT on the console."""
-	for line in stream:
-		parsed = parse_result(line)
-		if not parsed or parsed[0] not in FIGURES:
-			continue
-		name, fields = parsed
-		figure, unit, _ = FIGURES[name]
+	for name, fields, figure, unit, _ in known_results(stream):
 		value = fields.get(figure, fields.get('unsupported', '?'))
 		print('%s %s %s: %s %s' % (prefix, name, run_label(name, fields), value,
 					  unit if figure in fields else '(unsupported)'), flush=True)
