@@ -24,7 +24,9 @@ import shutil
 import subprocess
 import sys
 
-RESULT_RE = re.compile(r'^\s*RESULT\s+(\S+)\s*(.*)$')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_results import parse_result  # noqa: E402
+
 
 # The figure each benchmark is compared by: (field, unit, better).
 FIGURES = {
@@ -44,19 +46,6 @@ NOT_RUN = {'kernel', 'policy', 'switches_per_sec', 'switches', 'seconds', 'usecs
 	   'usecs_per_rt', 'ops', 'unsupported', 'registered_pct', 'unregistered_pct',
 	   'min', 'max', 'ipi_sent', 'ipi_recv_siblings', 'ipi_recv_unrelated', 'sync_core'}
 CSV_FIELDS = ['kernel', 'policy', 'rep', 'benchmark', 'run', 'figure', 'unit', 'better', 'value']
-
-
-def parse_result(line):
-	"""A RESULT line as (name, {field: value}), or None."""
-	m = RESULT_RE.match(line.replace('\r', '').rstrip('\n'))
-	if not m:
-		return None
-	fields = {}
-	for word in m.group(2).split():
-		key, sep, value = word.partition('=')
-		if sep:
-			fields[key] = value
-	return m.group(1), fields
 
 
 def run_label(name, fields):
