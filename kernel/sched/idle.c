@@ -15,10 +15,9 @@
 //
 // haltpoll is the default because it measured best on both counts that
 // matter (docs/benchmarking.md, "Idle modes"): a cross-CPU ping-pong runs
-// about 5 times as fast as with halt, on a quiet host and beside a
-// spinning host process alike, and an idle machine costs the host no
-// more than with halt, since its limit falls to 0 within a few idle
-// periods.
+// 7 to 11 times as fast as with halt on a quiet host, 3 to 4 times beside
+// a spinning host process, and an idle machine costs the host no more
+// than with halt, since its limit falls to 0 within a few idle periods.
 //
 // While an idle CPU polls it says so (idle_polling), and a waker that
 // sees it skips the reschedule IPI: the poller notices the thread queued
