@@ -69,6 +69,8 @@ void sched_pi_block(struct thread *waiter, struct thread *owner);
 void sched_pi_unblock(struct thread *waiter);
 // A thread going away: its waiters wait for nobody, it for nobody.
 void sched_pi_thread_exit(struct thread *t);
+// Has some thread lent t its priority (does it own a PI lock with waiters)?
+bool sched_pi_has_waiters(struct thread *t);
 
 // Threads running or waiting on a run queue, all CPUs together (a
 // snapshot without locks: /proc/loadavg, the load average, /proc/stat).

@@ -58,10 +58,11 @@ struct thread {
 	uint64_t nr_switches;		// times it got a CPU
 	// Priority inheritance (PI futexes): the real-time priority it runs
 	// at because of waiters (0: none), the thread it waits for, and the
-	// threads waiting for it (linked by pi_next).  Under sched's pi_lock.
+	// threads waiting for it (linked by pi_next and pi_prev).  Under sched's
+	// pi_lock.
 	uint8_t pi_boost;
 	struct thread *pi_owner;
-	struct thread *pi_waiters, *pi_next;
+	struct thread *pi_waiters, *pi_next, *pi_prev;
 
 	struct thread *rq_next;		// run queue links
 	struct thread *rq_prev;

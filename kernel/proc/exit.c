@@ -232,6 +232,7 @@ void thread_exit_user(int wait_status, bool group)
 	thread_tables_release(t);
 	prctl_thread_exit(p, t, last);
 	tid_free(t->tid);
+	futex_owner_exited(t);
 	flags = spin_lock_irqsave(&p->sighand->lock);
 	sigqueue_free_all(&t->sig_queue);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);

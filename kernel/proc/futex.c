@@ -69,6 +69,7 @@ struct futex_waiter {
 	// was given that lock).
 	bool requeue_pi;
 	struct futex_key pi_key;
+	uint32_t owner_tid;	// a PI waiter asleep: the owner it waits for
 	struct futex_waiter *next;
 };
 
@@ -380,12 +381,13 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 // FUTEX_WAITERS, as Linux's wake_futex_pi), the waiter of the best
 // priority first, as Linux's rt_mutex orders them.  While it waits, the owner
 // runs at least at its real-time priority (sched_pi_block: Linux's
-// rt_mutex boosting, along the chain of owners).  A waiter looks every
-// 10 ms whether the owner still lives, and at once when a robust owner's
-// exit marks the word: one that exited without unlocking (Linux's
-// exit_pi_state_list) leaves the lock to it, with FUTEX_OWNER_DIED.
-
-#define PI_RECHECK_NS	10000000ULL
+// rt_mutex boosting, along the chain of owners).  A waiter sleeps until
+// the handoff, its deadline, a signal, or its owner's end: a robust
+// owner's exit marks the word and wakes the top waiter, any owner's exit
+// wakes the waiters that named it (futex_owner_exited), and one that
+// exited without unlocking (Linux's exit_pi_state_list) leaves the lock
+// to them, with FUTEX_OWNER_DIED.  Nothing polls: a thousand waiters on
+// one lock cost nothing while they wait.
 
 static bool pi_waiters_locked(const struct futex_key *k, const struct futex_waiter *except)
 {
@@ -483,8 +485,10 @@ static void pi_hand_over(struct futex_waiter *next, const struct futex_key *k)
 {
 	sched_pi_unblock(next->thread);
 	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
-		if (w->pi && key_equal(&w->key, k))
+		if (w->pi && key_equal(&w->key, k)) {
+			w->owner_tid = (uint32_t)next->thread->tid;
 			sched_pi_block(w->thread, next->thread);
+		}
 }
 
 static void pi_queue_locked(struct futex_waiter *w)
@@ -536,11 +540,9 @@ static int pi_lock_locked(uint64_t uaddr, struct futex_waiter *w, uint64_t deadl
 			pi_queue_locked(w);
 			queued = true;
 		}
+		w->owner_tid = val & FUTEX_TID_MASK;
 		pi_lend_priority(val);
-		uint64_t recheck = clock_monotonic_ns() + PI_RECHECK_NS;
-		bool rt = deadline & DEADLINE_REALTIME;
-		uint64_t until = deadline && !rt && deadline < recheck ? deadline : recheck;
-		int wr = wq_wait(w->sleeps_on, &futex_lock, until, true);
+		int wr = wq_wait(w->sleeps_on, &futex_lock, deadline, true);
 		if (w->woken)
 			return 1;
 		if (deadline && deadline_passed(deadline)) {
@@ -637,6 +639,21 @@ void futex_pi_owner_died(uint64_t uaddr)
 		if (w)
 			wq_wake_one(w->sleeps_on);
 	}
+	spin_unlock(&futex_lock);
+}
+
+// Thread t has ended (its TID is free): the PI waiters asleep on a lock
+// it owned look at the word again and take the lock over.  Only an owner
+// with waiters (sched_pi_block lent it their priority) pays for the look.
+void futex_owner_exited(struct thread *t)
+{
+	if (!sched_pi_has_waiters(t))
+		return;
+	spin_lock(&futex_lock);
+	for (unsigned b = 0; b < NBUCKETS; b++)
+		for (struct futex_waiter *w = buckets[b]; w; w = w->next)
+			if (w->pi && w->owner_tid == (uint32_t)t->tid)
+				wq_wake_one(w->sleeps_on);
 	spin_unlock(&futex_lock);
 }
 

@@ -61,6 +61,8 @@
 static struct runqueue runqueues[MAX_CPUS];
 static struct spinlock pi_lock = SPINLOCK_INIT("sched_pi");
 
+static void pi_propagate_locked(struct thread *t);
+
 // Linux's sched_prio_to_weight: each nice step is about 10 % of CPU.
 static const uint32_t nice_weight[40] = {
 	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
@@ -970,6 +972,12 @@ void sched_set_params(struct thread *t, int policy, int rt_prio, int nice, bool 
 	t->nice = (int8_t)nice;
 	t->reset_on_fork = reset_on_fork;
 	change_end(t, rq, flags, queued, was_rt);
+	// A waiter's new priority moves its owner's boost (Linux's
+	// rt_mutex_adjust_pi).
+	flags = spin_lock_irqsave(&pi_lock);
+	if (t->pi_owner)
+		pi_propagate_locked(t->pi_owner);
+	spin_unlock_irqrestore(&pi_lock, flags);
 }
 
 // Linux's sched_fork: the class is inherited; with reset-on-fork a
@@ -991,7 +999,7 @@ void sched_fork(struct thread *child, struct thread *parent)
 		}
 	}
 	child->pi_boost = 0;
-	child->pi_owner = child->pi_waiters = child->pi_next = 0;
+	child->pi_owner = child->pi_waiters = child->pi_next = child->pi_prev = 0;
 	child->weight = weight_of(child);
 }
 
@@ -1034,19 +1042,25 @@ static void pi_propagate_locked(struct thread *t)
 	}
 }
 
+// The owner's boost is the most of its waiters' priorities, so a waiter
+// that leaves or comes changes it only if it had or brings that most:
+// a fair waiter (the common case: a thousand threads queued on one
+// mutex) costs O(1), not a walk of the others.
 static void pi_unlink_locked(struct thread *waiter)
 {
 	struct thread *owner = waiter->pi_owner;
 
 	if (!owner)
 		return;
-	for (struct thread **pp = &owner->pi_waiters; *pp; pp = &(*pp)->pi_next)
-		if (*pp == waiter) {
-			*pp = waiter->pi_next;
-			break;
-		}
-	waiter->pi_owner = waiter->pi_next = 0;
-	pi_propagate_locked(owner);
+	if (waiter->pi_prev)
+		waiter->pi_prev->pi_next = waiter->pi_next;
+	else
+		owner->pi_waiters = waiter->pi_next;
+	if (waiter->pi_next)
+		waiter->pi_next->pi_prev = waiter->pi_prev;
+	waiter->pi_owner = waiter->pi_next = waiter->pi_prev = 0;
+	if (owner->pi_boost && rt_prio_of(waiter) >= owner->pi_boost)
+		pi_propagate_locked(owner);
 }
 
 void sched_pi_block(struct thread *waiter, struct thread *owner)
@@ -1056,11 +1070,24 @@ void sched_pi_block(struct thread *waiter, struct thread *owner)
 	if (waiter->pi_owner != owner && owner != waiter) {
 		pi_unlink_locked(waiter);
 		waiter->pi_owner = owner;
+		waiter->pi_prev = 0;
 		waiter->pi_next = owner->pi_waiters;
+		if (owner->pi_waiters)
+			owner->pi_waiters->pi_prev = waiter;
 		owner->pi_waiters = waiter;
-		pi_propagate_locked(owner);
+		if (rt_prio_of(waiter) > owner->pi_boost)
+			pi_propagate_locked(owner);
 	}
 	spin_unlock_irqrestore(&pi_lock, flags);
+}
+
+bool sched_pi_has_waiters(struct thread *t)
+{
+	uint64_t flags = spin_lock_irqsave(&pi_lock);
+	bool any = t->pi_waiters != 0;
+
+	spin_unlock_irqrestore(&pi_lock, flags);
+	return any;
 }
 
 void sched_pi_unblock(struct thread *waiter)
@@ -1079,7 +1106,7 @@ void sched_pi_thread_exit(struct thread *t)
 	while (t->pi_waiters) {
 		struct thread *w = t->pi_waiters;
 		t->pi_waiters = w->pi_next;
-		w->pi_owner = w->pi_next = 0;
+		w->pi_owner = w->pi_next = w->pi_prev = 0;
 	}
 	t->pi_boost = 0;
 	spin_unlock_irqrestore(&pi_lock, flags);

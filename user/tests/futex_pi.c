@@ -599,6 +599,88 @@ static void t_robust_pi_exit_alone(void)
 	check_ok(unlock_pi(&rlock.word), "UNLOCK_PI");
 }
 
+// ---- many waiters on one PI lock ----
+//
+// PI waiters sleep until UNLOCK_PI hands them the lock or their owner
+// exits: none wakes on a timer to look at the owner (64 waiters that did
+// every 10 ms would cost the machine 6 400 wake-ups a second).  Each
+// waiter's voluntary switches over a quiet 200 ms show it.
+
+#define PI_CROWD 64
+
+static uint32_t crowd_word;
+static atomic_int crowd_tids[PI_CROWD], crowd_done;
+
+static void *crowd_waiter(void *arg)
+{
+	int i = (int)(long)arg;
+
+	atomic_store(&crowd_tids[i], gettid_());
+	if (lock_pi(&crowd_word) == 0) {
+		atomic_fetch_add(&crowd_done, 1);
+		unlock_pi(&crowd_word);
+	}
+	return NULL;
+}
+
+// The thread's state letter and voluntary switches, from /proc.
+static int task_status(int tid, char *state, long *nvcsw)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	*state = '?';
+	*nvcsw = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6))
+			sscanf(line + 6, " %c", state);
+		sscanf(line, "voluntary_ctxt_switches: %ld", nvcsw);
+	}
+	fclose(f);
+	return *nvcsw < 0 ? -1 : 0;
+}
+
+static void t_pi_crowd(void)
+{
+	pthread_t th[PI_CROWD];
+	long before[PI_CROWD];
+	char state;
+
+	crowd_word = (uint32_t)gettid_();
+	atomic_store(&crowd_done, 0);
+	for (int i = 0; i < PI_CROWD; i++) {
+		atomic_store(&crowd_tids[i], 0);
+		pthread_create(&th[i], NULL, crowd_waiter, (void *)(long)i);
+	}
+	// Every waiter asleep in LOCK_PI (its word has FUTEX_WAITERS by then).
+	for (int i = 0; i < PI_CROWD; i++) {
+		while (!atomic_load(&crowd_tids[i]))
+			usleep(1000);
+		while (task_status(crowd_tids[i], &state, &before[i]) == 0 && state != 'S')
+			usleep(1000);
+	}
+	if (crowd_word != ((uint32_t)gettid_() | FUTEX_WAITERS))
+		fail("word %#x: not the owner with waiters", crowd_word);
+	usleep(200000);
+	int woke = 0;
+	long after;
+	for (int i = 0; i < PI_CROWD; i++)
+		if (task_status(crowd_tids[i], &state, &after) == 0 && after != before[i])
+			woke++;
+	if (woke)
+		fail("%d of %d PI waiters woke while the owner held the lock", woke, PI_CROWD);
+	check_ok(unlock_pi(&crowd_word), "UNLOCK_PI hands over");
+	for (int i = 0; i < PI_CROWD; i++)
+		pthread_join(th[i], NULL);
+	if (atomic_load(&crowd_done) != PI_CROWD)
+		fail("%d of %d waiters got the lock", atomic_load(&crowd_done), PI_CROWD);
+	if (crowd_word != 0)
+		fail("word %#x after all unlocked", crowd_word);
+}
+
 // ---- glibc's PI mutexes ----
 
 static pthread_mutex_t pim;
@@ -723,6 +805,7 @@ static const struct test_case cases[] = {
 	{ "robust_pi_owner_exit", t_robust_pi_exit },
 	{ "pi_owner_exit", t_pi_owner_exit },
 	{ "robust_pi_owner_exit_alone", t_robust_pi_exit_alone },
+	{ "pi_waiters_sleep", t_pi_crowd },
 	{ "glibc_cond_wait_pi_mutex", t_glibc_cond_pi },
 	{ "glibc_robust_pi_mutex", t_glibc_robust_pi },
 };
