@@ -95,7 +95,11 @@
 
 #define NAME_MAX	255
 #define PIPE_BUF	4096
-#define FD_LIMIT	1024	// RLIMIT_NOFILE ceiling
+// Descriptor limits, Linux's: fs.nr_open (RLIMIT_NOFILE's ceiling, even
+// for root) and init's RLIMIT_NOFILE (INR_OPEN_CUR, INR_OPEN_MAX).
+#define NR_OPEN		1048576
+#define NOFILE_CUR	1024
+#define NOFILE_MAX	4096
 #define RLIMIT_NOFILE_INDEX 7
 
 #endif

@@ -95,9 +95,11 @@ uint64_t file_poll_events(struct file *f, uint32_t events);
 struct fdtable {
 	struct spinlock lock;
 	int refcount;			// processes/threads sharing it (atomic)
-	int size;			// slots in 'files'
+	int size;			// slots in 'files' (a power of two, >= 64)
 	struct file **files;
 	uint8_t *cloexec;		// per slot: FD_CLOEXEC
+	uint64_t *used;			// bit per slot: files[fd] is set
+	int next_fd;			// every descriptor below it is in use
 };
 
 struct fdtable *fdtable_new(void);
@@ -127,7 +129,7 @@ int fd_close(struct fdtable *fdt, int fd);
 int fd_dup_to(struct fdtable *fdt, int oldfd, int newfd, bool cloexec);
 int fd_get_cloexec(struct fdtable *fdt, int fd);	// 0/1 or -EBADF
 int fd_set_cloexec(struct fdtable *fdt, int fd, bool on);
-// The process's limit on descriptor numbers (RLIMIT_NOFILE, at most 1024).
+// The process's limit on descriptor numbers (RLIMIT_NOFILE, at most NR_OPEN).
 int fd_limit(void);
 
 // The current process's table (NULL for kernel threads).

@@ -327,14 +327,51 @@ struct fdtable *current_fdtable(void)
 int fd_limit(void)
 {
 	struct thread *t = current_thread();
-	uint64_t cur = FD_LIMIT;
+	uint64_t cur = NOFILE_CUR;
 
 	if (t && t->proc) {
 		cur = t->proc->rlimits[RLIMIT_NOFILE_INDEX].cur;
-		if (cur > FD_LIMIT)
-			cur = FD_LIMIT;
+		if (cur > NR_OPEN)
+			cur = NR_OPEN;
 	}
 	return (int)cur;
+}
+
+// Which slots are in use is kept as a bitmap beside the array, and every
+// slot below next_fd is known to be in use (Linux's open_fds and
+// next_fd): the lowest free descriptor is found 64 slots a step from
+// there, so filling a table of 100 000 descriptors is not quadratic.
+static void slot_set(struct fdtable *fdt, int fd, struct file *f, bool cloexec)
+{
+	fdt->files[fd] = f;
+	fdt->cloexec[fd] = f ? cloexec : 0;
+	if (f) {
+		fdt->used[fd / 64] |= 1ULL << (fd % 64);
+	} else {
+		fdt->used[fd / 64] &= ~(1ULL << (fd % 64));
+		if (fd < fdt->next_fd)
+			fdt->next_fd = fd;
+	}
+}
+
+// The lowest free slot >= from; one past the table's end if none is in it.
+static int slot_find_free(const struct fdtable *fdt, int from)
+{
+	for (int w = from / 64; w < fdt->size / 64; w++) {
+		uint64_t free = ~fdt->used[w];
+		if (w == from / 64)
+			free &= ~0ULL << (from % 64);
+		if (free)
+			return w * 64 + __builtin_ctzll(free);
+	}
+	return from > fdt->size ? from : fdt->size;
+}
+
+static void fdtable_free_arrays(struct file **files, uint8_t *cloexec, uint64_t *used)
+{
+	kfree(files);
+	kfree(cloexec);
+	kfree(used);
 }
 
 static struct fdtable *fdtable_alloc(int size)
@@ -345,9 +382,9 @@ static struct fdtable *fdtable_alloc(int size)
 		return NULL;
 	fdt->files = kzalloc(size * sizeof(struct file *));
 	fdt->cloexec = kzalloc(size);
-	if (!fdt->files || !fdt->cloexec) {
-		kfree(fdt->files);
-		kfree(fdt->cloexec);
+	fdt->used = kzalloc(size / 8);
+	if (!fdt->files || !fdt->cloexec || !fdt->used) {
+		fdtable_free_arrays(fdt->files, fdt->cloexec, fdt->used);
 		kfree(fdt);
 		return NULL;
 	}
@@ -383,10 +420,10 @@ struct fdtable *fdtable_copy(struct fdtable *old)
 	for (int i = 0; i < size; i++) {
 		if (old->files[i]) {
 			file_get(old->files[i]);
-			fdt->files[i] = old->files[i];
-			fdt->cloexec[i] = old->cloexec[i];
+			slot_set(fdt, i, old->files[i], old->cloexec[i]);
 		}
 	}
+	fdt->next_fd = old->next_fd;
 	spin_unlock_irqrestore(&old->lock, flags);
 	return fdt;
 }
@@ -421,8 +458,7 @@ void fdtable_put(struct fdtable *fdt)
 		return;
 	for (int i = 0; i < fdt->size; i++)
 		close_from_table(fdt, fdt->files[i]);
-	kfree(fdt->files);
-	kfree(fdt->cloexec);
+	fdtable_free_arrays(fdt->files, fdt->cloexec, fdt->used);
 	kfree(fdt);
 }
 
@@ -434,8 +470,7 @@ void fdtable_close_on_exec(struct fdtable *fdt)
 
 		if (i < fdt->size && fdt->files[i] && fdt->cloexec[i]) {
 			f = fdt->files[i];
-			fdt->files[i] = NULL;
-			fdt->cloexec[i] = 0;
+			slot_set(fdt, i, NULL, false);
 		}
 		spin_unlock_irqrestore(&fdt->lock, flags);
 		close_from_table(fdt, f);
@@ -459,37 +494,39 @@ static int fdtable_grow(struct fdtable *fdt, int want, uint64_t *flags)
 	int size = fdt->size;
 	struct file **files;
 	uint8_t *cloexec;
+	uint64_t *used;
 
 	while (size < want)
 		size *= 2;
-	if (size > FD_LIMIT)
-		size = FD_LIMIT;
+	if (size > NR_OPEN)
+		size = NR_OPEN;
 	spin_unlock_irqrestore(&fdt->lock, *flags);
 	files = kzalloc(size * sizeof(struct file *));
 	cloexec = kzalloc(size);
+	used = kzalloc(size / 8);
 	*flags = spin_lock_irqsave(&fdt->lock);
-	if (!files || !cloexec) {
-		kfree(files);
-		kfree(cloexec);
+	if (!files || !cloexec || !used) {
+		fdtable_free_arrays(files, cloexec, used);
 		return -ENOMEM;
 	}
 	if (fdt->size >= size) {	// somebody else grew it meanwhile
-		kfree(files);
-		kfree(cloexec);
+		fdtable_free_arrays(files, cloexec, used);
 		return 0;
 	}
 	memcpy(files, fdt->files, fdt->size * sizeof(struct file *));
 	memcpy(cloexec, fdt->cloexec, fdt->size);
+	memcpy(used, fdt->used, fdt->size / 8);
 	// The old arrays are freed with the lock dropped below; nobody
 	// reads them without the lock.
 	struct file **old_files = fdt->files;
 	uint8_t *old_cloexec = fdt->cloexec;
+	uint64_t *old_used = fdt->used;
 	fdt->files = files;
 	fdt->cloexec = cloexec;
+	fdt->used = used;
 	fdt->size = size;
 	spin_unlock_irqrestore(&fdt->lock, *flags);
-	kfree(old_files);
-	kfree(old_cloexec);
+	fdtable_free_arrays(old_files, old_cloexec, old_used);
 	*flags = spin_lock_irqsave(&fdt->lock);
 	return 0;
 }
@@ -506,9 +543,7 @@ static int free_slot_locked(struct fdtable *fdt, int minfd, uint64_t *flags)
 	if (minfd >= limit)
 		return -EMFILE;
 	for (;;) {
-		for (fd = minfd; fd < fdt->size && fd < limit; fd++)
-			if (!fdt->files[fd])
-				break;
+		fd = slot_find_free(fdt, minfd > fdt->next_fd ? minfd : fdt->next_fd);
 		if (fd >= limit)
 			return -EMFILE;
 		if (fd < fdt->size)
@@ -526,8 +561,9 @@ int fd_install(struct fdtable *fdt, struct file *f, int minfd, bool cloexec)
 
 	if (fd >= 0) {
 		file_get(f);
-		fdt->files[fd] = f;
-		fdt->cloexec[fd] = cloexec;
+		slot_set(fdt, fd, f, cloexec);
+		if (fd == fdt->next_fd)
+			fdt->next_fd = fd + 1;
 	}
 	spin_unlock_irqrestore(&fdt->lock, flags);
 	return fd;
@@ -568,8 +604,8 @@ int fd_close(struct fdtable *fdt, int fd)
 	flags = spin_lock_irqsave(&fdt->lock);
 	if (fd < fdt->size) {
 		f = fdt->files[fd];
-		fdt->files[fd] = NULL;
-		fdt->cloexec[fd] = 0;
+		if (f)
+			slot_set(fdt, fd, NULL, false);
 	}
 	spin_unlock_irqrestore(&fdt->lock, flags);
 	if (!f)
@@ -594,8 +630,7 @@ int fd_dup_to(struct fdtable *fdt, int oldfd, int newfd, bool cloexec)
 		rc = fdtable_grow(fdt, newfd + 1, &flags);
 	if (rc >= 0) {
 		replaced = fdt->files[newfd];
-		fdt->files[newfd] = f;		// our reference moves into the table
-		fdt->cloexec[newfd] = cloexec;
+		slot_set(fdt, newfd, f, cloexec);	// our reference moves into the table
 		f = NULL;
 		rc = newfd;
 	}

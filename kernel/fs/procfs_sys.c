@@ -398,7 +398,7 @@ static size_t show_aio_nr(char *buf, size_t size)
 // The most descriptors a process may have, RLIMIT_NOFILE's ceiling.
 static size_t show_nr_open(char *buf, size_t size)
 {
-	return kappendf(buf, size, 0, "%d", FD_LIMIT);
+	return kappendf(buf, size, 0, "%d", NR_OPEN);
 }
 
 // 0, Linux's heuristic: mmap refuses a single request larger than RAM

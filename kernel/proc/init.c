@@ -104,7 +104,7 @@ void start_init(void)
 		p->rlimits[i] = (struct rlimit_pair){ ~0ULL, ~0ULL };
 	p->rlimits[3] = (struct rlimit_pair){ USER_STACK_SIZE, ~0ULL };	// RLIMIT_STACK
 	p->rlimits[4] = (struct rlimit_pair){ 0, ~0ULL };	// RLIMIT_CORE: none, as Linux
-	p->rlimits[7] = (struct rlimit_pair){ FD_LIMIT, FD_LIMIT };	// RLIMIT_NOFILE: nr_open
+	p->rlimits[7] = (struct rlimit_pair){ NOFILE_CUR, NOFILE_MAX };	// RLIMIT_NOFILE
 	uint64_t sigq = sigpending_default_limit();
 	p->rlimits[RLIMIT_SIGPENDING_INDEX] = (struct rlimit_pair){ sigq, sigq };
 	p->rlimits[12] = (struct rlimit_pair){ MQ_BYTES_MAX, MQ_BYTES_MAX };	// RLIMIT_MSGQUEUE

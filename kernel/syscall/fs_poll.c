@@ -286,8 +286,8 @@ static long do_select(int nfds, uint64_t uin, uint64_t uout, uint64_t uex, bool 
 
 	if (nfds < 0)
 		return -EINVAL;
-	if (nfds > FD_LIMIT)
-		nfds = FD_LIMIT;
+	if (nfds > NR_OPEN)
+		nfds = NR_OPEN;
 	words = FDSET_WORDS((size_t)nfds);
 	rc = get_fdset(uin, &s.in, words);
 	if (!rc)

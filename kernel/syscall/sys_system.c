@@ -118,7 +118,7 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 #define RLIMIT_AS	9
 
 // Can 'nl' replace 'old' and be honoured exactly?  RLIMIT_NOFILE is
-// enforced, up to FD_LIMIT, this kernel's nr_open (Linux: EPERM above
+// enforced, up to NR_OPEN, fs.nr_open (Linux: EPERM above
 // it), RLIMIT_STACK by the stack's growth (kernel/mm/vm.c), RLIMIT_CPU
 // by the tick (kernel/proc/cputime.c) and RLIMIT_SIGPENDING when signals
 // are queued (kernel/proc/signal.c).  File size, data and address space
@@ -130,7 +130,7 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 // As Linux: raising a hard limit takes CAP_SYS_RESOURCE (EPERM).
 static int limit_check(int resource, const struct rlimit_pair *old, const struct rlimit_pair *nl)
 {
-	if (resource == RLIMIT_NOFILE && nl->max > FD_LIMIT)
+	if (resource == RLIMIT_NOFILE && nl->max > NR_OPEN)
 		return -EPERM;
 	if (nl->max > old->max && !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		return -EPERM;

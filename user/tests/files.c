@@ -14,12 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -953,6 +955,59 @@ static void t_fcntl_dupfd(void)
 	close(fd);
 }
 
+// A table of 20 000 descriptors (past init's soft limit of 1024, as root
+// may raise it up to fs.nr_open): every new descriptor is the lowest free
+// one, holes are found wherever they are, EMFILE comes exactly at the
+// limit, and close_range empties it.  Runs in a child: its limit and
+// table go with it.
+#define BIG_TABLE 20000
+
+static int big_table_child(void)
+{
+	struct rlimit rl = { BIG_TABLE, BIG_TABLE };
+	int fd;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || syscall(SYS_close_range, 3, ~0U, 0) != 0)
+		return 1;
+	for (int want = 3; want < BIG_TABLE; want++)
+		if ((fd = dup(0)) != want)
+			return 2;
+	if (dup(0) != -1 || errno != EMFILE)
+		return 3;
+	if (fcntl(0, F_DUPFD, BIG_TABLE) != -1 || errno != EINVAL)
+		return 4;
+	// Holes: the lowest comes first, wherever the last one went.
+	close(15000);
+	close(77);
+	close(9000);
+	if (dup(0) != 77 || dup(0) != 9000 || dup(0) != 15000 || dup(0) != -1)
+		return 5;
+	close(12345);
+	if (fcntl(0, F_DUPFD, 12000) != 12345)
+		return 6;
+	if (fork() == 0)	// a copied table keeps its holes and its fill
+		_exit(close(4000) == 0 && dup(0) == 4000 && dup(0) == -1 ? 0 : 1);
+	int st;
+	if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 7;
+	if (syscall(SYS_close_range, 3, ~0U, 0) != 0)
+		return 8;
+	if ((fd = dup(0)) != 3)
+		return 9;
+	if (dup2(0, BIG_TABLE - 1) != BIG_TABLE - 1 || dup(0) != 4)
+		return 10;
+	return 0;
+}
+
+static void t_big_table(void)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(big_table_child());
+	check_child_ok(pid, "20 000 descriptors");
+}
+
 // ---- ioctl and devices ---------------------------------------------------------------
 
 static void t_ioctl_console(void)
@@ -1075,6 +1130,7 @@ static const struct test_case cases[] = {
 	{ "open_creat_write_read", t_open_creat_write_read },
 	{ "renameat2_exchange", t_rename_exchange },
 	{ "open_excl_eexist", t_open_excl_eexist },
+	{ "descriptor_table_20000", t_big_table },
 	{ "open_trunc", t_open_trunc },
 	{ "open_append", t_open_append },
 	{ "open_directory_on_file_enotdir", t_open_directory_on_file },
