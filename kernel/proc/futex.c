@@ -7,7 +7,11 @@
 // use the physical address of the word, whose frame is fixed for the
 // mapping's life, so processes sharing it meet.  Waiters live in a small
 // hash table under one lock: wake-ups and requeues move waiters between
-// chains, and a single lock makes that obviously safe.  The lock is never
+// chains, and a single lock makes that obviously safe.  A chain is in
+// order of arrival (wake-ups take the oldest first, as Linux's), a waiter
+// leaves it in O(1), and it counts its waiters of the plain calls, so the
+// PI calls' "no plain waiter on this word" costs nothing on a chain of
+// PI waiters only.  The lock is never
 // taken from interrupts and is held with interrupts enabled, because
 // reading the futex word may fault and fault handling may need other CPUs.
 
@@ -70,11 +74,17 @@ struct futex_waiter {
 	bool requeue_pi;
 	struct futex_key pi_key;
 	uint32_t owner_tid;	// a PI waiter asleep: the owner it waits for
-	struct futex_waiter *next;
+	bool queued;		// on its key's chain
+	struct futex_waiter *next, *prev;
+};
+
+struct futex_chain {
+	struct futex_waiter *head, *tail;	// oldest first
+	int plain;				// waiters that are not 'pi'
 };
 
 static struct spinlock futex_lock = SPINLOCK_INIT("futex");
-static struct futex_waiter *buckets[NBUCKETS];
+static struct futex_chain buckets[NBUCKETS];
 
 static unsigned bucket_of(const struct futex_key *k)
 {
@@ -110,14 +120,46 @@ static int make_key(uint64_t uaddr, bool private, struct futex_key *k)
 	return 0;
 }
 
+static struct futex_chain *chain_of(const struct futex_key *k)
+{
+	return &buckets[bucket_of(k)];
+}
+
+// Queues w (its key and 'pi' set) at the end of its chain.  futex_lock held.
+static void queue_waiter(struct futex_waiter *w)
+{
+	struct futex_chain *c = chain_of(&w->key);
+
+	w->next = NULL;
+	w->prev = c->tail;
+	if (c->tail)
+		c->tail->next = w;
+	else
+		c->head = w;
+	c->tail = w;
+	if (!w->pi)
+		c->plain++;
+	w->queued = true;
+}
+
 static void unlink_waiter(struct futex_waiter *w)
 {
-	for (struct futex_waiter **p = &buckets[bucket_of(&w->key)]; *p; p = &(*p)->next) {
-		if (*p == w) {
-			*p = w->next;
-			return;
-		}
-	}
+	struct futex_chain *c = chain_of(&w->key);
+
+	if (!w->queued)
+		return;
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		c->head = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	else
+		c->tail = w->prev;
+	if (!w->pi)
+		c->plain--;
+	w->next = w->prev = NULL;
+	w->queued = false;
 }
 
 // A PI waiter, or one of FUTEX_WAIT_REQUEUE_PI: the plain wake and
@@ -133,21 +175,17 @@ static bool pi_kind(const struct futex_waiter *w)
 static int wake_locked(const struct futex_key *k, int n, uint32_t bitset)
 {
 	int woken = 0;
-	struct futex_waiter **p = &buckets[bucket_of(k)];
+	struct futex_waiter *w, *next;
 
-	while (*p && woken < n) {
-		struct futex_waiter *w = *p;
-		if (!key_equal(&w->key, k)) {
-			p = &w->next;
+	for (w = chain_of(k)->head; w && woken < n; w = next) {
+		next = w->next;
+		if (!key_equal(&w->key, k))
 			continue;
-		}
 		if (pi_kind(w))
 			return -EINVAL;
-		if (!(w->bitset & bitset)) {
-			p = &w->next;
+		if (!(w->bitset & bitset))
 			continue;
-		}
-		*p = w->next;
+		unlink_waiter(w);
 		w->woken = true;
 		wq_wake_one(w->sleeps_on);
 		woken++;
@@ -178,9 +216,7 @@ static long futex_wait(uint64_t uaddr, bool private, uint32_t val, uint64_t dead
 		spin_unlock(&futex_lock);
 		return -EAGAIN;
 	}
-	unsigned b = bucket_of(&w.key);
-	w.next = buckets[b];
-	buckets[b] = &w;
+	queue_waiter(&w);
 	for (;;) {
 		r = wq_wait(&w.wq, &futex_lock, deadline, true);
 		if (w.woken || r)
@@ -240,32 +276,28 @@ int futex_wake_current(uint64_t uaddr, int n)
 // ones before it moved all the same (Linux).
 static int move_locked(const struct futex_key *k1, const struct futex_key *k2, int n, bool *bad)
 {
-	struct futex_waiter *taken = 0;
-	struct futex_waiter **p = &buckets[bucket_of(k1)];
+	struct futex_waiter *taken = NULL, **end = &taken, *w, *next;
 	int moved = 0;
 
-	while (*p && moved < n) {
-		struct futex_waiter *w = *p;
-		if (!key_equal(&w->key, k1)) {
-			p = &w->next;
+	// Taken off first, then queued on k2 in their order: k2 may hash to
+	// the chain being walked.
+	for (w = chain_of(k1)->head; w && moved < n; w = next) {
+		next = w->next;
+		if (!key_equal(&w->key, k1))
 			continue;
-		}
 		if (pi_kind(w)) {
 			*bad = true;
 			break;
 		}
-		*p = w->next;
-		w->next = taken;
-		taken = w;
+		unlink_waiter(w);
+		*end = w;
+		end = &w->next;
 		moved++;
 	}
-	unsigned b = bucket_of(k2);
-	while (taken) {
-		struct futex_waiter *w = taken;
-		taken = w->next;
+	for (w = taken; w; w = next) {
+		next = w->next;
 		w->key = *k2;
-		w->next = buckets[b];
-		buckets[b] = w;
+		queue_waiter(w);
 	}
 	return moved;
 }
@@ -391,7 +423,7 @@ static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool private, int nwa
 
 static bool pi_waiters_locked(const struct futex_key *k, const struct futex_waiter *except)
 {
-	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+	for (struct futex_waiter *w = chain_of(k)->head; w; w = w->next)
 		if (w != except && w->pi && key_equal(&w->key, k))
 			return true;
 	return false;
@@ -402,23 +434,31 @@ static bool pi_waiters_locked(const struct futex_key *k, const struct futex_wait
 // a top waiter without PI state and fail with EINVAL.
 static bool plain_waiters_locked(const struct futex_key *k)
 {
-	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+	if (!chain_of(k)->plain)
+		return false;
+	for (struct futex_waiter *w = chain_of(k)->head; w; w = w->next)
 		if (!w->pi && key_equal(&w->key, k))
 			return true;
 	return false;
 }
 
 // The PI waiter on k that gets the lock next, or NULL: the best
-// priority, and of those the one that has waited longest (chains add at
-// the head, so it is the last one), as Linux's rt_mutex orders them.
+// priority, and of those the one that has waited longest (the first on
+// the chain), as Linux's rt_mutex orders them.
 static struct futex_waiter *pi_top_waiter_locked(const struct futex_key *k)
 {
 	struct futex_waiter *next = NULL;
+	int best = 0;
 
-	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
-		if (w->pi && key_equal(&w->key, k) &&
-		    (!next || sched_stat_prio(w->thread) <= sched_stat_prio(next->thread)))
-			next = w;	// the best priority, then the oldest (chains add at the head)
+	for (struct futex_waiter *w = chain_of(k)->head; w; w = w->next) {
+		if (!w->pi || !key_equal(&w->key, k))
+			continue;
+		int prio = sched_stat_prio(w->thread);
+		if (!next || prio < best) {
+			next = w;
+			best = prio;
+		}
+	}
 	return next;
 }
 
@@ -484,20 +524,13 @@ static void pi_lend_priority(uint32_t val)
 static void pi_hand_over(struct futex_waiter *next, const struct futex_key *k)
 {
 	sched_pi_unblock(next->thread);
-	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+	for (struct futex_waiter *w = chain_of(k)->head; w; w = w->next)
 		if (w->pi && key_equal(&w->key, k)) {
 			w->owner_tid = (uint32_t)next->thread->tid;
 			sched_pi_block(w->thread, next->thread);
 		}
 }
 
-static void pi_queue_locked(struct futex_waiter *w)
-{
-	unsigned b = bucket_of(&w->key);
-
-	w->next = buckets[b];
-	buckets[b] = w;
-}
 
 // Takes the PI lock at uaddr for w's thread, sleeping as a PI waiter on
 // w->key until UNLOCK_PI hands it over or its owner is gone: 1, or
@@ -537,7 +570,7 @@ static int pi_lock_locked(uint64_t uaddr, struct futex_waiter *w, uint64_t deadl
 		}
 		// Queued once, keeping its place in the handoff order.
 		if (!queued) {
-			pi_queue_locked(w);
+			queue_waiter(w);
 			queued = true;
 		}
 		w->owner_tid = val & FUTEX_TID_MASK;
@@ -651,7 +684,7 @@ void futex_owner_exited(struct thread *t)
 		return;
 	spin_lock(&futex_lock);
 	for (unsigned b = 0; b < NBUCKETS; b++)
-		for (struct futex_waiter *w = buckets[b]; w; w = w->next)
+		for (struct futex_waiter *w = buckets[b].head; w; w = w->next)
 			if (w->pi && w->owner_tid == (uint32_t)t->tid)
 				wq_wake_one(w->sleeps_on);
 	spin_unlock(&futex_lock);
@@ -668,12 +701,10 @@ void futex_owner_exited(struct thread *t)
 // The waiter on k that has waited longest, or NULL.  futex_lock held.
 static struct futex_waiter *rq_oldest_locked(const struct futex_key *k)
 {
-	struct futex_waiter *oldest = NULL;
-
-	for (struct futex_waiter *w = buckets[bucket_of(k)]; w; w = w->next)
+	for (struct futex_waiter *w = chain_of(k)->head; w; w = w->next)
 		if (key_equal(&w->key, k))
-			oldest = w;
-	return oldest;
+			return w;
+	return NULL;
 }
 
 // Is w a FUTEX_WAIT_REQUEUE_PI waiter still on its plain word, expecting
@@ -728,7 +759,7 @@ static void rq_move_locked(struct futex_waiter *w)
 	unlink_waiter(w);
 	w->key = w->pi_key;
 	w->pi = true;
-	pi_queue_locked(w);
+	queue_waiter(w);
 	wq_wake_one(w->sleeps_on);
 }
 
@@ -825,7 +856,7 @@ static long futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, bool private,
 		spin_unlock(&futex_lock);
 		return r;
 	}
-	pi_queue_locked(&w);
+	queue_waiter(&w);
 	int wr = 0;
 	while (!w.woken && !w.pi && !wr)
 		wr = wq_wait(&w.wq, &futex_lock, deadline, true);
@@ -1004,11 +1035,8 @@ static long waitv_wait(struct futex_waiter *ws, const uint64_t *uaddrs, const ui
 				return woken;
 			return get_user_u32(&cur, uaddrs[i]) < 0 ? -EFAULT : -EAGAIN;
 		}
-		unsigned b = bucket_of(&ws[i].key);
-
 		ws[i].sleeps_on = &wq;
-		ws[i].next = buckets[b];
-		buckets[b] = &ws[i];
+		queue_waiter(&ws[i]);
 	}
 	for (;;) {
 		for (unsigned i = 0; i < n && woken < 0; i++)

@@ -57,7 +57,7 @@ static int futex_op(int op, int oparg, int cmp, int cmparg)
 }
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 35
+#define NR_CASES 36
 // How long a helper may take to go to sleep before the test gives up.
 #define SETTLE_MS 5000
 
@@ -254,6 +254,36 @@ static void test_wake_all(void)
 	parked = park_waiters(&staging, &word, N, FUTEX_PRIVATE_FLAG);
 	rc = futex(&word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	ktap_result(parked == N && rc == N && join_waiters(w, N), "wake_all_%d_waiters", N);
+}
+
+// Waiters of the same priority are woken oldest first, as Linux's plist
+// keeps them: parked one by one on 'word', three FUTEX_WAKEs of one wake
+// them in that order.
+static void test_wake_oldest_first(void)
+{
+	enum { N = 3 };
+	atomic_int staging = 0, word = 0;
+	struct waiter w[N];
+	int parked = 0, ok = 1;
+
+	for (int i = 0; i < N; i++) {
+		start_waiter(&w[i], &staging, FUTEX_WAIT_PRIVATE, 0);
+		parked += park_waiters(&staging, &word, 1, FUTEX_PRIVATE_FLAG);
+	}
+	for (int i = 0; i < N && parked == N; i++) {
+		if (futex(&word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) != 1)
+			ok = 0;
+		for (int ms = 0; count_done(w, N) < i + 1 && ms < SETTLE_MS; ms++)
+			sleep_ms(1);
+		if (!atomic_load(&w[i].done)) {
+			ktap_diag("wake %d did not wake waiter %d, the oldest", i, i);
+			ok = 0;
+		}
+	}
+	while (count_done(w, N) < N)
+		futex(&word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	ok = join_waiters(w, N) && ok;
+	ktap_result(ok && parked == N, "wake_oldest_first");
 }
 
 static void test_cmp_requeue(void)
@@ -1086,6 +1116,7 @@ int main(void)
 	test_wake_count(0, "wake_returns_count_shared");
 	test_wake_count(FUTEX_PRIVATE_FLAG, "wake_returns_count_private");
 	test_wake_all();
+	test_wake_oldest_first();
 	test_cmp_requeue();
 	test_requeue();
 	test_requeue_same_word(0, "requeue_onto_same_word");
