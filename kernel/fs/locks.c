@@ -1,9 +1,10 @@
 // File locks: POSIX record locks, open-file-description locks and flock
 // (fs/locks.h has the owners and lifetimes).  Each vnode keeps a list of
 // the locks on it; one spinlock guards every list and the table of
-// waiters, and one wait queue holds everyone waiting for a lock: locks
-// are rare next to reads and writes, and a waiter simply looks again
-// after any lock goes away.
+// waiters.  A waiter sleeps on its own queue and names the lock in its
+// way: only a change to that lock (freed, shrunk, split, merged away)
+// wakes it to look again, as Linux's blocked requests hang on the lock
+// that blocks them.  Work on other ranges costs it nothing.
 //
 // Ranges are inclusive, [start, end], with end OFFSET_MAX for "to the end
 // of the file and beyond", as Linux keeps them.
@@ -38,14 +39,16 @@ struct file_lock {
 	int pid;			// the setter's process, for F_GETLK (OFD: -1)
 };
 
-// A POSIX lock request sleeping on a conflict: who waits, for whom.
+// A lock request sleeping on a conflict: who waits, for whom (the
+// owner, for deadlock detection), on which lock (NULL once it changed).
 struct lock_waiter {
 	const void *owner, *blocker;
+	const struct file_lock *on;
+	struct wait_queue wq;
 	struct lock_waiter *next;
 };
 
 static struct spinlock locks_lock = SPINLOCK_INIT("file locks");
-static struct wait_queue locks_wq;
 static struct lock_waiter *waiters;
 
 static bool overlap(const struct file_lock *a, int64_t start, int64_t end)
@@ -96,6 +99,18 @@ static void unlink_waiter(struct lock_waiter *me)
 	}
 }
 
+// Lock l is about to change or go: whoever waits on it looks again.
+// locks_lock held.
+static void wake_waiters_on(const struct file_lock *l)
+{
+	for (struct lock_waiter *w = waiters; w; w = w->next) {
+		if (w->on == l) {
+			w->on = NULL;
+			wq_wake_all(&w->wq);
+		}
+	}
+}
+
 // The locks 'req' changes: its owner's locks of its class in the range
 // (and, of the same type, next to it) give way to it; the parts outside
 // the range stay.  'spare' is a preallocated lock for a split (taken:
@@ -116,6 +131,7 @@ static void replace_own(struct vnode *vn, struct file_lock *req, struct file_loc
 			pl = &l->next;
 			continue;
 		}
+		wake_waiters_on(l);
 		if (same_type && req->type != F_UNLCK) {
 			// Merged into the request.
 			req->start = l->start < req->start ? l->start : req->start;
@@ -190,9 +206,12 @@ static int set_lock(struct vnode *vn, struct file_lock *req, bool wait, struct f
 			break;
 		}
 		me.blocker = c->owner;
+		me.on = c;
 		me.next = waiters;
 		waiters = &me;
-		rc = wq_wait(&locks_wq, &locks_lock, WAIT_FOREVER, true);
+		do
+			rc = wq_wait(&me.wq, &locks_lock, WAIT_FOREVER, true);
+		while (!rc && me.on);
 		unlink_waiter(&me);
 		if (rc) {
 			rc = -ERESTARTSYS;
@@ -203,7 +222,6 @@ static int set_lock(struct vnode *vn, struct file_lock *req, bool wait, struct f
 		replace_own(vn, req, spare);
 		if (req->type != F_UNLCK)
 			insert_lock(vn, req, newl);
-		wq_wake_all(&locks_wq);		// what was given up may let others in
 	}
 	spin_unlock_irqrestore(&locks_lock, irq);
 	return rc;
@@ -213,21 +231,18 @@ static int set_lock(struct vnode *vn, struct file_lock *req, bool wait, struct f
 static void remove_owned(struct vnode *vn, const void *owner, enum lock_kind kind)
 {
 	uint64_t irq = spin_lock_irqsave(&locks_lock);
-	bool any = false;
 
 	for (struct file_lock **pl = &vn->locks; *pl;) {
 		struct file_lock *l = *pl;
 
 		if (l->owner == owner && l->kind == kind) {
+			wake_waiters_on(l);
 			*pl = l->next;
 			kfree(l);
-			any = true;
 		} else {
 			pl = &l->next;
 		}
 	}
-	if (any)
-		wq_wake_all(&locks_wq);
 	spin_unlock_irqrestore(&locks_lock, irq);
 }
 

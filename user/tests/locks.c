@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -242,6 +244,73 @@ static void t_setlkw_waits(void)
 	close(fd);
 }
 
+// A waiter sleeps until the lock that blocks it changes: the holder's
+// work on other ranges (200 locks and unlocks) wakes it not once, as on
+// Linux, where a blocked request waits on the one lock in its way.
+static int child_waits_quietly(void)
+{
+	int fd = open_file(O_RDWR);
+
+	if (write(wait_pipe[1], "w", 1) != 1)
+		return 1;
+	return set(fd, F_SETLKW, F_WRLCK, 0, 10) == 0 ? 0 : 2;
+}
+
+// The child's state letter and voluntary switches, from /proc.
+static int proc_status(pid_t pid, char *state, long *nvcsw)
+{
+	char name[64], line[128];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(name, "r")))
+		return -1;
+	*state = '?';
+	*nvcsw = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6))
+			sscanf(line + 6, " %c", state);
+		sscanf(line, "voluntary_ctxt_switches: %ld", nvcsw);
+	}
+	fclose(f);
+	return *nvcsw < 0 ? -1 : 0;
+}
+
+static void t_setlkw_sleeps_through_other_ranges(void)
+{
+	int fd = open_file(O_RDWR);
+	long before = -1, after = -1;
+	char c, state = '?';
+	pid_t pid;
+	int status;
+
+	if (pipe(wait_pipe) < 0)
+		return (void)fail("pipe");
+	check_ok(set(fd, F_SETLK, F_WRLCK, 0, 10), "lock [0, 10)");
+	pid = fork_child();
+	if (pid == 0)
+		_exit(child_waits_quietly());
+	if (read(wait_pipe[0], &c, 1) != 1)
+		fail("the child did not start");
+	for (int i = 0; i < 5000 && (proc_status(pid, &state, &before) < 0 || state != 'S'); i++)
+		usleep(1000);
+	usleep(20000);
+	proc_status(pid, &state, &before);
+	for (int i = 0; i < 100; i++) {
+		set(fd, F_SETLK, F_WRLCK, 1000 + 20 * i, 10);
+		set(fd, F_SETLK, F_UNLCK, 1000 + 20 * i, 10);
+	}
+	usleep(20000);
+	if (proc_status(pid, &state, &after) == 0 && after != before)
+		fail("the waiter woke %ld times while its range stayed locked", after - before);
+	check_ok(set(fd, F_SETLK, F_UNLCK, 0, 10), "unlock [0, 10)");
+	if (waitpid(pid, &status, 0) == pid)
+		check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child got the lock");
+	close(wait_pipe[0]);
+	close(wait_pipe[1]);
+	close(fd);
+}
+
 static void on_alarm(int sig) { (void)sig; }
 
 static int child_interrupted(void)
@@ -387,6 +456,7 @@ static const struct test_case cases[] = {
 	{ "closing_any_descriptor_drops_posix_locks", t_close_any_descriptor_drops },
 	{ "exit_drops_posix_locks", t_exit_drops },
 	{ "setlkw_waits_for_the_holder", t_setlkw_waits },
+	{ "setlkw_sleeps_through_other_ranges", t_setlkw_sleeps_through_other_ranges },
 	{ "setlkw_interrupted_EINTR", t_setlkw_eintr },
 	{ "deadlock_EDEADLK", t_deadlock },
 	{ "argument_errors", t_errors },
