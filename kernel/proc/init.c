@@ -108,6 +108,10 @@ void start_init(void)
 	uint64_t sigq = sigpending_default_limit();
 	p->rlimits[RLIMIT_SIGPENDING_INDEX] = (struct rlimit_pair){ sigq, sigq };
 	p->rlimits[12] = (struct rlimit_pair){ MQ_BYTES_MAX, MQ_BYTES_MAX };	// RLIMIT_MSGQUEUE
+	// RLIMIT_NICE, RLIMIT_RTPRIO: 0, as Linux's INIT_RLIMITS, so only
+	// CAP_SYS_NICE lowers nice or takes a real-time policy.
+	p->rlimits[13] = (struct rlimit_pair){ 0, 0 };
+	p->rlimits[14] = (struct rlimit_pair){ 0, 0 };
 
 	struct thread *t = user_thread_alloc(p, "init");
 	if (!t || p->pid != 1)

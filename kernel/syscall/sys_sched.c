@@ -31,6 +31,8 @@ static struct thread *target_thread(int tid)
 	return t && t->proc ? t : 0;
 }
 
+static bool same_owner(struct thread *t);
+
 SYSCALL_DEFINE(SYS_sched_setaffinity, sched_setaffinity)
 {
 	uint64_t len = args->a[1];
@@ -45,6 +47,9 @@ SYSCALL_DEFINE(SYS_sched_setaffinity, sched_setaffinity)
 	struct thread *t = target_thread((int)args->a[0]);
 	if (!t)
 		return -ESRCH;
+	// Linux: another user's thread takes CAP_SYS_NICE.
+	if (!same_owner(t) && !cred_capable(current_cred(), CAP_SYS_NICE))
+		return -EPERM;
 	if (!(mask & cpumask_online()))
 		return -EINVAL;
 	return sched_set_affinity(t, mask) < 0 ? -EINVAL : 0;

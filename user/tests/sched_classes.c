@@ -498,6 +498,11 @@ static int c_unprivileged(void)
 	bad |= c_err(set_nice(PRIO_PROCESS, root, 5), EPERM, "another user's nice");
 	bad |= c_ok(raw_getprio(PRIO_PROCESS, root), "reading it is allowed");
 	bad |= c_ok(get_sched(root), "so is its policy");
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	bad |= c_err(sched_setaffinity(root, sizeof(cpus), &cpus), EPERM, "another user's affinity");
+	bad |= c_ok(sched_setaffinity(0, sizeof(cpus), &cpus), "its own affinity");
 	bad |= c_err(set_nice(PRIO_PROCESS, 0, -1), EACCES, "nice -1 beyond RLIMIT_NICE");
 	bad |= c_ok(set_nice(PRIO_PROCESS, 0, 5), "raising nice is anyone's");
 	bad |= c_err(set_nice(PRIO_PROCESS, 0, 4), EACCES, "lowering it back");
@@ -513,6 +518,19 @@ static int c_unprivileged(void)
 	a.deadline = a.period = 10000000;
 	bad |= c_err(set_attr(0, &a, 0), EPERM, "DEADLINE unprivileged");
 	return bad;
+}
+
+// Linux's INIT_RLIMITS: no nice below 20 - 0 and no real-time priority
+// without CAP_SYS_NICE, unless someone raised the limits.
+static void t_default_limits(void)
+{
+	struct rlimit nl, rt;
+
+	check_ok(getrlimit(RLIMIT_NICE, &nl), "RLIMIT_NICE");
+	check_ok(getrlimit(RLIMIT_RTPRIO, &rt), "RLIMIT_RTPRIO");
+	if (nl.rlim_cur || nl.rlim_max || rt.rlim_cur || rt.rlim_max)
+		fail("RLIMIT_NICE %ld/%ld, RLIMIT_RTPRIO %ld/%ld: Linux starts both at 0",
+		     (long)nl.rlim_cur, (long)nl.rlim_max, (long)rt.rlim_cur, (long)rt.rlim_max);
 }
 
 static int c_rlimits(void)
@@ -1076,6 +1094,7 @@ static const struct test_case cases[] = {
 	{ "each_policy_set_and_read_back", t_policies },
 	{ "sched_attr_sizes_and_flags", t_attr },
 	{ "nice_by_thread_group_and_user", t_nice_targets },
+	{ "default_rlimit_nice_and_rtprio", t_default_limits },
 	{ "unprivileged_rules", t_unprivileged },
 	{ "rlimit_rtprio_and_rlimit_nice", t_rlimits },
 	{ "inheritance_and_reset_on_fork", t_inherit },
