@@ -125,8 +125,9 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 // are not enforced, so only the values in force can be "set".
 // The rest have no effect a program can see, as on Linux for root: no
 // core dumps are written, RSS and LOCKS are ignored by Linux too, root is
-// exempt from NPROC and MEMLOCK, and there are no message queues,
-// priorities or real-time policies for MSGQUEUE, NICE, RTPRIO, RTTIME.
+// exempt from NPROC and MEMLOCK, RTTIME's watchdog does not exist, and
+// MSGQUEUE, NICE and RTPRIO are read where they apply (mqueue, nice,
+// the scheduling calls).
 // As Linux: raising a hard limit takes CAP_SYS_RESOURCE (EPERM).
 static int limit_check(int resource, const struct rlimit_pair *old, const struct rlimit_pair *nl)
 {
