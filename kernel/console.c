@@ -3,7 +3,7 @@
 // the kernel log (klog.c) keeps it too.
 
 #include <stdarg.h>
-#include <arch/serial.h>
+#include <kernel/arch.h>
 #include <kernel/console.h>
 #include <kernel/klog.h>
 #include <kernel/spinlock.h>
@@ -15,8 +15,8 @@ void console_write_unlocked(const char *buf, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (buf[i] == '\n')
-			serial_putc('\r');
-		serial_putc(buf[i]);
+			arch_console_putc('\r');
+		arch_console_putc(buf[i]);
 	}
 }
 

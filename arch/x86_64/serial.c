@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <arch/x86.h>
 #include <arch/serial.h>
+#include <kernel/arch.h>
 #include <arch/apic.h>
 #include <arch/acpi.h>
 #include <arch/irq_vectors.h>
@@ -33,7 +34,7 @@ void serial_init(void)
 	outb(COM1 + REG_MCR, 0x0b);
 }
 
-void serial_putc(char c)
+void arch_console_putc(char c)
 {
 	// Bounded wait: a missing UART must not hang the kernel.
 	for (int i = 0; i < 100000 && !(inb(COM1 + REG_LSR) & LSR_THR_EMPTY); i++)
@@ -43,7 +44,7 @@ void serial_putc(char c)
 
 // Routes COM1's interrupt to the boot CPU and turns on "data received":
 // false if there is no IOAPIC to route it through.
-bool serial_enable_rx_interrupt(void)
+bool arch_console_enable_rx_interrupt(void)
 {
 	if (!acpi.ioapic_pa)
 		return false;
@@ -52,7 +53,7 @@ bool serial_enable_rx_interrupt(void)
 	return true;
 }
 
-int serial_getc(void)
+int arch_console_getc(void)
 {
 	if (!(inb(COM1 + REG_LSR) & LSR_DATA_READY))
 		return -1;

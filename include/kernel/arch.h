@@ -58,4 +58,12 @@ bool arch_entropy64(uint64_t *v);
 struct cpu;
 unsigned long arch_cpuinfo(const struct cpu *c, char *buf, unsigned long size);
 
+// The console device (x86-64: the 16550 UART on COM1).  Output waits a
+// bounded time for the device, so a missing one cannot hang the kernel.
+void arch_console_putc(char c);
+int arch_console_getc(void);			// -1 when no byte is waiting
+// Interrupts on input from now on; false: there is no way to, and the
+// console polls arch_console_getc from a timer instead.
+bool arch_console_enable_rx_interrupt(void);
+
 #endif

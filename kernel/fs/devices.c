@@ -10,11 +10,11 @@
 
 #include <fs/sigio.h>
 #include <fs/dev.h>
+#include <kernel/arch.h>
 #include <fs/vfs.h>
 #include <fs/file.h>
 #include <fs/fcntl.h>
 #include <fs/poll.h>
-#include <arch/serial.h>
 #include <kernel/console.h>
 #include <kernel/process.h>
 #include <kernel/random.h>
@@ -208,7 +208,7 @@ static void console_input(const char *s, size_t len)
 		sigio_notify(&con.tty, FASYNC_READERS, POLL_IN);
 }
 
-// Everything the UART holds: its interrupt is an edge, and a byte left
+// Everything the device holds: its interrupt is an edge, and a byte left
 // behind would raise no other.
 void console_poll_input(void)
 {
@@ -218,7 +218,7 @@ void console_poll_input(void)
 
 	do {
 		n = 0;
-		while (n < sizeof(bytes) && (c = serial_getc()) >= 0)
+		while (n < sizeof(bytes) && (c = arch_console_getc()) >= 0)
 			bytes[n++] = (char)c;
 		if (n)
 			console_input(bytes, n);
@@ -235,9 +235,9 @@ static struct ktimer input_poll = { .fn = input_poll_fn };
 
 void console_input_start(void)
 {
-	if (serial_enable_rx_interrupt())
+	if (arch_console_enable_rx_interrupt())
 		return;
-	kprintf("console: no IOAPIC for the UART's interrupt: input polled every tick\n");
+	kprintf("console: no input interrupt: input polled every tick\n");
 	ktimer_arm(&input_poll, clock_monotonic_ns() + tick_period_ns(), 0);
 }
 

@@ -1,55 +1,16 @@
 // Memory and string routines for the kernel.  They are kept simple: the
 // kernel copies little in bulk, and what it does copy (pages, xsave areas)
-// goes through memcpy/memset, which use the string instructions that
-// modern x86 CPUs make fast (ERMSB).
+// goes through memcpy/memset, which each arch provides in its own
+// string.c, as fast as its CPU makes them (x86-64: the string
+// instructions, ERMSB).
 //
 // Careful: the compiler recognises byte loops as memcpy/memset and would
-// turn the C fallbacks below into calls to themselves; the kernel build
-// uses the asm versions, and memmove's loops are checked to stay loops.
+// turn them into calls to themselves; memmove's loops are checked to stay
+// loops.
 #include <stddef.h>
 #include <stdint.h>
 
 #include <lib/string.h>
-
-void *memcpy(void *dst, const void *src, size_t n)
-{
-#ifndef HOST_TEST
-	void *d = dst;
-
-	// rep movsb copies forwards, RCX bytes from [RSI] to [RDI]; the
-	// kernel keeps the direction flag clear at all times.
-	__asm__ volatile("rep movsb"
-			 : "+D"(d), "+S"(src), "+c"(n)
-			 :
-			 : "memory");
-#else
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-
-	while (n-- > 0)
-		*d++ = *s++;
-#endif
-	return dst;
-}
-
-void *memset(void *dst, int c, size_t n)
-{
-#ifndef HOST_TEST
-	void *d = dst;
-
-	// rep stosb stores AL into RCX bytes at [RDI].
-	__asm__ volatile("rep stosb"
-			 : "+D"(d), "+c"(n)
-			 : "a"(c)
-			 : "memory");
-#else
-	uint8_t *d = dst;
-
-	while (n-- > 0)
-		*d++ = (uint8_t)c;
-#endif
-	return dst;
-}
 
 void *memmove(void *dst, const void *src, size_t n)
 {
