@@ -265,6 +265,11 @@ void arch_frame_set_return(struct trap_frame *f, long value)
 	f->rax = (uint64_t)value;
 }
 
+void arch_frame_set_stack(struct trap_frame *f, uint64_t sp)
+{
+	f->rsp = sp;
+}
+
 void *arch_kstack_alloc(void)
 {
 	return kstack_alloc();

@@ -113,5 +113,6 @@ struct trap_frame *thread_user_frame(struct thread *t);
 void arch_thread_init_user(struct thread *t);
 void arch_frame_init_user(struct trap_frame *f, uint64_t ip, uint64_t sp);
 void arch_frame_set_return(struct trap_frame *f, long value);
+void arch_frame_set_stack(struct trap_frame *f, uint64_t sp);	// clone's new stack
 
 #endif

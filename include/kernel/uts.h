@@ -6,14 +6,13 @@
 #define KERNEL_UTS_H
 
 #include <stddef.h>
+#include <uapi/machine.h>		// UTS_MACHINE, UTS_MACHINE_32
 
 #define UTS_LEN 64			// Linux's __NEW_UTS_LEN: longest name
 
 #define UTS_SYSNAME	"Linux"		// what programs check for
 #define UTS_RELEASE	"6.1.0-switchyard"
 #define UTS_VERSION	"#1 SMP Switchyard"
-#define UTS_MACHINE	"x86_64"
-#define UTS_MACHINE_32	"i686"		// under personality PER_LINUX32
 
 enum uts_name { UTS_HOSTNAME, UTS_DOMAINNAME };
 

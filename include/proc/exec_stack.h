@@ -33,7 +33,7 @@ struct exec_stack_args {
 // the top down: a zero word; the execfn string; the envp and argv strings
 // (placed last to first, so that in memory they run contiguously from
 // argv[0]'s to execfn); down to a multiple of 16, then the platform string
-// "x86_64" and the 16 AT_RANDOM bytes; then, ending 0 to 15 bytes below
+// the AT_PLATFORM string (ELF_PLATFORM) and the 16 AT_RANDOM bytes; then, ending 0 to 15 bytes below
 // them and starting 16-aligned, argc, the argv pointers and NULL, the envp
 // pointers and NULL, and the auxv pairs ending with AT_NULL.
 // On success returns 0 and sets *sp to the user rsp at entry (the address

@@ -15,7 +15,7 @@
 #define AT_EUID		12
 #define AT_GID		13
 #define AT_EGID		14
-#define AT_PLATFORM	15	// address of the string "x86_64"
+#define AT_PLATFORM	15	// address of ELF_PLATFORM's string (uapi/machine.h)
 #define AT_HWCAP	16	// CPUID leaf 1 EDX
 #define AT_CLKTCK	17	// times() ticks per second
 #define AT_SECURE	23	// nonzero for set-id programs

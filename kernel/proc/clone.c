@@ -219,7 +219,7 @@ static int copy_thread_state(struct thread *child, struct thread *parent,
 	*cf = *pf;
 	arch_frame_set_return(cf, 0);
 	if (newsp)
-		cf->rsp = newsp;
+		arch_frame_set_stack(cf, newsp);
 	arch_clone_user_bases(child, flags & CLONE_SETTLS, tls);
 	child->sig_blocked = parent->sig_blocked;
 	if (!(flags & CLONE_VM))

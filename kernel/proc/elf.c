@@ -13,6 +13,7 @@
 
 #include <proc/elf.h>
 #include <uapi/errno.h>
+#include <uapi/machine.h>
 
 #define EHDR_SIZE	64
 #define PHDR_SIZE	56
@@ -25,7 +26,6 @@
 #define EV_CURRENT	1
 #define ET_EXEC		2
 #define ET_DYN		3
-#define EM_X86_64	62
 
 // Program header types and flags.
 #define PT_LOAD		1
@@ -95,7 +95,7 @@ static int check_ehdr(const uint8_t *e, uint64_t file_size,
 	uint16_t type = get16(e + 16);
 	if (type != ET_EXEC && type != ET_DYN)
 		return -ENOEXEC;
-	if (get16(e + 18) != EM_X86_64 || get32(e + 20) != EV_CURRENT)
+	if (get16(e + 18) != ELF_MACHINE || get32(e + 20) != EV_CURRENT)
 		return -ENOEXEC;
 
 	uint64_t phoff = get64(e + 32);

@@ -12,6 +12,7 @@
 
 #include <lib/string.h>
 #include <proc/exec_stack.h>
+#include <uapi/machine.h>
 #include <uapi/errno.h>
 
 // The cursor over the user range [base, top) that buf stands for.
@@ -137,7 +138,7 @@ static void put_pair(struct stack_cursor *c, uint64_t *addr, uint64_t type,
 int exec_stack_build(uint8_t *buf, size_t size, uint64_t top,
 		     const struct exec_stack_args *a, uint64_t *sp)
 {
-	static const char platform[] = "x86_64";
+	static const char platform[] = ELF_PLATFORM;
 	struct stack_cursor c;
 	uint64_t execfn_addr, strings, platform_addr, random_addr, addr;
 	int err;

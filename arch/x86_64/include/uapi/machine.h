@@ -1,0 +1,12 @@
+// What the Linux x86-64 ABI calls this machine: the e_machine of the
+// programs it runs, uname's machine, and AT_PLATFORM's string.  Each arch
+// has its own (arch/<arch>/include/uapi/machine.h).
+#ifndef UAPI_MACHINE_H
+#define UAPI_MACHINE_H
+
+#define ELF_MACHINE	62		// EM_X86_64
+#define UTS_MACHINE	"x86_64"
+#define UTS_MACHINE_32	"i686"		// under personality PER_LINUX32
+#define ELF_PLATFORM	"x86_64"
+
+#endif
