@@ -1,29 +1,10 @@
-// Linux x86-64 values of the open flags, file modes and related constants
-// that user space passes to the file system calls.
+// The Linux values of the open flags, file modes and related constants
+// that user space passes to the file system calls: the O_ flags from the
+// arch's uapi/open_flags.h, the rest the same on every 64-bit arch.
 #ifndef FS_FCNTL_H
 #define FS_FCNTL_H
 
-#define O_ACCMODE	00000003
-#define O_RDONLY	00000000
-#define O_WRONLY	00000001
-#define O_RDWR		00000002
-#define O_CREAT		00000100
-#define O_EXCL		00000200
-#define O_NOCTTY	00000400
-#define O_TRUNC		00001000
-#define O_APPEND	00002000
-#define O_NONBLOCK	00004000
-#define O_DSYNC		00010000
-#define O_ASYNC		00020000
-#define O_DIRECT	00040000
-#define O_LARGEFILE	00100000
-#define O_DIRECTORY	00200000
-#define O_NOFOLLOW	00400000
-#define O_NOATIME	01000000
-#define O_CLOEXEC	02000000
-#define O_SYNC		04010000
-#define O_PATH		010000000
-#define O_TMPFILE	020200000
+#include <uapi/open_flags.h>	// O_*: their values differ between archs
 
 // The flags F_SETFL may change; the others it silently ignores.  O_ASYNC
 // sticks only on files with a fasync method (file_has_fasync).

@@ -1,4 +1,5 @@
-// Linux x86-64 system call numbers (the ABI Switchyard implements).
+// Linux x86-64 system call numbers (the ABI Switchyard implements on
+// x86-64; each arch has its own arch/<arch>/include/uapi/syscall_nr.h).
 #ifndef UAPI_SYSCALL_NR_H
 #define UAPI_SYSCALL_NR_H
 
