@@ -68,10 +68,4 @@ int tty_ctty_get(struct tty **tty, struct vnode **vn);
 // session has the terminal).  Callable from interrupt context.
 void tty_signal_fg(struct tty *tty, int sig, int fallback);
 
-#define TIOCSCTTY	0x540E
-#define TIOCGPGRP	0x540F
-#define TIOCSPGRP	0x5410
-#define TIOCNOTTY	0x5422
-#define TIOCGSID	0x5429
-
 #endif

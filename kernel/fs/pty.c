@@ -38,9 +38,6 @@
 #define PTY_BUF		4096
 #define CHUNK		256
 
-#define TIOCGPTN	0x80045430
-#define TIOCSPTLCK	0x40045431
-#define TIOCGPTLCK	0x80045439
 
 // A ring of bytes.
 struct ring {

@@ -32,6 +32,7 @@
 #include <lib/printf.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
+#include <uapi/ioctls.h>
 #include <stddef.h>
 
 #define CLOCK_REALTIME		KT_CLOCK_REALTIME
@@ -45,7 +46,6 @@
 #define TFD_SETTIME_FLAGS	(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)
 #define TFD_NONBLOCK		O_NONBLOCK
 #define TFD_CLOEXEC		O_CLOEXEC
-#define TFD_IOC_SET_TICKS	0x40085400U	// _IOW('T', 0, u64)
 
 #define NSEC		KT_NSEC
 

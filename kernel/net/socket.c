@@ -18,6 +18,7 @@
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
+#include <uapi/ioctls.h>
 
 struct spinlock unix_lock = SPINLOCK_INIT("unix sockets");
 
@@ -176,8 +177,6 @@ static uint64_t sock_vn_poll_events(struct vnode *vn, uint32_t events)
 	return poll_events_for(&vn_sock(vn)->events, events);
 }
 
-#define SIOCINQ		0x541b	// FIONREAD
-#define SIOCOUTQ	0x5411	// TIOCOUTQ
 
 // Linux's unix_ioctl: the bytes waiting to be read (a stream's or
 // seqpacket's whole queue, a datagram socket's next message), and what

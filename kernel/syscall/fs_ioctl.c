@@ -11,10 +11,6 @@
 #include <uapi/termios.h>
 #include <kernel/tty.h>
 
-#define FIONBIO		0x5421
-#define FIONCLEX	0x5450
-#define FIOCLEX		0x5451
-#define FIOASYNC	0x5452
 
 static long ioctl_file(struct file *f, int fd, unsigned cmd, uint64_t arg)
 {

@@ -18,7 +18,8 @@
 #define ANON_DEV	3		// st_dev of anonymous files (eventfd, ...)
 #define BLKSIZE		4096
 
-// struct stat of Linux x86-64.
+// struct stat of Linux x86-64 (ppc64's has the same layout: the 64-bit
+// generic one).
 struct user_stat {
 	uint64_t st_dev;
 	uint64_t st_ino;

@@ -1,10 +1,13 @@
-// The terminal part of Linux's ABI (x86-64 values): the kernel's struct
-// termios and winsize, the flag bits and c_cc slots the console and the
-// pseudo-terminals interpret, and the ioctls they answer.
+// The terminal part of Linux's ABI (x86-64 values; ppc64 lays struct
+// termios out otherwise and numbers its flags and c_cc slots otherwise):
+// the kernel's struct termios and winsize, and the flag bits and c_cc
+// slots the console and the pseudo-terminals interpret.  The ioctls they
+// answer are in uapi/ioctls.h.
 #ifndef UAPI_TERMIOS_H
 #define UAPI_TERMIOS_H
 
 #include <stdint.h>
+#include <uapi/ioctls.h>
 
 // The kernel's struct termios (TCGETS), 36 bytes.
 struct kernel_termios {
@@ -45,22 +48,5 @@ struct kernel_winsize {
 #define VEOF	4
 #define VMIN	6
 #define VSUSP	10
-
-#define TCGETS		0x5401
-#define TCSETS		0x5402
-#define TCSETSW		0x5403
-#define TCSETSF		0x5404
-#define TCSBRK		0x5409
-#define TCXONC		0x540A
-#define TCFLSH		0x540B
-#define TIOCOUTQ	0x5411
-#define TIOCGWINSZ	0x5413
-#define TIOCSWINSZ	0x5414
-#define FIONREAD	0x541B
-#define TCIFLUSH	0		// TCFLSH queues
-#define TCOFLUSH	1
-#define TCIOFLUSH	2
-#define TCOON		1		// TCXONC actions
-#define TCION		3
 
 #endif
