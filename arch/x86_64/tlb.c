@@ -55,40 +55,40 @@ void tlb_init_cpu(void)
 
 void arch_mm_init(struct mm *mm)
 {
-	mm->asid = 0;
+	mm->arch.asid = 0;
 	if (!pcid_enabled)
 		return;
 	uint64_t flags = spin_lock_irqsave(&asid_lock);
 	for (int i = 1; i < ASID_MAX; i++) {
 		if (!(asid_used[i / 64] & (1ULL << (i % 64)))) {
 			asid_used[i / 64] |= 1ULL << (i % 64);
-			mm->asid = (uint16_t)i;
+			mm->arch.asid = (uint16_t)i;
 			break;
 		}
 	}
 	spin_unlock_irqrestore(&asid_lock, flags);
 	// The tag may have been used before: every CPU flushes it first.
-	mm->stale_cpus = ~(cpumask_t)0;
+	mm->arch.stale_cpus = ~(cpumask_t)0;
 }
 
 void arch_mm_fini(struct mm *mm)
 {
-	if (!mm->asid)
+	if (!mm->arch.asid)
 		return;
 	uint64_t flags = spin_lock_irqsave(&asid_lock);
-	asid_used[mm->asid / 64] &= ~(1ULL << (mm->asid % 64));
+	asid_used[mm->arch.asid / 64] &= ~(1ULL << (mm->arch.asid % 64));
 	spin_unlock_irqrestore(&asid_lock, flags);
 }
 
 static void load_cr3(struct cpu *c, struct mm *mm)
 {
-	if (!mm->asid) {
+	if (!mm->arch.asid) {
 		write_cr3(mm->root_pa);
 		return;
 	}
 	cpumask_t me = cpumask_of(c->id);
-	bool stale = __atomic_fetch_and(&mm->stale_cpus, ~me, __ATOMIC_SEQ_CST) & me;
-	write_cr3(mm->root_pa | mm->asid | (stale ? 0 : CR3_NOFLUSH));
+	bool stale = __atomic_fetch_and(&mm->arch.stale_cpus, ~me, __ATOMIC_SEQ_CST) & me;
+	write_cr3(mm->root_pa | mm->arch.asid | (stale ? 0 : CR3_NOFLUSH));
 }
 
 void mm_activate(struct mm *mm)
@@ -119,11 +119,11 @@ static void flush_local(void *arg)
 
 	if (c->active_mm != r->mm) {
 		// Switched away meanwhile; with PCID its entries linger.
-		__atomic_or_fetch(&r->mm->stale_cpus, cpumask_of(c->id), __ATOMIC_SEQ_CST);
+		__atomic_or_fetch(&r->mm->arch.stale_cpus, cpumask_of(c->id), __ATOMIC_SEQ_CST);
 		return;
 	}
 	// Running it: flushing now settles the mark tlb_shootdown set.
-	__atomic_and_fetch(&r->mm->stale_cpus, ~cpumask_of(c->id), __ATOMIC_SEQ_CST);
+	__atomic_and_fetch(&r->mm->arch.stale_cpus, ~cpumask_of(c->id), __ATOMIC_SEQ_CST);
 	if ((r->end - r->start) / 4096 > FLUSH_ALL_THRESHOLD) {
 		write_cr3(read_cr3());
 		return;
@@ -143,8 +143,8 @@ void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end)
 	// the set read here and gets the IPI (marking only the CPUs outside
 	// the set read would miss one that joined in between and loaded CR3
 	// without a flush).  The CPUs that flush below clear their mark.
-	if (mm->asid)
-		__atomic_or_fetch(&mm->stale_cpus, ~(cpumask_t)0, __ATOMIC_SEQ_CST);
+	if (mm->arch.asid)
+		__atomic_or_fetch(&mm->arch.stale_cpus, ~(cpumask_t)0, __ATOMIC_SEQ_CST);
 	cpumask_t mask = __atomic_load_n(&mm->active_cpus, __ATOMIC_SEQ_CST);
 	if (!mask)
 		return;

@@ -7,11 +7,12 @@
 #include <kernel/spinlock.h>
 #include <kernel/smp.h>
 #include <mm/vma_tree.h>
+#include <arch/mm_arch.h>
 
 struct aio_ctx;
 
 struct mm {
-	uint64_t root_pa;		// arch page-table root (PML4)
+	uint64_t root_pa;		// its page tables' root (arch/pte.h's format)
 	uint64_t id;			// never reused: tells address spaces apart
 	int refcount;			// threads and vfork parents using it
 	struct spinlock lock;		// guards the VMAs, page tables and rss
@@ -26,15 +27,14 @@ struct mm {
 	uint64_t start_code, end_code, start_data, end_data, start_stack;
 	uint64_t arg_start, arg_end, env_start, env_end;
 	uint64_t mmap_base;		// where the search for free room starts
-	uint16_t asid;			// arch address-space id (PCID), 0 = none
-	volatile cpumask_t stale_cpus;	// CPUs whose TLB may hold stale entries tagged asid
+	struct mm_arch arch;		// the arch's own (x86-64: PCID, stale TLBs)
 	int membarrier_state;		// registrations (membarrier(2))
 	bool lock_future;		// mlockall(MCL_FUTURE): new mappings are locked
 	uint64_t rseq_cids;		// rseq mm_cid values in use, one bit each
 	struct aio_ctx *aio;		// io_setup's contexts (kernel/fs/aio.c)
 };
 
-// Switches this CPU to 'mm' (arch: CR3, PCID).
+// Switches this CPU to 'mm' (arch: x86-64 loads CR3 with its PCID).
 void mm_activate(struct mm *mm);
 // Arch: give a new address space its id, take it back when freed.
 void arch_mm_init(struct mm *mm);
