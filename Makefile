@@ -13,7 +13,8 @@ CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror \
            -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
            -mno-mmx -mno-sse -mno-sse2 -mno-avx \
            -Iinclude -Iarch/$(ARCH)/include -MMD -MP
-ASFLAGS := -g -D__ASSEMBLY__ -Iinclude -Iarch/$(ARCH)/include -MMD -MP
+GEN     := $(BUILD)/gen
+ASFLAGS := -g -D__ASSEMBLY__ -Iinclude -Iarch/$(ARCH)/include -I$(GEN) -MMD -MP
 LDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
 SRCS    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
@@ -27,10 +28,24 @@ $(BUILD)/%.c.o: %.c
 	@echo "  CC      $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.S.o: %.S
+$(BUILD)/%.S.o: %.S $(GEN)/arch/asm_offsets.h
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	@$(CC) $(ASFLAGS) -c $< -o $@
+
+# The structure offsets the assembly uses (<arch/asm_offsets.h>), from
+# the compiler: arch/$(ARCH)/gen/asm_offsets.c compiled to assembly, its
+# "->NAME VALUE" lines made into defines.
+$(GEN)/arch/asm_offsets.h: arch/$(ARCH)/gen/asm_offsets.c
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	@$(CC) $(CFLAGS) -MF $(GEN)/asm_offsets.d -MT $@ -S $< -o $(GEN)/asm_offsets.s
+	@{ echo "// Generated from $< by the Makefile: do not edit."; \
+	   echo "#ifndef ARCH_ASM_OFFSETS_H"; echo "#define ARCH_ASM_OFFSETS_H"; \
+	   sed -n 's/.*"->\([A-Z0-9_]*\) \([0-9]*\)".*/#define \1 \2/p' $(GEN)/asm_offsets.s; \
+	   echo "#endif"; } > $@.tmp
+	@grep -q '^#define' $@.tmp || { echo "asm_offsets: no offsets in $(GEN)/asm_offsets.s"; exit 1; }
+	@mv $@.tmp $@
 
 # The kernel links twice: the second link embeds a symbol table (for
 # backtraces) generated from the first.  The table sits after every other
@@ -63,6 +78,6 @@ bench:
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(GEN)/asm_offsets.d
 
 .PHONY: all clean host-test test run debug bench

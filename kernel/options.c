@@ -23,5 +23,5 @@ void boot_options_apply(const char *cmdline)
 	cmdline_help(boot_options_start, n, help, sizeof(help));
 	kprintf("switchyard: %s\nboot options:\n", err);
 	console_write(help, strlen(help));	// more than one kprintf holds
-	machine_exit(EXIT_BAD_OPTION);
+	arch_machine_exit(EXIT_BAD_OPTION);
 }

@@ -45,7 +45,7 @@ static void panic_begin(void)
 	if (__atomic_exchange_n(&panicking, true, __ATOMIC_SEQ_CST)) {
 		if (panic_cpu == me) {
 			console_write_unlocked("\nnested fault during panic\n", 28);
-			machine_exit(EXIT_PANIC);
+			arch_machine_exit(EXIT_PANIC);
 		}
 		arch_halt_forever();
 	}
@@ -64,7 +64,7 @@ static __attribute__((noreturn)) void panic_end(const struct trap_frame *frame)
 		arch_dump_frame(frame);
 	arch_backtrace(frame);
 	kprintf_unlocked("---[ end of kernel panic ]---\n");
-	machine_exit(EXIT_PANIC);
+	arch_machine_exit(EXIT_PANIC);
 }
 
 static void panic_message(const char *fmt, va_list ap)

@@ -339,6 +339,6 @@ void ioapic_route_isa_irq(int irq, uint8_t vector)
 	if (!ioapic)
 		ioapic = mmio_map(acpi.ioapic_pa, 4096);
 	uint32_t pin = acpi.isa_irq_gsi[irq] - acpi.ioapic_gsi_base;
-	ioapic_write(0x10 + 2 * pin + 1, cpus[0].apic_id << 24);
+	ioapic_write(0x10 + 2 * pin + 1, cpus[0].arch.apic_id << 24);
 	ioapic_write(0x10 + 2 * pin, vector);	// edge, active high, unmasked
 }

@@ -28,7 +28,7 @@ void cpu_set_kernel_stack(uint64_t top);
 void arch_thread_init(struct thread *t, void (*fn)(void *), void *arg)
 {
 	// Below the slot of the user register frame at the top of the stack
-	// (thread_user_frame), which a new user thread already holds.
+	// (arch_thread_user_frame), which a new user thread already holds.
 	uint64_t *sp = (uint64_t *)((char *)t->kstack + KSTACK_SIZE - sizeof(struct trap_frame));
 
 	// After the final 'ret', rsp is 16-byte aligned, as a call needs.
@@ -220,7 +220,7 @@ void arch_context_switch(struct thread *prev, struct thread *next)
 	if (next->mm) {
 		cpu_set_kernel_stack(thread_kstack_top(next));
 		if (next->mm != prev->mm)
-			mm_activate(next->mm);
+			arch_mm_activate(next->mm);
 		load_user_bases(next);
 		load_tsc_mode(next);
 	}
@@ -229,7 +229,7 @@ void arch_context_switch(struct thread *prev, struct thread *next)
 
 // Every user thread's register frame sits at the top of its kernel stack:
 // where SYSCALL entry and interrupts from user mode put it.
-struct trap_frame *thread_user_frame(struct thread *t)
+struct trap_frame *arch_thread_user_frame(struct thread *t)
 {
 	return (struct trap_frame *)(thread_kstack_top(t) - sizeof(struct trap_frame));
 }
@@ -238,7 +238,7 @@ __attribute__((noreturn)) void arch_enter_user(struct trap_frame *f);
 
 static void user_thread_entry(void *arg)
 {
-	struct trap_frame *f = thread_user_frame(current_thread());
+	struct trap_frame *f = arch_thread_user_frame(current_thread());
 
 	(void)arg;
 	exit_to_user(f);

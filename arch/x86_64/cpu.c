@@ -12,9 +12,6 @@
 #include <lib/string.h>
 
 struct cpu_features cpu_has;
-struct cpu cpus[MAX_CPUS];
-int ncpus = 1;
-volatile int ncpus_online;
 
 // Stacks for faults that must not run on a possibly broken kernel stack.
 #define IST_STACK_SIZE 8192
@@ -214,7 +211,7 @@ void cpu_set_kernel_stack(uint64_t top)
 	struct cpu *c = this_cpu();
 
 	c->arch.tss.rsp0 = top;
-	c->kstack_top = top;
+	c->arch.kstack_top = top;
 }
 
 void user_access_begin(void)

@@ -333,8 +333,8 @@ static struct topology topology_of(const struct cpu *c, struct topology_shifts s
 	struct topology t = { 0, (uint32_t)c->id };
 
 	if (s.known) {
-		t.package = c->apic_id >> s.pkg;
-		t.core = (c->apic_id >> s.smt) & ((1u << (s.pkg - s.smt)) - 1);
+		t.package = c->arch.apic_id >> s.pkg;
+		t.core = (c->arch.apic_id >> s.smt) & ((1u << (s.pkg - s.smt)) - 1);
 	}
 	return t;
 }
@@ -424,8 +424,8 @@ unsigned long arch_cpuinfo(const struct cpu *c, char *buf, unsigned long size)
 	len = kappendf(buf, size, len, "siblings\t: %d\n", siblings);
 	len = kappendf(buf, size, len, "core id\t\t: %u\n", t.core);
 	len = kappendf(buf, size, len, "cpu cores\t: %d\n", cores);
-	len = kappendf(buf, size, len, "apicid\t\t: %u\n", c->apic_id);
-	len = kappendf(buf, size, len, "initial apicid\t: %u\n", c->apic_id);
+	len = kappendf(buf, size, len, "apicid\t\t: %u\n", c->arch.apic_id);
+	len = kappendf(buf, size, len, "initial apicid\t: %u\n", c->arch.apic_id);
 	len = kappendf(buf, size, len, "fpu\t\t: yes\n");
 	len = kappendf(buf, size, len, "fpu_exception\t: yes\n");
 	len = kappendf(buf, size, len, "cpuid level\t: %u\n", cpuid(0, 0).eax);

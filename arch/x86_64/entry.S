@@ -5,19 +5,7 @@
 #include <arch/trapframe.h>
 #include <arch/irq_vectors.h>
 
-// Offsets in struct cpu (include/kernel/cpu.h).
-#define CPU_SYSCALL_USER_RSP	8
-#define CPU_KSTACK_TOP		16
-
-// Offsets in struct trap_frame.
-#define TF_RCX		(12 * 8)
-#define TF_R11		(4 * 8)
-#define TF_VECTOR	(15 * 8)
-#define TF_RIP		(17 * 8)
-#define TF_CS		(18 * 8)
-#define TF_RFLAGS	(19 * 8)
-#define TF_RSP		(20 * 8)
-#define TF_SS		(21 * 8)
+#include <arch/asm_offsets.h>
 
 	.macro PUSH_REGS
 	pushq	%rax

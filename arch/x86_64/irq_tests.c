@@ -56,12 +56,12 @@ KTEST(traps, nmi_outside_panic_is_ignored)
 		if (i == me || !cpus[i].online)
 			continue;
 		uint64_t before = nmis_ignored;
-		lapic_send_nmi(cpus[i].apic_id);
+		lapic_send_nmi(cpus[i].arch.apic_id);
 		KEXPECT(nmi_counted(before));
 		KEXPECT(cpu_answers(i));
 	}
 	uint64_t before = nmis_ignored;
-	lapic_send_nmi(this_cpu()->apic_id);
+	lapic_send_nmi(this_cpu()->arch.apic_id);
 	KEXPECT(nmi_counted(before));
 	KEXPECT(cpu_answers(me));
 	return true;

@@ -94,7 +94,7 @@ static uint64_t *walk_to(uint64_t pml4_pa, uint64_t va, int level, bool create, 
 	return &table[(va >> (12 + 9 * (level - 1))) & 511];
 }
 
-uint64_t *pte_walk(uint64_t pml4_pa, uint64_t va, bool create, bool user)
+uint64_t *arch_pte_walk(uint64_t pml4_pa, uint64_t va, bool create, bool user)
 {
 	return walk_to(pml4_pa, va, 1, create, user);
 }
@@ -237,7 +237,7 @@ void mmu_map_low_identity(bool on)
 	}
 }
 
-void tlb_flush_page(uint64_t va)
+void arch_tlb_flush_page(uint64_t va)
 {
 	invlpg(va);
 }
@@ -254,7 +254,7 @@ void tlb_flush_all(void)
 	}
 }
 
-uint64_t pt_root_new(void)
+uint64_t arch_pt_root_new(void)
 {
 	uint64_t root = frame_alloc_zeroed(0);
 
@@ -279,7 +279,7 @@ static void free_table(uint64_t pa, int level)
 	frame_free(pa & PTE_ADDR_MASK, 0);
 }
 
-void pt_root_free(uint64_t root)
+void arch_pt_root_free(uint64_t root)
 {
 	uint64_t *t = table_at(root);
 
@@ -289,7 +289,7 @@ void pt_root_free(uint64_t root)
 	frame_free(root, 0);
 }
 
-uint64_t *pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
+uint64_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
 {
 	uint64_t v = *va;
 

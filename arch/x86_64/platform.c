@@ -61,7 +61,7 @@ static void cpus_from_firmware(void)
 	ncpus = acpi.ncpus > MAX_CPUS ? MAX_CPUS : acpi.ncpus;
 	for (int i = 0; i < ncpus; i++) {
 		cpus[i].id = i;
-		cpus[i].apic_id = acpi.apic_ids[i];
+		cpus[i].arch.apic_id = acpi.apic_ids[i];
 		spin_init(&cpus[i].call_lock, "cross-call");
 	}
 }

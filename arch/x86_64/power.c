@@ -7,7 +7,7 @@
 
 #define DEBUG_EXIT_PORT 0xf4
 
-void machine_exit(int status)
+void arch_machine_exit(int status)
 {
 	outl(DEBUG_EXIT_PORT, (uint32_t)status);
 	// No debug-exit device: a triple fault ends QEMU when run with

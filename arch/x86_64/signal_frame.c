@@ -247,7 +247,7 @@ bad:
 	return (long)f->rax;
 }
 
-void syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags)
+void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags)
 {
 	if (f->vector != VECTOR_SYSCALL)
 		return;
@@ -276,7 +276,7 @@ void syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_f
 	}
 }
 
-void log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info)
+void arch_log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info)
 {
 	struct thread *t = current_thread();
 	const char *what = sig == SIGSEGV ? "segfault" : sig == SIGBUS ? "bus error" :

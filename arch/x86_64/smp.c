@@ -59,14 +59,14 @@ static bool start_one(struct cpu *c)
 	c->arch.boot_stack_pa = stack;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 
-	lapic_send_init(c->apic_id);
+	lapic_send_init(c->arch.apic_id);
 	delay_us(10000);
 	for (int tries = 0; tries < 2 && !c->online; tries++) {
-		lapic_send_startup(c->apic_id, AP_TRAMPOLINE_PHYS >> 12);
+		lapic_send_startup(c->arch.apic_id, AP_TRAMPOLINE_PHYS >> 12);
 		// Under emulation a CPU can take long to come up: wait up to 2 s.
 		for (int i = 0; i < 2000 && !c->online; i++) {
 			if (boot_stress)
-				lapic_stress_ipis(c->apic_id);
+				lapic_stress_ipis(c->arch.apic_id);
 			delay_us(1000);
 		}
 	}
@@ -80,7 +80,7 @@ void arch_start_secondary_cpus(void)
 	mmu_map_low_identity(true);
 	for (int i = 1; i < ncpus; i++) {
 		if (!start_one(&cpus[i]))
-			kprintf("smp: cpu %d (APIC id %u) did not start\n", i, cpus[i].apic_id);
+			kprintf("smp: cpu %d (APIC id %u) did not start\n", i, cpus[i].arch.apic_id);
 	}
 	mmu_map_low_identity(false);
 }
@@ -96,7 +96,7 @@ static const uint8_t ipi_vectors[] = {
 void arch_send_ipi(int cpu, enum ipi_kind kind)
 {
 	this_cpu()->stats.ipi_sent++;
-	lapic_send_ipi(cpus[cpu].apic_id, ipi_vectors[kind]);
+	lapic_send_ipi(cpus[cpu].arch.apic_id, ipi_vectors[kind]);
 }
 
 // Every online CPU but this one, with one ICR write; counted once per

@@ -26,4 +26,4 @@ void syscall_dispatch(struct trap_frame *f)
 	exit_to_user(f);
 }
 
-struct trap_frame *thread_user_frame(struct thread *t);
+struct trap_frame *arch_thread_user_frame(struct thread *t);

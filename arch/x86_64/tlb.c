@@ -91,7 +91,7 @@ static void load_cr3(struct cpu *c, struct mm *mm)
 	write_cr3(mm->root_pa | mm->arch.asid | (stale ? 0 : CR3_NOFLUSH));
 }
 
-void mm_activate(struct mm *mm)
+void arch_mm_activate(struct mm *mm)
 {
 	struct cpu *c = this_cpu();
 	struct mm *prev = c->active_mm;
@@ -122,7 +122,7 @@ static void flush_local(void *arg)
 		__atomic_or_fetch(&r->mm->arch.stale_cpus, cpumask_of(c->id), __ATOMIC_SEQ_CST);
 		return;
 	}
-	// Running it: flushing now settles the mark tlb_shootdown set.
+	// Running it: flushing now settles the mark arch_tlb_shootdown set.
 	__atomic_and_fetch(&r->mm->arch.stale_cpus, ~cpumask_of(c->id), __ATOMIC_SEQ_CST);
 	if ((r->end - r->start) / 4096 > FLUSH_ALL_THRESHOLD) {
 		write_cr3(read_cr3());
@@ -132,7 +132,7 @@ static void flush_local(void *arg)
 		invlpg(va);
 }
 
-void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end)
+void arch_tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end)
 {
 	struct flush_request r = { mm, start, end };
 
@@ -177,7 +177,7 @@ void arch_mm_drop_everywhere(struct mm *mm)
 }
 
 // The current thread is about to drop its address space for good.
-void mm_deactivate_current(void)
+void arch_mm_deactivate_current(void)
 {
 	struct cpu *c = this_cpu();
 	uint64_t flags = irq_save();

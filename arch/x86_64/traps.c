@@ -204,7 +204,7 @@ struct trap_frame *iret_fault_fixup(struct trap_frame *f);	// called by entry.S
 
 struct trap_frame *iret_fault_fixup(struct trap_frame *f)
 {
-	struct trap_frame *u = thread_user_frame(current_thread());
+	struct trap_frame *u = arch_thread_user_frame(current_thread());
 	struct trap_frame copy = *f;
 
 	if (f->rsp != (uint64_t)&u->rip)

@@ -342,7 +342,7 @@ int arch_user_thread_copy(struct thread *child, struct thread *parent)
 	return 0;
 }
 
-void thread_arch_free(struct thread *t)
+void arch_thread_free(struct thread *t)
 {
 	kfree(t->arch.xstate);
 	t->arch.xstate = 0;

@@ -55,11 +55,8 @@ struct thread;
 struct cross_call;
 
 struct cpu {
-	struct cpu *self;		// must stay first: read as %gs:0
-	uint64_t syscall_user_rsp;	// scratch for the syscall entry path
-	uint64_t kstack_top;		// top of the current thread's kernel stack
+	struct cpu *self;		// must stay first: the arch may read it as its CPU pointer
 	int id;				// logical CPU number, 0 = boot CPU
-	uint32_t apic_id;
 	volatile bool online;
 	struct thread *current;
 	struct thread *idle;

@@ -35,7 +35,7 @@ struct mm {
 };
 
 // Switches this CPU to 'mm' (arch: x86-64 loads CR3 with its PCID).
-void mm_activate(struct mm *mm);
+void arch_mm_activate(struct mm *mm);
 // Arch: give a new address space its id, take it back when freed.
 void arch_mm_init(struct mm *mm);
 void arch_mm_fini(struct mm *mm);

@@ -6,6 +6,6 @@
 #define EXIT_PANIC	0x7f
 #define EXIT_BAD_OPTION	0x7e
 
-__attribute__((noreturn)) void machine_exit(int status);
+__attribute__((noreturn)) void arch_machine_exit(int status);
 
 #endif

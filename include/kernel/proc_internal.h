@@ -95,7 +95,7 @@ void signal_discard_locked(struct process *p, uint64_t mask);
 struct sigqueue;
 void sigqueue_free_all(struct sigqueue **queue);
 void process_kill_others(struct process *p, int wait_status);
-void mm_deactivate_current(void);
+void arch_mm_deactivate_current(void);
 // Job control (jobctl.c).
 bool sig_is_stop(int sig);
 void jobctl_on_send(struct process *p, int sig);	// sighand lock held
@@ -109,7 +109,7 @@ void signal_send_pgrp_locked(int pgid, int sig);	// proc_tree_lock held
 void session_leader_exit(struct process *p);		// proc_tree_lock held		// arch: leave the user address space
 
 // Arch: the user register frame of a thread, and returning to user mode.
-struct trap_frame *thread_user_frame(struct thread *t);
+struct trap_frame *arch_thread_user_frame(struct thread *t);
 void arch_thread_init_user(struct thread *t);
 void arch_frame_init_user(struct trap_frame *f, uint64_t ip, uint64_t sp);
 void arch_frame_set_return(struct trap_frame *f, long value);

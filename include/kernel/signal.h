@@ -15,9 +15,9 @@ struct trap_frame;
 // building its frame), ignore, or die.
 void signal_deliver(struct trap_frame *f);
 // A syscall interrupted with -ERESTART*: restart it or make it -EINTR.
-void syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags);
+void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags);
 // "NAME[PID]: segfault at ADDR ip IP sp SP" for a fault that kills.
-void log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info);
+void arch_log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info);
 void signal_set_temporary_mask(uint64_t mask);
 void signal_restore_temporary_mask(void);
 void signal_exec_reset(struct process *p);

@@ -148,6 +148,6 @@ static inline struct thread *current_thread(void)
 
 // Entry of every new thread: finishes the switch, runs fn(arg), exits.
 void thread_start(void (*fn)(void *), void *arg);
-void thread_arch_free(struct thread *t);	// arch: extended state etc.
+void arch_thread_free(struct thread *t);	// arch: extended state etc.
 
 #endif

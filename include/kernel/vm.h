@@ -183,6 +183,6 @@ int vm_page_status(struct mm *mm, uint64_t addr);
 long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n);
 
 // Flushes [start, end) of mm from the TLBs of every CPU that may cache it.
-void tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end);
+void arch_tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end);
 
 #endif

@@ -349,7 +349,7 @@ static void gather_range(struct gather *g, uint64_t start, uint64_t end)
 static void gather_flush(struct gather *g)
 {
 	if (g->start != g->end)
-		tlb_shootdown(g->mm, g->start, g->end);
+		arch_tlb_shootdown(g->mm, g->start, g->end);
 	for (int i = 0; i < g->n; i++)
 		frame_unref(g->frames[i]);
 	g->start = g->end = 0;
@@ -390,7 +390,7 @@ static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gath
 	uint64_t va = start;
 	uint64_t *e;
 
-	while ((e = pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
+	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
 		uint64_t pa = pte_frame(*e);
 		*e = 0;
 		rss_sub(mm, pa);
@@ -437,7 +437,7 @@ struct mm *mm_create(void)
 
 	if (!mm)
 		return 0;
-	mm->root_pa = pt_root_new();
+	mm->root_pa = arch_pt_root_new();
 	if (!mm->root_pa) {
 		kfree(mm);
 		return 0;
@@ -470,7 +470,7 @@ static void mm_free(struct mm *mm)
 	unmap_locked(mm, 0, USER_END, &g);
 	gather_flush(&g);
 	spin_unlock(&mm->lock);
-	pt_root_free(mm->root_pa);
+	arch_pt_root_free(mm->root_pa);
 	arch_mm_fini(mm);
 	oom_forget_mm(mm);
 	kfree(mm);
@@ -591,7 +591,7 @@ static int private_file_page(struct mm *mm, struct vma *v, uint64_t page, bool w
 // one gets a copy of what reading it gives.
 static int populate_page(struct mm *mm, struct vma *v, uint64_t page, bool write)
 {
-	uint64_t *e = pte_walk(mm->root_pa, page, true, true);
+	uint64_t *e = arch_pte_walk(mm->root_pa, page, true, true);
 
 	if (!e)
 		return -ENOMEM;
@@ -661,7 +661,7 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 		return -EFAULT;
 	if (!vma_allows(v, write, exec))
 		return -EACCES;
-	uint64_t *e = pte_walk(mm->root_pa, page, true, true);
+	uint64_t *e = arch_pte_walk(mm->root_pa, page, true, true);
 	if (!e)
 		return -ENOMEM;
 	bool shared = v->flags & VMA_SHARED;
@@ -692,7 +692,7 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 		return 0;
 	}
 	// Present and allowed: a stale TLB entry (another CPU changed it).
-	tlb_flush_page(page);
+	arch_tlb_flush_page(page);
 	return 0;
 }
 
@@ -918,7 +918,7 @@ static void set_prot(struct mm *mm, struct vma *v, int prot)
 	uint64_t *e;
 
 	v->prot = prot;
-	while ((e = pte_next_with_frame(mm->root_pa, &va, v->node.end)) != 0) {
+	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, v->node.end)) != 0) {
 		uint64_t pa = pte_frame(*e);
 		bool cow = pte_is_cow(*e) || (!shared && frame_page(pa)->refcount > 1);
 		*e = pte_make(pa, prot, cow, shared);
@@ -985,7 +985,7 @@ int vm_protect(struct mm *mm, uint64_t start, size_t len, int prot, bool growsdo
 	if (last)
 		merge_next(mm, last);
 	// Before anyone can rely on the new protection.
-	tlb_shootdown(mm, start, end);
+	arch_tlb_shootdown(mm, start, end);
 out:
 	spin_unlock(&mm->lock);
 	return err;
@@ -1105,7 +1105,7 @@ int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec)
 			err = -ENOMEM;		// a hole in the range, as Linux
 			break;
 		}
-		e = pte_walk(mm->root_pa, addr, false, false);
+		e = arch_pte_walk(mm->root_pa, addr, false, false);
 		vec[i] = e && pte_has_frame(*e);
 		// A file page not faulted in yet is still in memory: every file
 		// is (Linux reports the page cache).
@@ -1221,14 +1221,14 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 	w->node.end = dst + new_len;
 	w->file_end = dst + (v->file_end > old ? v->file_end - old : 0);
 	uint64_t va = old, *e;
-	while ((e = pte_next_with_frame(mm->root_pa, &va, old + old_len)) != 0) {
-		uint64_t *d = pte_walk(mm->root_pa, dst + (va - old), true, true);
+	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, old + old_len)) != 0) {
+		uint64_t *d = arch_pte_walk(mm->root_pa, dst + (va - old), true, true);
 		if (!d) {
 			// Out of page tables: put back what moved.
 			for (uint64_t back = dst; back < dst + (va - old); back += PAGE_SIZE) {
-				uint64_t *b = pte_walk(mm->root_pa, back, false, true);
+				uint64_t *b = arch_pte_walk(mm->root_pa, back, false, true);
 				if (b && pte_has_frame(*b)) {
-					*pte_walk(mm->root_pa, old + (back - dst), false, true) = *b;
+					*arch_pte_walk(mm->root_pa, old + (back - dst), false, true) = *b;
 					*b = 0;
 				}
 			}
@@ -1385,7 +1385,7 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 	} else if (flags & MREMAP_FIXED) {
 		// A ring moves with its context (Linux's aio_ring_mremap),
 		// which must be a live one of this address space.
-		uint64_t *e = (v->flags & VMA_AIO_RING) ? pte_walk(mm->root_pa, old, false, true) : 0;
+		uint64_t *e = (v->flags & VMA_AIO_RING) ? arch_pte_walk(mm->root_pa, old, false, true) : 0;
 		uint64_t ring_pa = e && pte_has_frame(*e) ? pte_frame(*e) : 0;
 		if ((v->flags & VMA_AIO_RING) && (!ring_pa || aio_ring_moved(mm, ring_pa, 0) < 0))
 			r = -EINVAL;
@@ -1474,14 +1474,14 @@ static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
 	uint64_t va = v->node.start, region = UINT64_MAX;
 	uint64_t *e, *leaf = NULL;
 
-	while ((e = pte_next_with_frame(src->root_pa, &va, v->node.end)) != 0) {
+	while ((e = arch_pte_next_with_frame(src->root_pa, &va, v->node.end)) != 0) {
 		uint64_t pa = pte_frame(*e);
 		if (refaults && frame_page(pa)->use == FRAME_FILE) {
 			va += PAGE_SIZE;
 			continue;
 		}
 		if (va >> PTE_LEAF_SHIFT != region) {
-			uint64_t *ce = pte_walk(mm->root_pa, va, true, true);
+			uint64_t *ce = arch_pte_walk(mm->root_pa, va, true, true);
 			if (!ce)
 				return -ENOMEM;
 			leaf = ce - pte_leaf_index(va);
@@ -1548,7 +1548,7 @@ struct mm *mm_copy(struct mm *src)
 	}
 	// The parent's writable pages just became read-only: before any
 	// thread of it writes again, and before the child can run.
-	tlb_shootdown(src, 0, USER_END);
+	arch_tlb_shootdown(src, 0, USER_END);
 	spin_unlock(&mm->lock);
 	spin_unlock(&src->lock);
 	if (!ok) {
@@ -1570,7 +1570,7 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n)
 		spin_lock(&mm->lock);
 		int r = fault_locked(mm, va, true, false, &g);
 		gather_flush(&g);
-		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
+		uint64_t *e = r == 0 ? arch_pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
 		if (!e) {
 			spin_unlock(&mm->lock);
 			return r ? r : -EFAULT;
@@ -1599,7 +1599,7 @@ static int copy_as_owner(struct mm *mm, uint64_t va, uint8_t *buf, size_t n, boo
 		int r = v && vma_allows(v, write, false) ? fault_locked(mm, va, write, false, &g)
 							 : -EFAULT;
 		gather_flush(&g);
-		uint64_t *e = r == 0 ? pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
+		uint64_t *e = r == 0 ? arch_pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
 		if (!e || !pte_has_frame(*e)) {
 			spin_unlock(&mm->lock);
 			return done ? (int)done : -EFAULT;
@@ -1649,7 +1649,7 @@ int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 	spin_lock(&mm->lock);
 	int r = fault_locked(mm, uaddr, false, false, &g);
 	gather_flush(&g);
-	uint64_t *e = r == 0 ? pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true) : 0;
+	uint64_t *e = r == 0 ? arch_pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true) : 0;
 	if (e && pte_has_frame(*e))
 		*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);
 	spin_unlock(&mm->lock);
@@ -1673,7 +1673,7 @@ int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 		if (v->file && fault_locked(mm, uaddr, false, false, &g) < 0)
 			r = -EFAULT;
 		gather_flush(&g);
-		uint64_t *e = pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true);
+		uint64_t *e = arch_pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true);
 		if (r == 0 && e && pte_has_frame(*e)) {
 			*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);
 			r = 1;
@@ -1734,7 +1734,7 @@ static void clear_file_range(struct mm *mm, struct vma *v, uint64_t first, uint6
 		return;
 	uint64_t va = v->node.start + (first - lo) * PAGE_SIZE;
 	uint64_t va_end = v->node.start + (end - lo) * PAGE_SIZE, *e;
-	while ((e = pte_next_with_frame(mm->root_pa, &va, va_end)) != 0) {
+	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, va_end)) != 0) {
 		uint64_t pa = pte_frame(*e);
 		if (even_cows || frame_page(pa)->use == FRAME_FILE) {
 			*e = 0;
@@ -1928,7 +1928,7 @@ static bool range_has_pages(struct mm *mm, uint64_t start, uint64_t end)
 {
 	uint64_t va = start;
 
-	return pte_next_with_frame(mm->root_pa, &va, end) != 0;
+	return arch_pte_next_with_frame(mm->root_pa, &va, end) != 0;
 }
 
 // mbind's walk over the mappings of [start, end) before anything changes,
@@ -2061,7 +2061,7 @@ long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
 	v->flags = VMA_SHARED | VMA_AIO_RING;
 	vt_insert(&mm->vmas, &v->node);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t *e = pte_walk(mm->root_pa, v->node.start + i * PAGE_SIZE, true, true);
+		uint64_t *e = arch_pte_walk(mm->root_pa, v->node.start + i * PAGE_SIZE, true, true);
 		if (!e) {
 			unmap_locked(mm, v->node.start, v->node.end, &g);
 			gather_flush(&g);

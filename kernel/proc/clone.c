@@ -214,7 +214,7 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 static int copy_thread_state(struct thread *child, struct thread *parent,
 			     struct trap_frame *pf, uint64_t flags, uint64_t newsp, uint64_t tls)
 {
-	struct trap_frame *cf = thread_user_frame(child);
+	struct trap_frame *cf = arch_thread_user_frame(child);
 
 	*cf = *pf;
 	arch_frame_set_return(cf, 0);

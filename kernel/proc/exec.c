@@ -589,7 +589,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	p->mm = mm;
 	spin_unlock_irqrestore(&p->lock, pl);
 	t->mm = mm;
-	mm_activate(mm);
+	arch_mm_activate(mm);
 	// This CPU now runs the new address space, which has no membarrier
 	// registration (exec clears it).
 	uint64_t flags = irq_save();

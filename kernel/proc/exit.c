@@ -122,10 +122,10 @@ static __attribute__((noreturn)) void init_died(int status)
 {
 	if (wstatus_signaled(status)) {
 		kprintf("switchyard: init killed by signal %d\n", status & 0x7f);
-		machine_exit(128 + (status & 0x7f));
+		arch_machine_exit(128 + (status & 0x7f));
 	}
 	kprintf("switchyard: init exited with status %d\n", (status >> 8) & 0xff);
-	machine_exit((status >> 8) & 0xff);
+	arch_machine_exit((status >> 8) & 0xff);
 }
 
 // The last thread of p is gone: release its resources, become a zombie
@@ -151,7 +151,7 @@ static void process_finish(struct process *p)
 	// look at them (autoreap) and late signals may still name p.
 
 	// Off this address space before dropping it.
-	mm_deactivate_current();
+	arch_mm_deactivate_current();
 	acct_mm_peak(p, mm->rss_peak);
 	pl = spin_lock_irqsave(&p->lock);
 	p->mm = 0;

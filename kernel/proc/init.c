@@ -64,13 +64,13 @@ void arch_enter_user(struct trap_frame *f);
 static void init_thread(void *arg)
 {
 	static const char *const envp[] = { "HOME=/", "PATH=/bin:/sbin:/usr/bin", "TERM=vt100" };
-	struct trap_frame *f = thread_user_frame(current_thread());
+	struct trap_frame *f = arch_thread_user_frame(current_thread());
 
 	(void)arg;
 	int r = exec_from_kernel(init_path, init_argv, init_argc, envp, 3, f);
 	if (r < 0) {
 		kprintf("switchyard: cannot run %s (error %d)\n", init_path, -r);
-		machine_exit(EXIT_PANIC);
+		arch_machine_exit(EXIT_PANIC);
 	}
 	// The boot is over: from here on allocations may fail on purpose.
 	fail_inject_arm();
@@ -82,7 +82,7 @@ void start_init(void)
 {
 	if (!boot_info.initrd_size) {
 		kprintf("switchyard: no initramfs, nothing to run; powering off\n");
-		machine_exit(0);
+		arch_machine_exit(0);
 	}
 	if (vfs_init(phys_to_virt(boot_info.initrd_pa), boot_info.initrd_size) < 0)
 		panic("cannot unpack the initramfs");

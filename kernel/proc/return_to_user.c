@@ -43,7 +43,7 @@ void exit_to_user(struct trap_frame *f)
 		break;
 	}
 	// Interrupted by a signal that needed no handler: run it again.
-	syscall_restart_if_needed(f, false, 0);
+	arch_syscall_restart_if_needed(f, false, 0);
 	fac_return_to_user(t);
 	// Interrupts stay off from here to user mode: the rest is user time.
 	acct_kernel_lap(&this_cpu()->acct, &t->acct, false);

@@ -697,7 +697,7 @@ void signal_deliver(struct trap_frame *f)
 		}
 		if (!sig) {
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
-			syscall_restart_if_needed(f, false, 0);
+			arch_syscall_restart_if_needed(f, false, 0);
 			if (t->sig_restore_mask) {
 				t->sig_blocked = t->sig_saved_mask;
 				t->sig_restore_mask = false;
@@ -721,7 +721,7 @@ void signal_deliver(struct trap_frame *f)
 		if (ka.handler == SIG_DFL) {
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
 			if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
-				log_fatal_fault(f, sig, &info);
+				arch_log_fatal_fault(f, sig, &info);
 			die_of_signal(sig);
 		}
 		if (ka.flags & SA_RESETHAND)
@@ -734,7 +734,7 @@ void signal_deliver(struct trap_frame *f)
 		if (!(ka.flags & SA_NODEFER))
 			t->sig_blocked |= sigmask_of(sig);
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
-		syscall_restart_if_needed(f, true, ka.flags);
+		arch_syscall_restart_if_needed(f, true, ka.flags);
 		// A critical section the signal interrupts restarts: the
 		// frame returns to its abort handler.
 		rseq_signal_deliver(f);
@@ -748,7 +748,7 @@ void signal_deliver(struct trap_frame *f)
 			t->sig_restore_mask = restore_before;
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
 			if (sig == SIGSEGV) {
-				log_fatal_fault(f, SIGSEGV, &info);
+				arch_log_fatal_fault(f, SIGSEGV, &info);
 				die_of_signal(SIGSEGV);
 			}
 			signal_force_fault(SIGSEGV, SI_KERNEL, 0);

@@ -45,7 +45,7 @@ void thread_free(struct thread *t)
 	sched_pi_thread_exit(t);
 	ioprio_thread_free(t);
 	seccomp_thread_free(t);
-	thread_arch_free(t);
+	arch_thread_free(t);
 	if (t->kstack)
 		arch_kstack_free(t->kstack);
 	kfree(t);

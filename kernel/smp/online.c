@@ -15,6 +15,12 @@
 #include <kernel/time.h>
 #include <arch/irq.h>
 
+// The CPUs: the arch fills in ncpus and each CPU's arch part from the
+// firmware's tables (arch_init_platform).
+struct cpu cpus[MAX_CPUS];
+int ncpus = 1;
+volatile int ncpus_online;
+
 void smp_boot_cpu_online(struct cpu *c)
 {
 	__atomic_store_n(&c->online, true, __ATOMIC_SEQ_CST);

@@ -17,7 +17,11 @@ struct tss {
 	uint16_t iomap_base;
 } __attribute__((packed));
 
+// Entry code reads the first two fields by offset (arch/asm_offsets.h).
 struct cpu_arch {
+	uint64_t syscall_user_rsp;	// scratch for the syscall entry path
+	uint64_t kstack_top;		// top of the current thread's kernel stack
+	uint32_t apic_id;
 	uint64_t gdt[9];
 	struct tss tss;
 	uint64_t lapic_timer_count;	// initial count for one tick

@@ -69,11 +69,11 @@ static inline unsigned pte_leaf_index(uint64_t va)
 
 // Finds the next entry with a frame at or after *va (below end), skipping
 // absent tables; updates *va to its address.  NULL if none.
-uint64_t *pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end);
+uint64_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end);
 
 // A new top-level table sharing the kernel half; freeing releases the
 // user-half tables (not the frames they map).
-uint64_t pt_root_new(void);
-void pt_root_free(uint64_t root);
+uint64_t arch_pt_root_new(void);
+void arch_pt_root_free(uint64_t root);
 
 #endif
