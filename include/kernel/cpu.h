@@ -64,7 +64,7 @@ struct cpu {
 	bool idle_polling;		// idle and polling for work (kernel/sched/idle.c)
 	int preempt_count;		// >0: no preemption (interrupt or lock held)
 	volatile bool need_resched;
-	struct mm *active_mm;		// address space in CR3 (may be lazy)
+	struct mm *active_mm;		// address space loaded (x86-64: in CR3; may be lazy)
 	struct thread *switch_prev;	// thread switched away from, until it is off the CPU
 	struct thread *migrate_pending;	// ... and must move to another CPU
 

@@ -16,6 +16,7 @@
 #include <fs/vfs.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
+#include <uapi/machine.h>
 #include <uapi/sched.h>
 #include <arch/trapframe.h>
 
@@ -347,10 +348,12 @@ SYSCALL_DEFINE(SYS_vfork, vfork)
 
 // clone(flags, newsp, parent_tid, child_tid, tls) on x86-64; as on
 // Linux only the low 32 bits of flags count.
+// clone's arguments come in the arch's order (uapi/machine.h: x86-64
+// has the child's TID pointer before the TLS value, ppc64 after it).
 SYSCALL_DEFINE(SYS_clone, clone)
 {
-	return do_clone(args->a[0] & 0xffffffffULL, args->a[1], args->a[2], args->a[3], args->a[4],
-			args->frame);
+	return do_clone(args->a[0] & 0xffffffffULL, args->a[1], args->a[2],
+			args->a[CLONE_ARG_CHILD_TID], args->a[CLONE_ARG_TLS], args->frame);
 }
 
 struct clone_args {
