@@ -20,9 +20,6 @@
 #define PROT_GROWSDOWN		0x01000000
 #define PROT_GROWSUP		0x02000000
 
-#define MCL_CURRENT	1
-#define MCL_FUTURE	2
-#define MCL_ONFAULT	4
 
 static uint64_t page_up(uint64_t v)
 {
