@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procstatus.h"
 #include "testcase.h"
 
 #define FUTEX_WAIT		0
@@ -626,21 +627,10 @@ static void *crowd_waiter(void *arg)
 // The thread's state letter and voluntary switches, from /proc.
 static int task_status(int tid, char *state, long *nvcsw)
 {
-	char path[64], line[128];
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	*state = '?';
-	*nvcsw = -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "State:", 6))
-			sscanf(line + 6, " %c", state);
-		sscanf(line, "voluntary_ctxt_switches: %ld", nvcsw);
-	}
-	fclose(f);
-	return *nvcsw < 0 ? -1 : 0;
+	return proc_status_read(path, state, nvcsw);
 }
 
 static void t_pi_crowd(void)

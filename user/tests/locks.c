@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procstatus.h"
 #include "testcase.h"
 
 static char path[64];
@@ -259,21 +260,10 @@ static int child_waits_quietly(void)
 // The child's state letter and voluntary switches, from /proc.
 static int proc_status(pid_t pid, char *state, long *nvcsw)
 {
-	char name[64], line[128];
-	FILE *f;
+	char path[64];
 
-	snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(name, "r")))
-		return -1;
-	*state = '?';
-	*nvcsw = -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "State:", 6))
-			sscanf(line + 6, " %c", state);
-		sscanf(line, "voluntary_ctxt_switches: %ld", nvcsw);
-	}
-	fclose(f);
-	return *nvcsw < 0 ? -1 : 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return proc_status_read(path, state, nvcsw);
 }
 
 static void t_setlkw_sleeps_through_other_ranges(void)
