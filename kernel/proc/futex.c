@@ -678,15 +678,17 @@ void futex_pi_owner_died(uint64_t uaddr)
 // Thread t has ended (its TID is free): the PI waiters asleep on a lock
 // it owned look at the word again and take the lock over.  Only an owner
 // with waiters (sched_pi_block lent it their priority) pays for the look.
+// The check is made under futex_lock: a waiter finds the owner alive,
+// lends it its priority and sleeps all under that lock, so either it is
+// asleep and lent by now, or it will find the TID gone.
 void futex_owner_exited(struct thread *t)
 {
-	if (!sched_pi_has_waiters(t))
-		return;
 	spin_lock(&futex_lock);
-	for (unsigned b = 0; b < NBUCKETS; b++)
-		for (struct futex_waiter *w = buckets[b].head; w; w = w->next)
-			if (w->pi && w->owner_tid == (uint32_t)t->tid)
-				wq_wake_one(w->sleeps_on);
+	if (sched_pi_has_waiters(t))
+		for (unsigned b = 0; b < NBUCKETS; b++)
+			for (struct futex_waiter *w = buckets[b].head; w; w = w->next)
+				if (w->pi && w->owner_tid == (uint32_t)t->tid)
+					wq_wake_one(w->sleeps_on);
 	spin_unlock(&futex_lock);
 }
 
