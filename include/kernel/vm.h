@@ -167,5 +167,6 @@ long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n);
 
 // Flushes [start, end) of mm from the TLBs of every CPU that may cache it.
 void arch_tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end);
+void arch_tlb_flush_page(uint64_t va);		// this CPU only
 
 #endif

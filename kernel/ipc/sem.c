@@ -417,10 +417,13 @@ static long do_semop(int id, uint64_t usops, int64_t nsops, uint64_t utimeout)
 	return rc;
 }
 
+// ppc64 has no semop of its own (its libc calls semtimedop).
+#ifdef SYS_semop
 SYSCALL_DEFINE(SYS_semop, semop)
 {
 	return do_semop((int)args->a[0], args->a[1], (int64_t)args->a[2], 0);
 }
+#endif
 
 SYSCALL_DEFINE(SYS_semtimedop, semtimedop)
 {

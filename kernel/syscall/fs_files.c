@@ -913,10 +913,8 @@ SYSCALL_DEFINE(SYS_readahead, readahead)
 
 // sync_file_range(2): nothing to write back; the arguments are checked as
 // Linux checks them (ksys_sync_file_range).
-SYSCALL_DEFINE(SYS_sync_file_range, sync_file_range)
+static long sync_file_range_args(int fd, int64_t off, int64_t nbytes, unsigned flags)
 {
-	int64_t off = (int64_t)args->a[1], nbytes = (int64_t)args->a[2];
-	unsigned flags = (unsigned)args->a[3];
 	struct file *f;
 
 	if (flags & ~(unsigned)(SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
@@ -924,13 +922,32 @@ SYSCALL_DEFINE(SYS_sync_file_range, sync_file_range)
 		return -EINVAL;
 	if (off < 0 || nbytes < 0 || off + nbytes < off)
 		return -EINVAL;
-	f = fget((int)args->a[0]);
+	f = fget(fd);
 	if (!f)
 		return -EBADF;
 	long rc = f->vn && (f->vn->type == VNODE_REG || f->vn->type == VNODE_DIR) ? 0 : -ESPIPE;
 	file_put(f);
 	return rc;
 }
+
+// x86-64 has sync_file_range(fd, offset, nbytes, flags); ppc64 has only
+// sync_file_range2(fd, flags, offset, nbytes), whose 64-bit arguments
+// fall on register pairs in 32-bit mode.
+#ifdef SYS_sync_file_range
+SYSCALL_DEFINE(SYS_sync_file_range, sync_file_range)
+{
+	return sync_file_range_args((int)args->a[0], (int64_t)args->a[1], (int64_t)args->a[2],
+				    (unsigned)args->a[3]);
+}
+#endif
+
+#ifdef SYS_sync_file_range2
+SYSCALL_DEFINE(SYS_sync_file_range2, sync_file_range2)
+{
+	return sync_file_range_args((int)args->a[0], (int64_t)args->a[2], (int64_t)args->a[3],
+				    (unsigned)args->a[1]);
+}
+#endif
 
 static long fd_must_exist(int fd)
 {

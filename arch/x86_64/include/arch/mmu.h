@@ -55,7 +55,6 @@ void kstack_stats(uint64_t *in_use, uint64_t *cached);
 bool kstack_guard_hit(uint64_t va);
 
 void tlb_init_cpu(void);		// PCID on, when the CPU has it
-void arch_tlb_flush_page(uint64_t va);
 void tlb_flush_all(void);
 
 #endif
