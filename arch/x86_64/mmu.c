@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <arch/x86.h>
 #include <arch/mmu.h>
+#include <arch/pte.h>
 #include <arch/cpu_arch.h>
 #include <arch/memlayout.h>
 #include <mm/frame.h>
@@ -94,9 +95,9 @@ static uint64_t *walk_to(uint64_t pml4_pa, uint64_t va, int level, bool create, 
 	return &table[(va >> (12 + 9 * (level - 1))) & 511];
 }
 
-uint64_t *arch_pte_walk(uint64_t pml4_pa, uint64_t va, bool create, bool user)
+pte_t *arch_pte_walk(uint64_t pml4_pa, uint64_t va, bool create, bool user)
 {
-	return walk_to(pml4_pa, va, 1, create, user);
+	return (pte_t *)walk_to(pml4_pa, va, 1, create, user);
 }
 
 static void map_4k(uint64_t va, uint64_t pa, uint64_t flags)
@@ -289,7 +290,7 @@ void arch_pt_root_free(uint64_t root)
 	frame_free(root, 0);
 }
 
-uint64_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
+pte_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
 {
 	uint64_t v = *va;
 
@@ -317,10 +318,9 @@ uint64_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
 		for (unsigned i = (v >> 12) & 511; v < end; i++, v += PAGE_SIZE) {
 			if (i == 512)
 				break;
-			uint64_t *e = &table[i];
-			if (*e & (PTE_P | (1UL << 11))) {
+			if (table[i] & (PTE_P | PTE_PROTNONE)) {
 				*va = v;
-				return e;
+				return (pte_t *)&table[i];
 			}
 		}
 	}

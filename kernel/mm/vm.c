@@ -388,11 +388,11 @@ static void rss_sub(struct mm *mm, uint64_t pa)
 static void unmap_pages(struct mm *mm, uint64_t start, uint64_t end, struct gather *g)
 {
 	uint64_t va = start;
-	uint64_t *e;
+	pte_t *e;
 
 	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, end)) != 0) {
-		uint64_t pa = pte_frame(*e);
-		*e = 0;
+		uint64_t pa = pte_frame(arch_pte_get(e));
+		arch_pte_set(e, 0);
 		rss_sub(mm, pa);
 		gather_frame(g, va, pa);
 		va += PAGE_SIZE;
@@ -530,7 +530,7 @@ static uint64_t file_index(const struct vma *v, uint64_t page)
 // space): writable in a shared mapping, copy on write ('cow') in a
 // private one.  A page wholly past the end of the file, or one the full
 // tree cannot give, is SIGBUS (-EIO), as on tmpfs.
-static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *e, bool cow)
+static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, pte_t *e, bool cow)
 {
 	uint64_t pa;
 	int r = vnode_get_page(v->file, file_index(v, page), &pa);
@@ -539,7 +539,7 @@ static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *
 		return r;
 	if (r < 0)
 		return -EIO;
-	*e = pte_make(pa, v->prot, cow, !cow);
+	arch_pte_set(e, pte_make(pa, v->prot, cow, !cow));
 	rss_add(mm, pa);
 	return 0;
 }
@@ -547,7 +547,7 @@ static int map_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *
 // A private copy of the file's page for 'page' of a private mapping: for
 // a write, and for the page where the mapped bytes end (zeros after them:
 // an ELF segment's last page).  SIGBUS (-EIO) as map_file_page.
-static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t *e)
+static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, pte_t *e)
 {
 	uint64_t fpa, pa;
 	int r = vnode_get_page(v->file, file_index(v, page), &fpa);
@@ -565,7 +565,7 @@ static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t 
 	uint64_t n = page < v->file_end ? min_u64(v->file_end - page, PAGE_SIZE) : PAGE_SIZE;
 	memcpy(phys_to_virt(pa), phys_to_virt(fpa), n);
 	frame_unref(fpa);
-	*e = pte_make(pa, v->prot, false, false);
+	arch_pte_set(e, pte_make(pa, v->prot, false, false));
 	rss_add(mm, pa);
 	return 0;
 }
@@ -575,7 +575,7 @@ static int copy_file_page(struct mm *mm, struct vma *v, uint64_t page, uint64_t 
 // until the first write copies it (as Linux's page cache).  Past the
 // bytes mmap saw the file may have grown: its current end decides.
 static int private_file_page(struct mm *mm, struct vma *v, uint64_t page, bool write,
-			     uint64_t *e)
+			     pte_t *e)
 {
 	bool tail = page < v->file_end && page + PAGE_SIZE > v->file_end;
 
@@ -591,11 +591,11 @@ static int private_file_page(struct mm *mm, struct vma *v, uint64_t page, bool w
 // one gets a copy of what reading it gives.
 static int populate_page(struct mm *mm, struct vma *v, uint64_t page, bool write)
 {
-	uint64_t *e = arch_pte_walk(mm->root_pa, page, true, true);
+	pte_t *e = arch_pte_walk(mm->root_pa, page, true, true);
 
 	if (!e)
 		return -ENOMEM;
-	if (pte_has_frame(*e))
+	if (pte_has_frame(arch_pte_get(e)))
 		return 0;
 	if (vma_shared_file(v))
 		return map_file_page(mm, v, page, e, false);
@@ -604,7 +604,7 @@ static int populate_page(struct mm *mm, struct vma *v, uint64_t page, bool write
 	uint64_t pa = fill_page(v, page);
 	if (!pa)
 		return -ENOMEM;
-	*e = pte_make(pa, v->prot, false, v->flags & VMA_SHARED);
+	arch_pte_set(e, pte_make(pa, v->prot, false, v->flags & VMA_SHARED));
 	rss_add(mm, pa);
 	return 0;
 }
@@ -661,27 +661,27 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec, str
 		return -EFAULT;
 	if (!vma_allows(v, write, exec))
 		return -EACCES;
-	uint64_t *e = arch_pte_walk(mm->root_pa, page, true, true);
+	pte_t *e = arch_pte_walk(mm->root_pa, page, true, true);
 	if (!e)
 		return -ENOMEM;
 	bool shared = v->flags & VMA_SHARED;
-	if (!pte_has_frame(*e))
+	if (!pte_has_frame(arch_pte_get(e)))
 		return populate_page(mm, v, page, write);
-	if (write && pte_is_cow(*e)) {
-		uint64_t old = pte_frame(*e);
+	if (write && pte_is_cow(arch_pte_get(e))) {
+		uint64_t old = pte_frame(arch_pte_get(e));
 		// A file's frame is never taken over, even when no one else
 		// maps it: it is the file's.
 		if (frame_page(old)->refcount == 1 && frame_page(old)->use != FRAME_FILE) {
 			// Only ours: keep it.  A CPU still caching the read-only
 			// entry faults once more and flushes it (below).
-			*e = pte_make(old, v->prot, false, shared);
+			arch_pte_set(e, pte_make(old, v->prot, false, shared));
 		} else {
 			uint64_t pa = user_frame(false);
 			if (!pa)
 				return -ENOMEM;
 			frame_set_use(pa, FRAME_USER);
 			memcpy(phys_to_virt(pa), phys_to_virt(old), PAGE_SIZE);
-			*e = pte_make(pa, v->prot, false, shared);
+			arch_pte_set(e, pte_make(pa, v->prot, false, shared));
 			// The file's frame gives way to a private copy.
 			if (frame_page(old)->use == FRAME_FILE)
 				mm->rss_file--;
@@ -915,13 +915,13 @@ static void set_prot(struct mm *mm, struct vma *v, int prot)
 {
 	bool shared = v->flags & VMA_SHARED;
 	uint64_t va = v->node.start;
-	uint64_t *e;
+	pte_t *e;
 
 	v->prot = prot;
 	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, v->node.end)) != 0) {
-		uint64_t pa = pte_frame(*e);
-		bool cow = pte_is_cow(*e) || (!shared && frame_page(pa)->refcount > 1);
-		*e = pte_make(pa, prot, cow, shared);
+		uint64_t pa = pte_frame(arch_pte_get(e));
+		bool cow = pte_is_cow(arch_pte_get(e)) || (!shared && frame_page(pa)->refcount > 1);
+		arch_pte_set(e, pte_make(pa, prot, cow, shared));
 		va += PAGE_SIZE;
 	}
 }
@@ -1099,14 +1099,14 @@ int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec)
 	spin_lock(&mm->lock);
 	for (size_t i = 0; i < npages; i++, addr += PAGE_SIZE) {
 		struct vma *v = vma_find(mm, addr);
-		uint64_t *e;
+		pte_t *e;
 
 		if (!v) {
 			err = -ENOMEM;		// a hole in the range, as Linux
 			break;
 		}
 		e = arch_pte_walk(mm->root_pa, addr, false, false);
-		vec[i] = e && pte_has_frame(*e);
+		vec[i] = e && pte_has_frame(arch_pte_get(e));
 		// A file page not faulted in yet is still in memory: every file
 		// is (Linux reports the page cache).
 		if (!vec[i] && v->file && addr < v->file_end)
@@ -1220,24 +1220,25 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 	w->node.start = dst;
 	w->node.end = dst + new_len;
 	w->file_end = dst + (v->file_end > old ? v->file_end - old : 0);
-	uint64_t va = old, *e;
+	uint64_t va = old;
+	pte_t *e;
 	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, old + old_len)) != 0) {
-		uint64_t *d = arch_pte_walk(mm->root_pa, dst + (va - old), true, true);
+		pte_t *d = arch_pte_walk(mm->root_pa, dst + (va - old), true, true);
 		if (!d) {
 			// Out of page tables: put back what moved.
 			for (uint64_t back = dst; back < dst + (va - old); back += PAGE_SIZE) {
-				uint64_t *b = arch_pte_walk(mm->root_pa, back, false, true);
-				if (b && pte_has_frame(*b)) {
-					*arch_pte_walk(mm->root_pa, old + (back - dst), false, true) = *b;
-					*b = 0;
+				pte_t *b = arch_pte_walk(mm->root_pa, back, false, true);
+				if (b && pte_has_frame(arch_pte_get(b))) {
+					arch_pte_set(arch_pte_walk(mm->root_pa, old + (back - dst), false, true), arch_pte_get(b));
+					arch_pte_set(b, 0);
 				}
 			}
 			gather_range(g, dst, dst + new_len);
 			kfree(w);
 			return -ENOMEM;
 		}
-		*d = *e;
-		*e = 0;
+		arch_pte_set(d, arch_pte_get(e));
+		arch_pte_set(e, 0);
 		va += PAGE_SIZE;
 	}
 	gather_range(g, old, old + old_len);
@@ -1385,8 +1386,8 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 	} else if (flags & MREMAP_FIXED) {
 		// A ring moves with its context (Linux's aio_ring_mremap),
 		// which must be a live one of this address space.
-		uint64_t *e = (v->flags & VMA_AIO_RING) ? arch_pte_walk(mm->root_pa, old, false, true) : 0;
-		uint64_t ring_pa = e && pte_has_frame(*e) ? pte_frame(*e) : 0;
+		pte_t *e = (v->flags & VMA_AIO_RING) ? arch_pte_walk(mm->root_pa, old, false, true) : 0;
+		uint64_t ring_pa = e && pte_has_frame(arch_pte_get(e)) ? pte_frame(arch_pte_get(e)) : 0;
 		if ((v->flags & VMA_AIO_RING) && (!ring_pa || aio_ring_moved(mm, ring_pa, 0) < 0))
 			r = -EINVAL;
 		else
@@ -1472,24 +1473,24 @@ static int copy_pages(struct mm *src, struct mm *mm, struct vma *v)
 	bool shared = v->flags & VMA_SHARED;
 	bool refaults = v->file && !v->file->ops;
 	uint64_t va = v->node.start, region = UINT64_MAX;
-	uint64_t *e, *leaf = NULL;
+	pte_t *e, *leaf = NULL;
 
 	while ((e = arch_pte_next_with_frame(src->root_pa, &va, v->node.end)) != 0) {
-		uint64_t pa = pte_frame(*e);
+		uint64_t pa = pte_frame(arch_pte_get(e));
 		if (refaults && frame_page(pa)->use == FRAME_FILE) {
 			va += PAGE_SIZE;
 			continue;
 		}
 		if (va >> PTE_LEAF_SHIFT != region) {
-			uint64_t *ce = arch_pte_walk(mm->root_pa, va, true, true);
+			pte_t *ce = arch_pte_walk(mm->root_pa, va, true, true);
 			if (!ce)
 				return -ENOMEM;
 			leaf = ce - pte_leaf_index(va);
 			region = va >> PTE_LEAF_SHIFT;
 		}
 		if (!shared)
-			*e = pte_make(pa, v->prot, true, false);
-		leaf[pte_leaf_index(va)] = *e;
+			arch_pte_set(e, pte_make(pa, v->prot, true, false));
+		arch_pte_set(&leaf[pte_leaf_index(va)], arch_pte_get(e));
 		frame_ref(pa);
 		rss_add(mm, pa);
 		va += PAGE_SIZE;
@@ -1570,13 +1571,13 @@ int vm_write(struct mm *mm, uint64_t va, const void *src, size_t n)
 		spin_lock(&mm->lock);
 		int r = fault_locked(mm, va, true, false, &g);
 		gather_flush(&g);
-		uint64_t *e = r == 0 ? arch_pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
+		pte_t *e = r == 0 ? arch_pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
 		if (!e) {
 			spin_unlock(&mm->lock);
 			return r ? r : -EFAULT;
 		}
 		size_t chunk = min_u64(PAGE_SIZE - (va & ~PAGE_MASK), n);
-		memcpy((uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK), s, chunk);
+		memcpy((uint8_t *)phys_to_virt(pte_frame(arch_pte_get(e))) + (va & ~PAGE_MASK), s, chunk);
 		spin_unlock(&mm->lock);
 		va += chunk;
 		s += chunk;
@@ -1599,13 +1600,13 @@ static int copy_as_owner(struct mm *mm, uint64_t va, uint8_t *buf, size_t n, boo
 		int r = v && vma_allows(v, write, false) ? fault_locked(mm, va, write, false, &g)
 							 : -EFAULT;
 		gather_flush(&g);
-		uint64_t *e = r == 0 ? arch_pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
-		if (!e || !pte_has_frame(*e)) {
+		pte_t *e = r == 0 ? arch_pte_walk(mm->root_pa, va & PAGE_MASK, false, true) : 0;
+		if (!e || !pte_has_frame(arch_pte_get(e))) {
 			spin_unlock(&mm->lock);
 			return done ? (int)done : -EFAULT;
 		}
 		size_t chunk = min_u64(PAGE_SIZE - (va & ~PAGE_MASK), n - done);
-		uint8_t *page = (uint8_t *)phys_to_virt(pte_frame(*e)) + (va & ~PAGE_MASK);
+		uint8_t *page = (uint8_t *)phys_to_virt(pte_frame(arch_pte_get(e))) + (va & ~PAGE_MASK);
 		if (write)
 			memcpy(page, buf + done, chunk);
 		else
@@ -1649,9 +1650,9 @@ int vm_user_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 	spin_lock(&mm->lock);
 	int r = fault_locked(mm, uaddr, false, false, &g);
 	gather_flush(&g);
-	uint64_t *e = r == 0 ? arch_pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true) : 0;
-	if (e && pte_has_frame(*e))
-		*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);
+	pte_t *e = r == 0 ? arch_pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true) : 0;
+	if (e && pte_has_frame(arch_pte_get(e)))
+		*pa = pte_frame(arch_pte_get(e)) + (uaddr & ~PAGE_MASK);
 	spin_unlock(&mm->lock);
 	return e ? 0 : -EFAULT;
 }
@@ -1673,9 +1674,9 @@ int vm_shared_phys(struct mm *mm, uint64_t uaddr, uint64_t *pa)
 		if (v->file && fault_locked(mm, uaddr, false, false, &g) < 0)
 			r = -EFAULT;
 		gather_flush(&g);
-		uint64_t *e = arch_pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true);
-		if (r == 0 && e && pte_has_frame(*e)) {
-			*pa = pte_frame(*e) + (uaddr & ~PAGE_MASK);
+		pte_t *e = arch_pte_walk(mm->root_pa, uaddr & PAGE_MASK, false, true);
+		if (r == 0 && e && pte_has_frame(arch_pte_get(e))) {
+			*pa = pte_frame(arch_pte_get(e)) + (uaddr & ~PAGE_MASK);
 			r = 1;
 		} else {
 			r = -EFAULT;
@@ -1733,11 +1734,12 @@ static void clear_file_range(struct mm *mm, struct vma *v, uint64_t first, uint6
 	if (first >= end)
 		return;
 	uint64_t va = v->node.start + (first - lo) * PAGE_SIZE;
-	uint64_t va_end = v->node.start + (end - lo) * PAGE_SIZE, *e;
+	uint64_t va_end = v->node.start + (end - lo) * PAGE_SIZE;
+	pte_t *e;
 	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, va_end)) != 0) {
-		uint64_t pa = pte_frame(*e);
+		uint64_t pa = pte_frame(arch_pte_get(e));
 		if (even_cows || frame_page(pa)->use == FRAME_FILE) {
-			*e = 0;
+			arch_pte_set(e, 0);
 			rss_sub(mm, pa);
 			gather_frame(g, va, pa);
 		}
@@ -2061,7 +2063,7 @@ long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
 	v->flags = VMA_SHARED | VMA_AIO_RING;
 	vt_insert(&mm->vmas, &v->node);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t *e = arch_pte_walk(mm->root_pa, v->node.start + i * PAGE_SIZE, true, true);
+		pte_t *e = arch_pte_walk(mm->root_pa, v->node.start + i * PAGE_SIZE, true, true);
 		if (!e) {
 			unmap_locked(mm, v->node.start, v->node.end, &g);
 			gather_flush(&g);
@@ -2069,7 +2071,7 @@ long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)
 			return -ENOMEM;
 		}
 		frame_ref(pa[i]);
-		*e = pte_make(pa[i], v->prot, false, true);
+		arch_pte_set(e, pte_make(pa[i], v->prot, false, true));
 		rss_add(mm, pa[i]);
 	}
 	gather_flush(&g);

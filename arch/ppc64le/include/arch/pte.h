@@ -3,13 +3,10 @@
 // leaf (1 << 62), the real page number, R and C (referenced, changed:
 // set up front, as Linux does, so the MMU never has to), the privileged
 // bit (clear: user), and read/write/execute permission bits; bits 9-11 are
-// the software's.
-//
-// Not yet right for the port: the MMU reads radix tables big-endian, and
-// kernel/mm/vm.c stores and loads entries through the pointers
-// arch_pte_walk returns as native words.  A little-endian kernel needs
-// the core to go through accessors that swap (Linux's pte_val on
-// __be64); until then these values are the entries as the CPU sees them.
+// the software's.  The MMU reads radix tables big-endian whatever the
+// CPU's endianness: the values below are the entry as the CPU sees it,
+// and arch_pte_get/arch_pte_set swap its bytes on the way to and from
+// the table (Linux's pte_val on __be64).
 #ifndef ARCH_PTE_H
 #define ARCH_PTE_H
 
@@ -28,6 +25,22 @@
 #define PTE_COW		(1UL << 9)	// software: copy on the next write
 #define PTE_SHARED	(1UL << 10)	// software: a MAP_SHARED page
 #define PTE_PROTNONE	(1UL << 11)	// software: frame kept, access denied (not valid)
+
+// An entry in a page table, as the core holds it: opaque, so that every
+// load and store goes through arch_pte_get and arch_pte_set.
+typedef struct {
+	uint64_t be;			// big-endian, as the MMU reads it
+} pte_t;
+
+static inline uint64_t arch_pte_get(const pte_t *e)
+{
+	return __builtin_bswap64(e->be);
+}
+
+static inline void arch_pte_set(pte_t *e, uint64_t v)
+{
+	e->be = __builtin_bswap64(v);
+}
 
 #define VM_PROT_READ	1
 #define VM_PROT_WRITE	2
@@ -83,8 +96,8 @@ static inline unsigned pte_leaf_index(uint64_t va)
 	return (unsigned)(va >> 12) & 511;
 }
 
-uint64_t *arch_pte_walk(uint64_t root_pa, uint64_t va, bool create, bool user);
-uint64_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end);
+pte_t *arch_pte_walk(uint64_t root_pa, uint64_t va, bool create, bool user);
+pte_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end);
 uint64_t arch_pt_root_new(void);
 void arch_pt_root_free(uint64_t root);
 

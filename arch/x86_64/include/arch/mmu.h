@@ -43,7 +43,6 @@ extern uint64_t kernel_pml4_pa;
 // Finds the page-table entry for 'va' in the table tree rooted at
 // 'pml4_pa'; with 'create', allocates missing intermediate tables (user
 // accessible when 'user').  Returns NULL if absent or out of memory.
-uint64_t *arch_pte_walk(uint64_t pml4_pa, uint64_t va, bool create, bool user);
 
 // Temporary identity mapping of low memory for starting other CPUs.
 void mmu_map_low_identity(bool on);

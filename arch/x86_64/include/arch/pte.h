@@ -9,6 +9,23 @@
 
 #define PTE_PROTNONE	(1UL << 11)	// software: frame kept, access denied (P = 0)
 
+// An entry in a page table, as the core holds it: opaque, so that every
+// load and store goes through arch_pte_get and arch_pte_set (ppc64's
+// radix tables are big-endian in memory; x86-64's are native words).
+typedef struct {
+	uint64_t v;
+} pte_t;
+
+static inline uint64_t arch_pte_get(const pte_t *e)
+{
+	return e->v;
+}
+
+static inline void arch_pte_set(pte_t *e, uint64_t v)
+{
+	e->v = v;
+}
+
 #define VM_PROT_READ	1
 #define VM_PROT_WRITE	2
 #define VM_PROT_EXEC	4
@@ -67,9 +84,13 @@ static inline unsigned pte_leaf_index(uint64_t va)
 	return (unsigned)(va >> 12) & 511;
 }
 
+// The leaf entry for va under the table at root_pa (created, with the
+// tables above it, if 'create'; 'user' marks new tables user-accessible),
+// or NULL.
+pte_t *arch_pte_walk(uint64_t root_pa, uint64_t va, bool create, bool user);
 // Finds the next entry with a frame at or after *va (below end), skipping
 // absent tables; updates *va to its address.  NULL if none.
-uint64_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end);
+pte_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end);
 
 // A new top-level table sharing the kernel half; freeing releases the
 // user-half tables (not the frames they map).
