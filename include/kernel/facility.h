@@ -26,10 +26,26 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <arch/facility_arch.h>
+#include <arch/facility_arch.h>	// the arch's facilities: FAC_*, NR_FACILITIES
 
 struct thread;
 struct trap_frame;
+
+// The arch's mechanisms for facility f, which the policy below drives.
+const char *arch_fac_name(int f);		// for messages: "FP", "AMX"
+bool arch_fac_present(int f);			// the CPU has it (and it is enabled)
+// Can t use facility f at all (the CPU has it, t may use it, and its save
+// area has room)?  Only then may it be loaded without a trap.
+bool arch_fac_usable(int f, struct thread *t);
+// A trap from t's first use: 0 if the facility can be given to t now
+// (the save area grown if it must be), else the signal to send (SIGILL:
+// no such facility or no permission; SIGSEGV: no memory for the area).
+int arch_fac_prepare(int f, struct thread *t);
+void arch_fac_save(int f, struct thread *t);	// registers -> t's area
+void arch_fac_restore(int f, struct thread *t);	// t's area -> registers
+void arch_fac_load_init(int f);			// registers <- initial state
+void arch_fac_reset_area(int f, struct thread *t); // t's area <- initial state
+void arch_fac_switch(int f, bool on);		// gate for user mode
 
 // Per CPU and facility, exported in /proc/switchyard/facilities.
 struct fac_stats {
