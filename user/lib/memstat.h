@@ -162,6 +162,29 @@ static inline int memstat_compare(const struct memstat *base, const struct memst
 	return differ;
 }
 
+// A snapshot taken when the figures hold still: what an earlier step
+// freed late (a joined thread's kernel stack goes after pthread_join
+// returns, as on Linux) is gone from it.  Reads until two snapshots 20 ms
+// apart agree, for at most about two seconds; 0, or -1 if the file
+// cannot be read.  'scratch' is any struct memstat.
+static inline int memstat_read_quiet(struct memstat *base, struct memstat *scratch)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	char why[8];
+
+	if (memstat_read(base) < 0)
+		return -1;
+	for (int tries = 0; tries < 100; tries++) {
+		nanosleep(&pause, NULL);
+		if (memstat_read(scratch) < 0)
+			return -1;
+		if (memstat_compare(base, scratch, why, sizeof(why)) == 0)
+			return 0;
+		*base = *scratch;
+	}
+	return 0;
+}
+
 // Takes snapshots into 'now' until it matches 'base' or 'seconds' pass.
 // Returns the number of differing figures of the last snapshot (0: the
 // memory came back), or -1 if the file cannot be read.
