@@ -24,7 +24,12 @@
 
 #define REPS "100"
 #define THREADS "6"
-#define RUN_TIMEOUT 100		// seconds one program may take
+// Seconds one program may take.  basic_percpu_ops_test runs 200 threads
+// on per-CPU rseq spinlocks: on one CPU a holder preempted in its critical
+// section leaves the others to spin away a whole slice each (one tick
+// here; Linux's slice shrinks to 0.75 ms with 200 runnable threads), so a
+// run that usually takes under a minute has a tail past 100 s (one CI run).
+#define RUN_TIMEOUT 240
 #define MEMBARRIER_CMD_QUERY 0
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ (1 << 7)
 
