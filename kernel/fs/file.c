@@ -367,6 +367,20 @@ static int slot_find_free(const struct fdtable *fdt, int from)
 	return from > fdt->size ? from : fdt->size;
 }
 
+// The lowest slot in use >= from, or fdt->size: the walks over a whole
+// table (exit, exec) pass 64 free slots a step.
+static int slot_find_used(const struct fdtable *fdt, int from)
+{
+	for (int w = from / 64; w < fdt->size / 64; w++) {
+		uint64_t used = fdt->used[w];
+		if (w == from / 64)
+			used &= ~0ULL << (from % 64);
+		if (used)
+			return w * 64 + __builtin_ctzll(used);
+	}
+	return fdt->size;
+}
+
 static void fdtable_free_arrays(struct file **files, uint8_t *cloexec, uint64_t *used)
 {
 	kfree(files);
@@ -456,7 +470,7 @@ void fdtable_put(struct fdtable *fdt)
 {
 	if (!fdt || __atomic_sub_fetch(&fdt->refcount, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	for (int i = 0; i < fdt->size; i++)
+	for (int i = slot_find_used(fdt, 0); i < fdt->size; i = slot_find_used(fdt, i + 1))
 		close_from_table(fdt, fdt->files[i]);
 	fdtable_free_arrays(fdt->files, fdt->cloexec, fdt->used);
 	kfree(fdt);
@@ -468,6 +482,7 @@ void fdtable_close_on_exec(struct fdtable *fdt)
 		struct file *f = NULL;
 		uint64_t flags = spin_lock_irqsave(&fdt->lock);
 
+		i = slot_find_used(fdt, i);
 		if (i < fdt->size && fdt->files[i] && fdt->cloexec[i]) {
 			f = fdt->files[i];
 			slot_set(fdt, i, NULL, false);
