@@ -12,7 +12,8 @@
 extern uintptr_t host_direct_map_base;
 #define DIRECT_MAP_BASE host_direct_map_base
 #else
-#define DIRECT_MAP_BASE 0xffff800000000000UL
+#include <arch/memlayout.h>
+#define DIRECT_MAP_BASE ((uintptr_t)DIRECT_MAP_START)
 #endif
 
 static inline void *phys_to_virt(uint64_t pa)
