@@ -1,20 +1,39 @@
 # Switchyard kernel build.  `make` builds build/switchyard.elf; the
 # ./switchyard script drives userland, initramfs, QEMU and the tests.
 
-ARCH    := x86_64
+ARCH    ?= x86_64
+
+# Per-arch compiler, flags and output directory.  x86-64 builds into
+# build/ (as it always has); every other arch into build/<arch>/.
+ifeq ($(ARCH),x86_64)
 BUILD   := build
-CC      := gcc
-LD      := ld
+CROSS   :=
+ARCH_CFLAGS := -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
+           -mno-mmx -mno-sse -mno-sse2 -mno-avx -fno-pic -fno-pie
+ARCH_ASFLAGS :=
+else ifeq ($(ARCH),ppc64le)
+BUILD   := build/ppc64le
+CROSS   := powerpc64le-linux-gnu-
+# ELFv2, TOC-relative data (r2), no FP/VMX/VSX in kernel code: the
+# kernel must never touch a facility it switches lazily for user space.
+ARCH_CFLAGS := -mcpu=power9 -mlittle-endian -mabi=elfv2 -mcmodel=medium \
+           -msoft-float -mno-altivec -mno-vsx -mno-pointers-to-nested-functions
+ARCH_ASFLAGS := -mcpu=power9 -mlittle-endian -mabi=elfv2
+else
+$(error ARCH=$(ARCH): Switchyard builds for x86_64 and ppc64le)
+endif
+
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+NM      := $(CROSS)nm
 KERNEL  := $(BUILD)/switchyard.elf
 
 CFLAGS  := -std=c11 -O2 -g -Wall -Wextra -Werror \
-           -ffreestanding -fno-builtin -nostdlib -fno-pic -fno-pie \
+           -ffreestanding -fno-builtin -nostdlib \
            -fno-stack-protector -fno-omit-frame-pointer -fno-strict-aliasing \
-           -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
-           -mno-mmx -mno-sse -mno-sse2 -mno-avx \
-           -Iinclude -Iarch/$(ARCH)/include -MMD -MP
+           $(ARCH_CFLAGS) -Iinclude -Iarch/$(ARCH)/include -MMD -MP
 GEN     := $(BUILD)/gen
-ASFLAGS := -g -D__ASSEMBLY__ -Iinclude -Iarch/$(ARCH)/include -I$(GEN) -MMD -MP
+ASFLAGS := -g -D__ASSEMBLY__ $(ARCH_ASFLAGS) -Iinclude -Iarch/$(ARCH)/include -I$(GEN) -MMD -MP
 LDFLAGS := -nostdlib -z max-page-size=4096 -z noexecstack --no-warn-rwx-segments
 
 SRCS    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
@@ -53,10 +72,10 @@ $(GEN)/arch/asm_offsets.h: arch/$(ARCH)/gen/asm_offsets.c
 $(KERNEL): $(OBJS) arch/$(ARCH)/linker.ld scripts/gen-ksyms.sh
 	@echo "  LD      $@"
 	@$(LD) $(LDFLAGS) -T arch/$(ARCH)/linker.ld -o $(BUILD)/pass1.elf $(OBJS)
-	@scripts/gen-ksyms.sh $(BUILD)/pass1.elf > $(BUILD)/ksyms.S
+	@NM=$(NM) scripts/gen-ksyms.sh $(BUILD)/pass1.elf > $(BUILD)/ksyms.S
 	@$(CC) $(ASFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.o
 	@$(LD) $(LDFLAGS) -T arch/$(ARCH)/linker.ld -o $@ $(OBJS) $(BUILD)/ksyms.o
-	@scripts/gen-ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || \
+	@NM=$(NM) scripts/gen-ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || \
 		{ echo "ksyms: symbol addresses moved between links"; exit 1; }
 
 host-test:

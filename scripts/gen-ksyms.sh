@@ -2,7 +2,7 @@
 # Emit an assembly file holding the kernel's function symbols sorted by
 # address, for symbolized backtraces:  ksyms_addr[], ksyms_name_off[], ksyms_names.
 set -e
-nm -n "$1" | awk 'BEGIN { n = 0 }
+${NM:-nm} -n "$1" | awk 'BEGIN { n = 0 }
 	$2 ~ /^[tT]$/ && $3 !~ /^\./ { addr[n] = $1; name[n] = $3; n++ }
 	END {
 		print "\t.section .ksyms, \"a\""

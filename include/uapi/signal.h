@@ -69,7 +69,9 @@
 #define SI_TKILL	(-6)
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
+#define BUS_ADRALN	1
 #define BUS_ADRERR	2
+#define ILL_ILLOPC	1
 #define ILL_ILLOPN	2
 #define ILL_PRVOPC	5
 #define FPE_INTDIV	1
@@ -86,6 +88,7 @@
 #define CLD_STOPPED	5
 #define CLD_CONTINUED	6
 #define TRAP_BRKPT	1
+#define TRAP_TRACE	2
 
 static inline uint64_t sigmask_of(int sig)
 {

@@ -12,6 +12,7 @@
 #include <kernel/arch.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
+#include <uapi/machine.h>
 
 #define PR_SET_PDEATHSIG	1
 #define PR_GET_PDEATHSIG	2
@@ -86,6 +87,7 @@ static long get_name(uint64_t uname)
 	return copy_to_user(uname, name, sizeof(name)) < 0 ? -EFAULT : 0;
 }
 
+#ifdef ARCH_HAS_TSC_CTL
 static long set_tsc(uint64_t mode)
 {
 	if (mode != PR_TSC_ENABLE && mode != PR_TSC_SIGSEGV)
@@ -93,6 +95,7 @@ static long set_tsc(uint64_t mode)
 	arch_set_tsc_allowed(mode == PR_TSC_ENABLE);
 	return 0;
 }
+#endif
 
 SYSCALL_DEFINE(SYS_prctl, prctl)
 {
@@ -124,10 +127,12 @@ SYSCALL_DEFINE(SYS_prctl, prctl)
 		return set_name(a2);
 	case PR_GET_NAME:
 		return get_name(a2);
+#ifdef ARCH_HAS_TSC_CTL
 	case PR_GET_TSC:
 		return put_int(a2, arch_tsc_allowed() ? PR_TSC_ENABLE : PR_TSC_SIGSEGV);
 	case PR_SET_TSC:
 		return set_tsc(a2);
+#endif
 	case PR_GET_TIMERSLACK:
 		return (long)thread_timer_slack(t);
 	case PR_SET_TIMERSLACK:

@@ -11,7 +11,9 @@ struct cpu_arch {
 	uint64_t kstack_top;		// top of the current thread's kernel stack
 	uint64_t scratch[4];		// the entry's save area before a stack is known
 	uint64_t user_r13;		// user r13 (the TLS pointer) while in the kernel
-	uint32_t hw_id;			// the hardware thread (RTAS start-cpu's id)
+	uint32_t hw_id;			// the hardware thread (RTAS start-cpu's id,
+					// XICS's interrupt server)
+	volatile uint32_t ipi_pending;	// kinds of IPI sent here, one bit each
 	bool fp_off;			// MSR[FP] left off for user mode
 	bool vec_off;			// MSR[VEC], MSR[VSX] left off
 	bool tm_off;			// MSR[TM] left off

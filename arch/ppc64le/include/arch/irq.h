@@ -6,8 +6,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define MSR_EE		(1UL << 15)
-#define MSR_RI		(1UL << 1)
+#include <arch/spr.h>
 
 static inline uint64_t read_msr(void)
 {

@@ -37,9 +37,12 @@ static inline uint64_t arch_pte_get(const pte_t *e)
 	return __builtin_bswap64(e->be);
 }
 
+// The store is followed by ptesync: the MMU's table walk must see it
+// before any access that may need it (Linux's radix set_pte does the same).
 static inline void arch_pte_set(pte_t *e, uint64_t v)
 {
 	e->be = __builtin_bswap64(v);
+	__asm__ volatile("ptesync" ::: "memory");
 }
 
 #define VM_PROT_READ	1

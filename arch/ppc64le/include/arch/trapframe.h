@@ -4,7 +4,7 @@
 #ifndef ARCH_TRAPFRAME_H
 #define ARCH_TRAPFRAME_H
 
-#define MSR_PR		(1UL << 14)	// problem state: the CPU was in user mode
+#include <arch/spr.h>
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>

@@ -15,4 +15,7 @@
 #define CLONE_ARG_CHILD_TID	3
 #define CLONE_ARG_TLS		4
 
+// prctl(PR_GET_TSC/PR_SET_TSC) exists (Linux: x86 only; elsewhere EINVAL).
+#define ARCH_HAS_TSC_CTL	1
+
 #endif

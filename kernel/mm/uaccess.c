@@ -1,12 +1,13 @@
 // Checked user-memory access.  Ranges are validated against the user
 // half first (so kernel and non-canonical addresses never reach the copy);
 // faults inside the copy go through demand paging, and if that fails the
-// exception table turns them into -EFAULT.
+// exception table turns them into -EFAULT.  The copy loops themselves,
+// and the frame details, are the arch's (arch/uaccess_arch.h).
 
 #include <stdint.h>
-#include <arch/x86.h>
 #include <arch/memlayout.h>
 #include <arch/trapframe.h>
+#include <arch/uaccess_arch.h>
 #include <kernel/uaccess.h>
 #include <kernel/trap.h>
 #include <kernel/thread.h>
@@ -14,14 +15,9 @@
 #include <kernel/cpu.h>
 #include <mm/oom.h>
 #include <kernel/console.h>
+#include <kernel/rseq.h>
 #include <arch/irq.h>
-#include <arch/irq_vectors.h>
 #include <uapi/errno.h>
-
-size_t uaccess_copy(void *dst, const void *src, size_t n);
-size_t uaccess_clear(void *dst, size_t n);
-long uaccess_strncpy(char *dst, const char *src, size_t max);
-int uaccess_cmpxchg32(uint32_t *uaddr, uint32_t expected, uint32_t desired, uint32_t *old);
 
 struct ex_entry {
 	uint64_t insn;
@@ -57,11 +53,11 @@ static bool resolve_user_fault(struct trap_frame *f, uint64_t addr)
 
 	if (addr >= USER_TOP || !t || !t->mm)
 		return false;
-	if (!(f->rflags & RFLAGS_IF)) {
+	if (!arch_frame_irqs_were_on(f)) {
 		if (!warned) {
 			warned = true;
 			kprintf("uaccess: fault at %#lx with interrupts off (ip %#lx): -EFAULT\n",
-				addr, f->rip);
+				addr, arch_frame_ip(f));
 		}
 		return false;
 	}
@@ -82,13 +78,13 @@ static bool resolve_user_fault(struct trap_frame *f, uint64_t addr)
 // fixup, which reports failure.
 bool uaccess_fixup(struct trap_frame *f, uint64_t addr)
 {
-	const struct ex_entry *e = ex_find(f->rip);
+	const struct ex_entry *e = ex_find(arch_frame_ip(f));
 
 	if (!e)
 		return false;
-	if (f->vector == VEC_PAGE_FAULT && resolve_user_fault(f, addr))
+	if (arch_frame_is_page_fault(f) && resolve_user_fault(f, addr))
 		return true;
-	f->rip = e->fixup;
+	arch_frame_set_ip(f, e->fixup);
 	return true;
 }
 

@@ -1,0 +1,85 @@
+// The Linux ppc64 system call ABI: "sc" with the number in r0, arguments
+// in r3-r8, the result in r3; a failure returns the positive errno with
+// CR0[SO] set (glibc and musl test SO, not the sign).
+
+#include <stdint.h>
+#include <arch/irq.h>
+#include <arch/trapframe.h>
+#include <kernel/syscall.h>
+#include <kernel/trap.h>
+#include <kernel/cpu.h>
+#include <kernel/thread.h>
+#include <kernel/signal.h>
+#include <uapi/errno.h>
+#include <uapi/syscall_nr.h>
+
+#define CR0_SO	0x10000000UL
+
+long syscall_invoke(uint64_t nr, struct syscall_args *args);
+void arch_user_msr(struct trap_frame *f);		// facility.c
+void syscall_dispatch(struct trap_frame *f);
+
+// The kernel's convention (negative errno) to the ABI's, in the frame.
+static void set_result(struct trap_frame *f, long r)
+{
+	if (r < 0 && r >= -4095) {
+		f->gpr[3] = (uint64_t)-r;
+		f->ccr |= CR0_SO;
+	} else {
+		f->gpr[3] = (uint64_t)r;
+		f->ccr &= ~CR0_SO;
+	}
+	f->result = (uint64_t)r;
+}
+
+// From ppc_trap, interrupts off; returns with them off.
+void syscall_dispatch(struct trap_frame *f)
+{
+	struct cpu *c = this_cpu();
+
+	acct_user_to_kernel(&c->acct, &c->current->acct);
+	c->stats.syscalls++;
+	irq_enable();
+	uint64_t nr = f->gpr[0];
+	f->orig_r3 = f->gpr[3];		// kept for restarting an interrupted call
+	struct syscall_args args = { { f->gpr[3], f->gpr[4], f->gpr[5], f->gpr[6], f->gpr[7],
+				       f->gpr[8] }, f };
+	long r = syscall_invoke(nr, &args);
+	// rt_sigreturn has put back the whole interrupted frame, r3 and CR
+	// included.
+	if (nr != SYS_rt_sigreturn)
+		set_result(f, r);
+	exit_to_user(f);
+	arch_user_msr(f);
+}
+
+// A call interrupted by a signal: ERESTART* becomes EINTR, or the call
+// is made again (nip back over the sc, r3 its first argument again).
+void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags)
+{
+	if (f->trap != VECTOR_SYSCALL || !(f->ccr & CR0_SO))
+		return;
+	long r = -(long)f->gpr[3];
+	bool restart;
+
+	switch (r) {
+	case -ERESTARTNOINTR:
+		restart = true;
+		break;
+	case -ERESTARTSYS:
+		restart = !handler || (sa_flags & SA_RESTART);
+		break;
+	case -ERESTARTNOHAND:
+		restart = !handler;
+		break;
+	default:
+		return;
+	}
+	if (restart) {
+		f->gpr[3] = f->orig_r3;
+		f->nip -= 4;
+		f->ccr &= ~CR0_SO;
+	} else {
+		f->gpr[3] = EINTR;
+	}
+}
