@@ -114,6 +114,8 @@ secondary_start:
 // below the interrupted stack's protected zone when in the kernel.
 	.globl	trap_entry
 trap_entry:
+	mfcr	11			// before anything here changes CR0
+	std	11, CPU_SCRATCH2(13)
 	mfspr	11, SPRN_SRR1
 	andi.	11, 11, MSR_PR
 	beq	1f
@@ -167,7 +169,7 @@ trap_entry:
 	std	0, TF_CTR(11)
 	mfxer	0
 	std	0, TF_XER(11)
-	mfcr	0
+	ld	0, CPU_SCRATCH2(13)
 	std	0, TF_CCR(11)
 	std	12, TF_TRAP(11)
 	mfspr	0, SPRN_DAR
@@ -196,7 +198,7 @@ trap_entry:
 trap_return:
 	li	0, 0			// interrupts off, and not recoverable while
 	mtmsrd	0, 1			// SRR0/SRR1 hold the return state
-	addi	4, 13, CPU_SCRATCH2	// drop any reservation of the kernel's
+	addi	4, 13, CPU_SCRATCH3	// drop any reservation of the kernel's
 	stdcx.	0, 0, 4
 	ld	0, TF_NIP(3)
 	mtspr	SPRN_SRR0, 0

@@ -38,6 +38,7 @@
 void syscall_dispatch(struct trap_frame *f);
 void external_interrupt(struct trap_frame *f);		// xics.c
 void facility_trap(struct trap_frame *f);		// facility.c
+void arch_user_msr(struct trap_frame *f);
 
 const char *exception_name(uint64_t vector)
 {
@@ -210,9 +211,10 @@ void ppc_trap(struct trap_frame *f)
 		c->preempt_count--;
 		acct_irq_done(&c->acct);
 	}
-	if (user)
+	if (user) {
 		exit_to_user(f);
-	else if (is_interrupt(f->trap))
+		arch_user_msr(f);
+	} else if (is_interrupt(f->trap))
 		preempt_from_interrupt(f);
 }
 

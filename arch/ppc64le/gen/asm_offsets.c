@@ -18,6 +18,7 @@ void asm_offsets(void)
 	OFFSET(CPU_SCRATCH0, offsetof(struct cpu, arch.scratch[0]));
 	OFFSET(CPU_SCRATCH1, offsetof(struct cpu, arch.scratch[1]));
 	OFFSET(CPU_SCRATCH2, offsetof(struct cpu, arch.scratch[2]));
+	OFFSET(CPU_SCRATCH3, offsetof(struct cpu, arch.scratch[3]));
 
 	// struct trap_frame, as the exception entry stores it.
 	OFFSET(TF_GPR0, offsetof(struct trap_frame, gpr[0]));
