@@ -20,6 +20,7 @@
 #include <arch/irq.h>
 #include <arch/trapframe.h>
 #include <arch/thread_arch.h>
+#include <arch/fpu_state.h>
 #include <kernel/facility.h>
 #include <kernel/thread.h>
 #include <kernel/cpu.h>
@@ -28,17 +29,6 @@
 #include <lib/string.h>
 #include <uapi/signal.h>
 #include <uapi/errno.h>
-
-struct fp_state {
-	uint64_t vsr[32][2];
-	uint64_t fpscr;
-} __attribute__((aligned(16)));
-
-struct vec_state {
-	uint64_t vr[32][2];
-	uint32_t vscr[4];		// stvx/lvx move VSCR through a whole quadword
-	uint32_t vrsave;
-} __attribute__((aligned(16)));
 
 void fp_save_regs(struct fp_state *s);		// fpu.S, facility on
 void fp_load_regs(const struct fp_state *s);

@@ -28,3 +28,11 @@ void arch_exec_reset_thread(struct thread *t)
 	arch_set_user_fs(0);
 	arch_set_user_gs(0);
 }
+
+// Signal handlers return through the sa_restorer libc supplies: nothing
+// to map.
+int arch_exec_map(struct mm *mm)
+{
+	(void)mm;
+	return 0;
+}

@@ -17,5 +17,9 @@ uint64_t arch_hwcap(void);
 uint64_t arch_hwcap2(void);
 uint64_t arch_min_sigstack(void);
 void arch_exec_reset_thread(struct thread *t);	// fresh extended state etc.
+// Mappings the arch gives every new program (ppc64: the page holding the
+// signal-return trampoline, which Linux keeps in its vDSO); 0 or -errno.
+struct mm;
+int arch_exec_map(struct mm *mm);
 
 #endif

@@ -469,6 +469,8 @@ static int fill_mm(struct mm *mm, struct vnode *vn, const struct elf_image *img,
 	}
 	if (r == 0)
 		r = build_stack(mm, s, execfn, img, bias, interp_base, sp);
+	if (r == 0)
+		r = arch_exec_map(mm);
 	if (r == 0) {
 		mm->brk_start = mm->brk = (img->hi + bias + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 		record_segments(mm, img, bias);		// the program's, not the interpreter's
