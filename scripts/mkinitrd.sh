@@ -28,13 +28,33 @@
 # GUEST_PATH ending in "/" is a directory to put the file in); a HOST_PATH
 # that is a directory brings its whole tree.
 #
-# Environment: SWITCHYARD_USER_BUILD (default build/user), BUSYBOX
-# (default /bin/busybox).
+# Environment: ARCH (x86_64, the default, or ppc64le), SWITCHYARD_USER_BUILD
+# (default build/user; build/ppc64le/user for ppc64le), BUSYBOX (default
+# /bin/busybox; for ppc64le build/ppc64le/busybox/bin/busybox, which
+# scripts/fetch-ppc64le-busybox puts there), BUSYBOX_APPLETS (a file with
+# what `$BUSYBOX --list-full` prints, for a busybox this host cannot run;
+# for ppc64le build/ppc64le/busybox/applets, from the same script).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-user_build=${SWITCHYARD_USER_BUILD:-$root/build/user}
-busybox=${BUSYBOX:-/bin/busybox}
+case ${ARCH:-x86_64} in
+x86_64)
+	user_build=${SWITCHYARD_USER_BUILD:-$root/build/user}
+	busybox=${BUSYBOX:-/bin/busybox}
+	busybox_applets=${BUSYBOX_APPLETS:-}
+	busybox_hint="install busybox-static"
+	;;
+ppc64le)
+	user_build=${SWITCHYARD_USER_BUILD:-$root/build/ppc64le/user}
+	busybox=${BUSYBOX:-$root/build/ppc64le/busybox/bin/busybox}
+	busybox_applets=${BUSYBOX_APPLETS:-$root/build/ppc64le/busybox/applets}
+	busybox_hint="run scripts/fetch-ppc64le-busybox"
+	;;
+*)
+	echo "mkinitrd: ARCH=$ARCH: the initramfs is built for x86_64 and ppc64le" >&2
+	exit 1
+	;;
+esac
 
 # Applets that also get a /bin symlink wherever busybox puts them (older
 # scripts and tests name them /bin/APPLET).
@@ -57,11 +77,13 @@ fi
 out=$1
 shift
 
-[[ -x $user_build/init ]] || die "$user_build/init is missing (run: make -C user)"
-[[ -x $busybox ]] || die "$busybox is missing (install busybox-static)"
+[[ -x $user_build/init ]] || die "$user_build/init is missing (run: make -C user${ARCH:+ ARCH=$ARCH})"
+[[ -x $busybox ]] || die "$busybox is missing ($busybox_hint)"
 if readelf -l "$busybox" 2>/dev/null | grep -q 'Requesting program interpreter'; then
-	die "$busybox is dynamically linked; install busybox-static"
+	die "$busybox is dynamically linked; $busybox_hint"
 fi
+[[ -z $busybox_applets || -s $busybox_applets ]] ||
+	die "$busybox_applets is missing ($busybox_hint)"
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/switchyard-initrd.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
@@ -114,7 +136,11 @@ done
 
 install -m 0755 "$busybox" "$stage/bin/busybox"
 mkdir -p "$stage"/{sbin,usr/bin,usr/sbin}
-"$busybox" --list-full >"$stage/.applets" || die "$busybox --list-full failed"
+if [[ -n $busybox_applets ]]; then
+	cp "$busybox_applets" "$stage/.applets"
+else
+	"$busybox" --list-full >"$stage/.applets" || die "$busybox --list-full failed"
+fi
 while read -r path; do
 	[[ -n $path && $path != */busybox ]] || continue
 	mkdir -p "$stage/$(dirname "$path")"

@@ -15,7 +15,9 @@
 // or, when the CPU or kernel lacks the requested registers,
 //   SKIP ctxsw ... reason=...
 #define _GNU_SOURCE
+#if defined(__x86_64__)
 #include <cpuid.h>
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -91,6 +93,8 @@ static void usage(FILE *out)
 }
 
 // ---- feature detection ----
+
+#if defined(__x86_64__)
 
 static uint64_t read_xcr0(void)
 {
@@ -198,6 +202,23 @@ static void touch_vectors(enum vec v)
 		break;
 	}
 }
+
+#else
+// The register classes are x86's: elsewhere only "-v none" runs.
+static const char *vec_unsupported(enum vec v)
+{
+	return v == VEC_NONE ? NULL : "x86-64-only";
+}
+
+static void load_tile_config(void)
+{
+}
+
+static void touch_vectors(enum vec v)
+{
+	(void)v;
+}
+#endif
 
 // ---- the token ----
 

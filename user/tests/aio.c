@@ -38,8 +38,10 @@
 #define IOCB_CMD_PREADV		7
 #define IOCB_CMD_PWRITEV	8
 #define IOCB_FLAG_RESFD		(1 << 0)
+#ifndef RWF_NOWAIT		// glibc's <sys/uio.h> has them, musl's not
 #define RWF_NOWAIT		0x08
 #define RWF_APPEND		0x10
+#endif
 
 typedef unsigned long aio_context_t;
 

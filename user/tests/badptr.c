@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -381,7 +382,7 @@ static void t_epoll(void)
 	for (int i = FIRST_NON_NULL; i < BAD_FOR_READS; i++) {
 		check_efault(syscall(SYS_epoll_pwait, ep, out, 1, 0, bad[i].addr, 8), i,
 			     "epoll_pwait(sigmask)");
-		check_efault(syscall(441, ep, out, 1, bad[i].addr, NULL, 8), i,
+		check_efault(syscall(SYS_epoll_pwait2, ep, out, 1, bad[i].addr, NULL, 8), i,
 			     "epoll_pwait2(timeout)");
 	}
 	close(p[0]);
@@ -521,12 +522,14 @@ static void t_futex(void)
 				     NULL, NULL, 0), i, "futex(WAIT)");
 }
 
+#ifdef SYS_arch_prctl		// x86 only
 static void t_arch_prctl(void)
 {
 	for (int i = 0; i < BAD_FOR_WRITES; i++)
 		check_efault(syscall(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */,
 				     bad[i].addr), i, "arch_prctl(ARCH_GET_FS)");
 }
+#endif
 
 static void t_execve_path(void)
 {
@@ -598,7 +601,9 @@ static const struct test_case cases[] = {
 	{ "getrandom", t_getrandom },
 	{ "prlimit64", t_prlimit },
 	{ "futex", t_futex },
+#ifdef SYS_arch_prctl
 	{ "arch_prctl_get_fs", t_arch_prctl },
+#endif
 	{ "execve_path", t_execve_path },
 	{ "execve_argv", t_execve_argv },
 	{ "still_running", t_still_running },
@@ -628,7 +633,7 @@ int main(int argc, char **argv)
 	bad[5].addr = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	snprintf(data_file, sizeof(data_file), "/tmp/badptr-%d", (int)getpid());
 	fd = open(data_file, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	if (fd < 0 || write(fd, "some bytes to read back, 64 of them, enough for any read......",
+	if (fd < 0 || write(fd, "some bytes to read back, 64 of them, enough for any read........",
 			    64) != 64)
 		ktap_diag("cannot create %s: errno %d", data_file, errno);
 	close(fd);

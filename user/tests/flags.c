@@ -57,6 +57,9 @@
 #define X_FUTEX_UNLOCK_PI	7
 #define X_FUTEX_CLOCK_REALTIME	256
 #define X_ARCH_UNKNOWN		0x1fff
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM		(1U << 31)
+#endif
 
 enum { PAGE = 4096 };
 
@@ -104,6 +107,7 @@ static long in_child(long (*fn)(void))
 // memory: it is two instructions and a system call.
 static long clone_and_exit(unsigned long flags)
 {
+#if defined(__x86_64__)
 	register long r10 __asm__("r10") = 0;	// child_tid
 	register long r8 __asm__("r8") = 0;	// tls
 	long rc;
@@ -118,6 +122,29 @@ static long clone_and_exit(unsigned long flags)
 			 : "=a"(rc)
 			 : "0"((long)SYS_clone), "D"(flags), "S"(0L), "d"(0L), "r"(r10), "r"(r8)
 			 : "rcx", "r11", "memory");
+#elif defined(__powerpc64__)
+	// sc: the number in r0, clone(flags, stack, parent_tid, tls,
+	// child_tid) in r3-r7; the result in r3, an errno when cr0.SO is set.
+	register long r0 __asm__("r0") = SYS_clone;
+	register long r3 __asm__("r3") = (long)flags;
+	register long r4 __asm__("r4") = 0, r5 __asm__("r5") = 0;
+	register long r6 __asm__("r6") = 0, r7 __asm__("r7") = 0;
+	long rc;
+
+	__asm__ volatile("sc\n\t"
+			 "bns+ 1f\n\t"
+			 "neg 3, 3\n\t"
+			 "b 2f\n"
+			 "1:\tcmpdi 3, 0\n\t"
+			 "bne 2f\n\t"
+			 "li 0, %[nr_exit]\n\t"	// the child: exit(0), r3 is 0
+			 "sc\n"
+			 "2:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7)
+			 : [nr_exit] "i"(SYS_exit)
+			 : "r8", "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
+	rc = r3;
+#endif
 	if (rc < 0) {
 		errno = (int)-rc;
 		return -1;
@@ -650,7 +677,9 @@ static long map_anon(int flags, int prot)
 
 static long r_map_validate_anon(void) { return map_anon(MAP_SHARED_VALIDATE, PROT_READ); }
 static long r_map_hugetlb(void) { return map_anon(MAP_PRIVATE | MAP_HUGETLB, PROT_READ); }
+#ifdef MAP_32BIT		// x86 only
 static long r_map_32bit(void) { return map_anon(MAP_PRIVATE | MAP_32BIT, PROT_READ); }
+#endif
 static long r_map_growsdown(void) { return map_anon(MAP_PRIVATE | MAP_GROWSDOWN, PROT_READ); }
 static long r_map_locked(void) { return map_anon(MAP_PRIVATE | MAP_LOCKED, PROT_READ | PROT_WRITE); }
 static long r_map_prot_sem(void) { return map_anon(MAP_PRIVATE, PROT_READ | X_PROT_SEM); }
@@ -1110,7 +1139,7 @@ static long r_sigprocmask_how(void)
 
 static long altstack(int flags)
 {
-	static char stack[4 * SIGSTKSZ];
+	static char stack[32768];	// 4 * musl's SIGSTKSZ (glibc's is no constant)
 	stack_t ss = { .ss_sp = stack, .ss_flags = flags, .ss_size = sizeof(stack) };
 	stack_t off = { .ss_flags = SS_DISABLE };
 	long rc = syscall(SYS_sigaltstack, &ss, NULL);
@@ -1322,20 +1351,22 @@ static long r_ptimer_settime_flag(void)
 	return rc;
 }
 
+#ifdef SYS_arch_prctl		// x86 only
 static long r_arch_prctl_unknown(void) { return syscall(SYS_arch_prctl, (long)X_ARCH_UNKNOWN, 0L); }
+#endif
 
 // rseq: the flags argument knows only RSEQ_FLAG_UNREGISTER (1).  A
 // 64-byte area (the layout of Linux 6.3 on) is accepted, then dropped.
 static uint8_t rseq_area[64] __attribute__((aligned(32)));
 #define X_RSEQ_SIG 0x53053053L
-static long r_rseq_flag(void) { return syscall(334, rseq_area, 32L, 2L, X_RSEQ_SIG); }
-static long r_rseq_unregister_flag(void) { return syscall(334, rseq_area, 32L, 3L, X_RSEQ_SIG); }
+static long r_rseq_flag(void) { return syscall(SYS_rseq, rseq_area, 32L, 2L, X_RSEQ_SIG); }
+static long r_rseq_unregister_flag(void) { return syscall(SYS_rseq, rseq_area, 32L, 3L, X_RSEQ_SIG); }
 static long r_rseq_long_area(void)
 {
-	long r = syscall(334, rseq_area, 64L, 0L, X_RSEQ_SIG);
+	long r = syscall(SYS_rseq, rseq_area, 64L, 0L, X_RSEQ_SIG);
 
 	if (r == 0)
-		syscall(334, rseq_area, 64L, 1L, X_RSEQ_SIG);
+		syscall(SYS_rseq, rseq_area, 64L, 1L, X_RSEQ_SIG);
 	return r;
 }
 
@@ -1487,7 +1518,9 @@ static const struct flag_row rows[] = {
 	{ "mmap_MAP_PRIVATE_file", r_map_private_file, 0, LINUX_SAME, false },
 	{ "mmap_MAP_SHARED_VALIDATE_anonymous_EINVAL", r_map_validate_anon, EINVAL, LINUX_SAME, false },
 	{ "mmap_MAP_HUGETLB_ENOMEM", r_map_hugetlb, ENOMEM, LINUX_ANY, false },
+#ifdef MAP_32BIT
 	{ "mmap_MAP_32BIT", r_map_32bit, 0, LINUX_SAME, false },
+#endif
 	{ "mmap_MAP_GROWSDOWN", r_map_growsdown, 0, LINUX_SAME, false },
 	{ "mmap_MAP_LOCKED", r_map_locked, 0, LINUX_SAME, false },
 	{ "mmap_MAP_NORESERVE_POPULATE_STACK", r_map_noreserve, 0, LINUX_SAME, false },
@@ -1629,7 +1662,9 @@ static const struct flag_row rows[] = {
 	{ "clock_nanosleep_PROCESS_CPUTIME", r_nsleep_process, 0, LINUX_SAME, false },
 	{ "clock_nanosleep_THREAD_CPUTIME_EOPNOTSUPP", r_nsleep_thread, EOPNOTSUPP, LINUX_SAME, false },
 	{ "clock_nanosleep_BOOTTIME", r_nsleep_boottime, 0, LINUX_SAME, false },
+#ifdef SYS_arch_prctl
 	{ "arch_prctl_unknown_code_EINVAL", r_arch_prctl_unknown, EINVAL, LINUX_SAME, false },
+#endif
 	{ "socket_AF_INET_EAFNOSUPPORT", r_socket_inet, EAFNOSUPPORT, LINUX_OK, false },
 	{ "socket_AF_INET6_EAFNOSUPPORT", r_socket_inet6, EAFNOSUPPORT, LINUX_OK, false },
 	{ "socket_AF_NETLINK_EAFNOSUPPORT", r_socket_netlink, EAFNOSUPPORT, LINUX_OK, false },

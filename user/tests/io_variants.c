@@ -22,11 +22,13 @@
 
 #include "testcase.h"
 
+#ifndef RWF_HIPRI	// glibc's <sys/uio.h> has them, musl's not
 #define RWF_HIPRI	0x01
 #define RWF_DSYNC	0x02
 #define RWF_SYNC	0x04
 #define RWF_NOWAIT	0x08
 #define RWF_APPEND	0x10
+#endif
 
 static char path[64], path2[64];
 

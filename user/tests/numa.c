@@ -21,6 +21,10 @@
 #include "privdrop.h"
 #include "sysutil.h"
 
+#ifndef SYS_set_mempolicy_home_node	// musl lacks it; 450 on every arch
+#define SYS_set_mempolicy_home_node 450
+#endif
+
 #define MPOL_DEFAULT		0
 #define MPOL_PREFERRED		1
 #define MPOL_BIND		2
@@ -71,7 +75,7 @@ static long migrate_pages(int pid, unsigned long maxnode, const unsigned long *f
 
 static long home_node(void *addr, unsigned long len, unsigned long node, unsigned long flags)
 {
-	return syscall(450, addr, len, node, flags);
+	return syscall(SYS_set_mempolicy_home_node, addr, len, node, flags);
 }
 
 // The thread's policy and mask (first word), or -1 with a failure.

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "testcase.h"
 
 #define QUERY 0xffffffffUL
@@ -65,9 +66,9 @@ static void t_linux32_uname(void)
 	pers(PER_LINUX32);
 	uname(&u);
 	pers(PER_LINUX);
-	check(strcmp(u.machine, "i686") == 0, "PER_LINUX32: machine i686");
+	check(strcmp(u.machine, UTS_MACHINE32) == 0, "PER_LINUX32: machine " UTS_MACHINE32);
 	uname(&u);
-	check(strcmp(u.machine, "x86_64") == 0, "PER_LINUX: machine x86_64");
+	check(strcmp(u.machine, UTS_MACHINE) == 0, "PER_LINUX: machine " UTS_MACHINE);
 }
 
 static void t_uname26(void)

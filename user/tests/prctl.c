@@ -24,6 +24,7 @@
 #define PR_GET_NO_NEW_PRIVS 39
 #endif
 
+#if defined(__x86_64__)
 static uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
@@ -37,6 +38,7 @@ static uint64_t rdtscp(void)
 	__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
 	return (uint64_t)hi << 32 | lo;
 }
+#endif
 
 static void t_name(void)
 {
@@ -271,6 +273,7 @@ static void t_no_new_privs(void)
 	check_child_ok(pid, "no_new_privs set, kept across exec");
 }
 
+#if defined(__x86_64__)	// PR_SET_TSC and arch_prctl are x86's
 static void t_tsc_get_set(void)
 {
 	int mode = -1;
@@ -392,6 +395,7 @@ static void t_arch_cpuid(void)
 	else
 		check(r == 0 || errno == ENODEV, "ARCH_SET_CPUID: 0 or ENODEV");
 }
+#endif
 
 // PR_SET_TIMING takes only the one method Linux has; the THP flag reads
 // back, with the argument checks (LTP prctl02's rows).
@@ -429,10 +433,12 @@ static const struct test_case cases[] = {
 	{ "dumpable", t_dumpable },
 	{ "timerslack", t_timerslack },
 	{ "no_new_privs", t_no_new_privs },
+#if defined(__x86_64__)
 	{ "tsc_get_set", t_tsc_get_set },
 	{ "tsc_faults", t_tsc_faults },
 	{ "tsc_per_thread", t_tsc_per_thread },
 	{ "arch_prctl_cpuid", t_arch_cpuid },
+#endif
 	{ "timing_and_thp_disable", t_timing_and_thp },
 	{ "unknown_options_einval", t_unknown },
 };

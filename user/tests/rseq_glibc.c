@@ -26,7 +26,11 @@ static struct rseq *my_area(void)
 {
 	char *tp;
 
+#if defined(__x86_64__)
 	__asm__("movq %%fs:0, %0" : "=r"(tp));
+#elif defined(__powerpc64__)
+	__asm__("mr %0, 13" : "=r"(tp));	// the thread pointer is r13
+#endif
 	return (struct rseq *)(tp + __rseq_offset);
 }
 

@@ -2,7 +2,9 @@
 // migration of busy threads.  Everything adapts to the CPUs this process may
 // use; nothing asserts speed, only ordering and correctness.
 #define _GNU_SOURCE
+#if defined(__x86_64__)
 #include <cpuid.h>
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -175,6 +177,8 @@ static void test_setaffinity_other_thread(void)
 
 // ---- RDTSCP / RDPID: TSC_AUX holds the CPU number ----
 
+#if defined(__x86_64__)
+
 static sigjmp_buf insn_jump;
 
 static void insn_fault(int sig)
@@ -268,6 +272,17 @@ static void test_rdpid(void)
 	else
 		ktap_result(r, "rdpid_is_cpu");
 }
+#else
+static void test_rdtscp(void)
+{
+	ktap_skip("rdtscp_tsc_aux_is_cpu", "x86-64 only");
+}
+
+static void test_rdpid(void)
+{
+	ktap_skip("rdpid_is_cpu", "x86-64 only");
+}
+#endif
 
 // ---- policies and priorities ----
 

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "testcase.h"
 #include "privdrop.h"
 #include "sysutil.h"
@@ -40,7 +41,6 @@
 #define RET_TRACE		0x7ff00000U
 #define RET_LOG			0x7ffc0000U
 #define RET_ALLOW		0x7fff0000U
-#define AUDIT_ARCH_X86_64	0xc000003eU
 #define SYS_SECCOMP_CODE	1
 
 struct insn { uint16_t code; uint8_t jt, jf; uint32_t k; };
@@ -156,7 +156,7 @@ static void t_errno(void) { child_case(c_errno, 0, "errno"); }
 static int c_data(void)
 {
 	struct insn p[] = {
-		LD_ABS(OFF_ARCH), JEQ(AUDIT_ARCH_X86_64, 1, 0), RET(RET_KILL_PROCESS),
+		LD_ABS(OFF_ARCH), JEQ(AUDIT_ARCH_SELF, 1, 0), RET(RET_KILL_PROCESS),
 		LD_ABS(OFF_NR), JEQ(SYS_close, 0, 3),
 		LD_ABS(OFF_ARG0), JEQ(9999, 0, 1), RET(RET_ERRNO | 77),
 		RET(RET_ALLOW),
@@ -195,7 +195,7 @@ static int c_trap(void)
 	syscall(SYS_getppid);
 	bad |= c_eq(sys_code, SYS_SECCOMP_CODE, "si_code SYS_SECCOMP");
 	bad |= c_eq(sys_nr, SYS_getppid, "si_syscall");
-	bad |= c_eq(sys_arch, AUDIT_ARCH_X86_64, "si_arch");
+	bad |= c_eq(sys_arch, AUDIT_ARCH_SELF, "si_arch");
 	bad |= c_eq(sys_errno, 42, "si_errno is the data");
 	bad |= sys_addr ? 0 : cfail("si_call_addr");
 	return bad;

@@ -33,6 +33,7 @@
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <termios.h>		// TCGETS names struct termios on some arches
 #include <unistd.h>
 
 #include "testcase.h"
