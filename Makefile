@@ -40,7 +40,19 @@ SRCS    := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
            $(wildcard kernel/*.c kernel/*/*.c)
 OBJS    := $(patsubst %,$(BUILD)/%.o,$(SRCS))
 
+ifeq ($(ARCH),ppc64le)
+all: $(KERNEL) $(BUILD)/firmware.bin
+else
 all: $(KERNEL)
+endif
+
+# QEMU's pseries machine starts its firmware at 0x100 with the device tree
+# in r3, and loads -kernel at 0x400000.  Switchyard's firmware is the one
+# big-endian instruction "ba 0x400000" there (docs/ppc64.md).
+$(BUILD)/firmware.bin:
+	@mkdir -p $(dir $@)
+	@echo "  FW      $@"
+	@{ head -c 256 /dev/zero; printf '\110\100\000\002'; } > $@
 
 $(BUILD)/%.c.o: %.c
 	@mkdir -p $(dir $@)

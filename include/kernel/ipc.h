@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <uapi/ipcbuf.h>
 
 #define IPC_PRIVATE	0
 #define IPC_CREAT	01000
@@ -57,14 +58,6 @@ void ipc_remove(struct ipc_table *t, struct ipc_perm_k *p);
 // The wall clock in seconds: the objects' stime, rtime, ctime.
 int64_t ipc_now(void);
 
-// struct ipc64_perm of the x86-64 ABI (40 bytes).
-struct user_ipc64_perm {
-	int32_t key;
-	uint32_t uid, gid, cuid, cgid;
-	uint32_t mode;
-	uint16_t seq, pad2;
-	uint64_t unused1, unused2;
-};
 
 // ipcperms: may the caller do what 'flag' asks (0444 read, 0222 write,
 // or msgget's low 9 bits) with the object?  Owner, then group, then

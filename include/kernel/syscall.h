@@ -7,8 +7,9 @@
 //		return n;	// or -EBADF etc.
 //	}
 //
-// The return value goes to user space in rax; negative values in
-// [-4095, -1] are errors (Linux convention).
+// The return value goes to user space (x86-64: in rax; ppc64: in r3 with
+// CR0[SO] for errors); negative values in [-4095, -1] are errors (Linux
+// convention).
 #ifndef KERNEL_SYSCALL_H
 #define KERNEL_SYSCALL_H
 
@@ -31,6 +32,9 @@ struct syscall_entry {
 };
 
 void syscall_table_init(void);
+// Runs call nr from the table, without seccomp's check (for the
+// multiplexers, ipc(2), whose outer call seccomp saw): -ENOSYS if none.
+long syscall_call(uint64_t nr, struct syscall_args *args);
 const char *syscall_name(uint64_t nr);
 extern uint64_t syscalls_unknown;
 

@@ -328,14 +328,6 @@ SYSCALL_DEFINE(SYS_msgrcv, msgrcv)
 
 // ---- msgctl ----
 
-// struct msqid64_ds of the x86-64 ABI (112 bytes).
-struct user_msqid64_ds {
-	struct user_ipc64_perm perm;
-	int64_t stime, rtime, ctime;
-	uint64_t cbytes, qnum, qbytes;
-	int32_t lspid, lrpid;
-	uint64_t unused4, unused5;
-};
 
 // struct msginfo.
 struct user_msginfo {

@@ -432,16 +432,6 @@ SYSCALL_DEFINE(SYS_semtimedop, semtimedop)
 
 // ---- semctl ----
 
-// struct semid64_ds of the x86-64 ABI (104 bytes).
-struct user_semid64_ds {
-	struct user_ipc64_perm perm;
-	int64_t otime;
-	uint64_t unused1;
-	int64_t ctime;
-	uint64_t unused2;
-	uint64_t nsems;
-	uint64_t unused3, unused4;
-};
 
 struct user_seminfo {
 	int32_t semmap, semmni, semmns, semmnu, semmsl, semopm, semume, semusz, semvmx, semaem;

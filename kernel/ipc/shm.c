@@ -318,15 +318,6 @@ SYSCALL_DEFINE(SYS_shmdt, shmdt)
 
 // ---- shmctl ----
 
-// struct shmid64_ds of the x86-64 ABI (112 bytes).
-struct user_shmid64_ds {
-	struct user_ipc64_perm perm;
-	uint64_t segsz;
-	int64_t atime, dtime, ctime;
-	int32_t cpid, lpid;
-	uint64_t nattch;
-	uint64_t unused4, unused5;
-};
 
 // struct shminfo64 (IPC_INFO) and struct shm_info (SHM_INFO).
 struct user_shminfo64 {

@@ -656,3 +656,25 @@ long sock_rw_iov(struct file *f, const void *uiov, int64_t count, bool write)
 	m.len = total;
 	return write ? proto_send(s, f, &m) : proto_recv(s, f, &m);
 }
+
+// send(2) and recv(2), which some archs (ppc64) keep as their own calls:
+// sendto and recvfrom without an address.
+#ifdef SYS_send
+SYSCALL_DEFINE(SYS_send, send)
+{
+	struct syscall_args a = { { args->a[0], args->a[1], args->a[2], args->a[3], 0, 0 },
+				  args->frame };
+
+	return syscall_call(SYS_sendto, &a);
+}
+#endif
+
+#ifdef SYS_recv
+SYSCALL_DEFINE(SYS_recv, recv)
+{
+	struct syscall_args a = { { args->a[0], args->a[1], args->a[2], args->a[3], 0, 0 },
+				  args->frame };
+
+	return syscall_call(SYS_recvfrom, &a);
+}
+#endif

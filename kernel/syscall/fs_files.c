@@ -556,11 +556,9 @@ SYSCALL_DEFINE(SYS_close, close)
 
 // ---- offsets ----
 
-SYSCALL_DEFINE(SYS_lseek, lseek)
+static long do_lseek(int fd, int64_t off, int whence)
 {
-	struct file *f = fget((int)args->a[0]);
-	int64_t off = (int64_t)args->a[1];
-	int whence = (int)args->a[2];
+	struct file *f = fget(fd);
 	int64_t base, result;
 	uint64_t flags;
 	long rc;
@@ -616,6 +614,25 @@ SYSCALL_DEFINE(SYS_lseek, lseek)
 	file_put(f);
 	return rc;
 }
+
+SYSCALL_DEFINE(SYS_lseek, lseek)
+{
+	return do_lseek((int)args->a[0], (int64_t)args->a[1], (int)args->a[2]);
+}
+
+#ifdef SYS__llseek
+// _llseek(fd, offset_high, offset_low, loff_t *result, whence): the
+// 32-bit form, which Linux keeps on ppc64 too (and glibc uses there).
+SYSCALL_DEFINE(SYS__llseek, llseek)
+{
+	int64_t off = (int64_t)((args->a[1] & 0xffffffffUL) << 32 | (args->a[2] & 0xffffffffUL));
+	long r = do_lseek((int)args->a[0], off, (int)args->a[4]);
+
+	if (r < 0)
+		return r;
+	return put_user_u64(args->a[3], (uint64_t)r) < 0 ? -EFAULT : 0;
+}
+#endif
 
 // ---- sizes ----
 

@@ -412,6 +412,36 @@ SYSCALL_DEFINE(SYS_fstatfs, fstatfs)
 	return put_statfs(args->a[1]);
 }
 
+#ifdef SYS_statfs64
+// statfs64(path, size, buf) and fstatfs64(fd, size, buf): on a 64-bit
+// arch struct statfs64 is struct statfs; 'size' must say so.
+#define STATFS64_SIZE 120
+
+SYSCALL_DEFINE(SYS_statfs64, statfs64)
+{
+	struct vnode *vn;
+
+	if (args->a[1] != STATFS64_SIZE)
+		return -EINVAL;
+	int rc = lookup_user_at(AT_FDCWD, args->a[0], LOOKUP_FOLLOW, &vn);
+	if (rc < 0)
+		return rc;
+	vnode_put(vn);
+	return put_statfs(args->a[2]);
+}
+
+SYSCALL_DEFINE(SYS_fstatfs64, fstatfs64)
+{
+	if (args->a[1] != STATFS64_SIZE)
+		return -EINVAL;
+	struct file *f = fget_raw((int)args->a[0]);
+	if (!f)
+		return -EBADF;
+	file_put(f);
+	return put_statfs(args->a[2]);
+}
+#endif
+
 // ---- access ----
 
 #define R_OK 4
