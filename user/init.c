@@ -48,7 +48,6 @@
 
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -853,23 +852,6 @@ static int run_shell(void)
 #define FRESH_PROGRAM	"hello"
 #define SNAPSHOT_MAX	1024
 
-// Reads one byte of every page of init's loaded segments (its program
-// headers, through AT_PHDR): the segments need not be contiguous (a
-// ppc64le binary aligns them to 64 KiB, leaving a hole between).
-static void touch_image(void)
-{
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)getauxval(AT_PHDR);
-	unsigned long n = getauxval(AT_PHNUM);
-
-	for (unsigned long i = 0; ph && i < n; i++) {
-		if (ph[i].p_type != PT_LOAD)
-			continue;
-		uintptr_t a = ph[i].p_vaddr & ~(uintptr_t)4095;
-		for (; a < ph[i].p_vaddr + ph[i].p_memsz; a += 4096)
-			(void)*(volatile char *)a;
-	}
-}
-
 // Makes the pages of init that the memory snapshots see the same in both
 // inits: the whole image (code is faulted in on first use, and the two
 // run different code before their snapshots), and every stack page from
@@ -877,7 +859,7 @@ static void touch_image(void)
 // put there, whatever the lengths of argv (which differ between the two).
 static void touch_memory(char **argv)
 {
-	touch_image();
+	memstat_touch_segments();
 
 	uintptr_t top = (uintptr_t)getauxval(AT_EXECFN);
 

@@ -224,8 +224,11 @@ unsigned long arch_cpuinfo(const struct cpu *c, char *buf, unsigned long size)
 {
 	uint32_t pvr = (uint32_t)mfspr(SPRN_PVR);
 
-	return (unsigned long)ksnprintf(buf, size,
+	if (size == 0)
+		return 0;
+	unsigned long n = (unsigned long)ksnprintf(buf, size,
 		"processor\t: %d\ncpu\t\t: %s, altivec supported\nclock\t\t: 1000.000000MHz\n"
 		"revision\t: %u.%u (pvr %04x %04x)\n\n",
 		c->id, cpu_name(pvr), (pvr >> 8) & 0xff, pvr & 0xff, pvr >> 16, pvr & 0xffff);
+	return n < size ? n : size - 1;
 }

@@ -13,6 +13,7 @@
 #define FS_EVENTPOLL_H
 
 #include <stdint.h>
+#include <uapi/machine.h>
 
 struct file;
 
@@ -38,11 +39,19 @@ struct file;
 
 #define EPOLL_CLOEXEC	02000000
 
-// Linux's x86-64 struct epoll_event: packed, 12 bytes.
+// Linux's struct epoll_event: packed (12 bytes) on x86-64 alone, with
+// the natural padding (16 bytes) elsewhere.
+#ifdef ARCH_EPOLL_PACKED
 struct epoll_event {
 	uint32_t events;
 	uint64_t data;
 } __attribute__((packed));
+#else
+struct epoll_event {
+	uint32_t events;
+	uint64_t data;
+};
+#endif
 
 // The last reference to f is gone: its items leave every epoll set.
 void eventpoll_release(struct file *f);

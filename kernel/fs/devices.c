@@ -124,7 +124,7 @@ static struct {
 		.c_oflag = OPOST | ONLCR,
 		.c_cflag = 0000277,	// B38400 | CS8 | CREAD | HUPCL
 		.c_lflag = ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN,
-		.c_cc = { 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032, 0, 022, 017, 027, 026, 0 },
+		.c_cc = TERMIOS_INIT_CC,
 	},
 	.winsize = { 24, 80, 0, 0 },
 };

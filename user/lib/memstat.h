@@ -21,6 +21,9 @@
 #define USER_MEMSTAT_H
 
 #include <alloca.h>
+#include <elf.h>
+#include <stdint.h>
+#include <sys/auxv.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -206,20 +209,34 @@ static inline int memstat_settle(const struct memstat *base, struct memstat *now
 	return differ;
 }
 
+// Reads one byte of every page of the program's loaded segments (its
+// program headers, through AT_PHDR): they need not be contiguous (a
+// ppc64le binary aligns them to 64 KiB, leaving a hole between).
+static inline void memstat_touch_segments(void)
+{
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)getauxval(AT_PHDR);
+	unsigned long n = getauxval(AT_PHNUM);
+
+	for (unsigned long i = 0; ph && i < n; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		uintptr_t a = ph[i].p_vaddr & ~(uintptr_t)4095;
+		for (; a < ph[i].p_vaddr + ph[i].p_memsz; a += 4096)
+			(void)*(volatile char *)a;
+	}
+}
+
 // Touches 'stack_bytes' of the caller's stack and every page of the
 // program's image (code is faulted in on first use too), so that no page
 // fault of the program's own shows up between two snapshots.  Call it from
 // main, before the first snapshot.
-extern char __executable_start[], _end[];
-
 static inline void memstat_touch_image(size_t stack_bytes)
 {
 	volatile char *area = alloca(stack_bytes);
 
 	for (size_t i = 0; i < stack_bytes; i += 4096)
 		area[i] = 0;
-	for (volatile char *p = __executable_start; p < _end; p += 4096)
-		(void)*p;
+	memstat_touch_segments();
 }
 
 #endif

@@ -29,6 +29,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#ifdef __GLIBC__
+#include <sys/rseq.h>
+#endif
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
@@ -1363,6 +1366,14 @@ static long r_rseq_flag(void) { return syscall(SYS_rseq, rseq_area, 32L, 2L, X_R
 static long r_rseq_unregister_flag(void) { return syscall(SYS_rseq, rseq_area, 32L, 3L, X_RSEQ_SIG); }
 static long r_rseq_long_area(void)
 {
+#ifdef __GLIBC__
+	// glibc registered its own area at start-up: Linux refuses another
+	// (EINVAL), whatever its length.
+	if (__rseq_size > 0) {
+		long r = syscall(SYS_rseq, rseq_area, 64L, 0L, X_RSEQ_SIG);
+		return r == -1 && errno == EINVAL ? 0 : -1;
+	}
+#endif
 	long r = syscall(SYS_rseq, rseq_area, 64L, 0L, X_RSEQ_SIG);
 
 	if (r == 0)

@@ -251,10 +251,16 @@ static void t_exec_permission(void)
 
 	if (!p)
 		return;
+#if defined(__x86_64__)
 	p[0] = 0xb8;	// mov eax, 42
 	p[1] = 42;
 	p[2] = p[3] = p[4] = 0;
 	p[5] = 0xc3;	// ret
+#elif defined(__powerpc64__)
+	uint32_t code[2] = { 0x3860002a, 0x4e800020 };	// li r3, 42; blr
+	memcpy(p, code, sizeof(code));
+#endif
+	__builtin___clear_cache((char *)p, (char *)p + 16);
 	pid = fork_child();
 	if (pid == 0) {
 		int (*fn)(void) = (int (*)(void))(void *)p;

@@ -269,15 +269,19 @@ static int maps_in(char *p, unsigned long len)
 	return n;
 }
 
+// n pages with nothing mapped on either side, so that no neighbour
+// (libc's own anonymous mappings) merges with them in /proc/self/maps.
 static char *map_pages(int n)
 {
-	char *p = mmap(NULL, n * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, (n + 2) * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED) {
 		fail("mmap");
 		return NULL;
 	}
-	return p;
+	munmap(p, PG);
+	munmap(p + (n + 1) * PG, PG);
+	return p + PG;
 }
 
 static void t_mbind_splits_and_merges(void)

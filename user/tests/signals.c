@@ -193,6 +193,9 @@ static void test_siginfo_tkill_and_queue(void)
 	sigqueue(getpid(), SIGUSR2, value);
 	ok = ok && info_hits == 2 && last_info.si_code == SI_QUEUE &&
 	     last_info.si_value.sival_int == 12345 && last_info.si_pid == getpid();
+	if (!ok)
+		ktap_diag("hits %d code %d value %d pid %d", (int)info_hits, last_info.si_code,
+			  last_info.si_value.sival_int, (int)last_info.si_pid);
 	install(SIGUSR2, SIG_DFL, 0);
 	ktap_result(ok, "sa_siginfo_tkill_sigqueue");
 }

@@ -49,4 +49,9 @@ struct kernel_winsize {
 #define VMIN	5
 #define VSUSP	12
 
+// A new terminal's c_cc in ppc64's slots: intr ^C, quit ^\, erase DEL,
+// kill ^U, eof ^D, min 1, eol 0, time 0, eol2 0, swtc 0, werase ^W,
+// reprint ^R, susp ^Z, start ^Q, stop ^S, lnext ^V, discard ^O.
+#define TERMIOS_INIT_CC { 3, 034, 0177, 025, 4, 1, 0, 0, 0, 0, 027, 022, 032, 021, 023, 026, 017 }
+
 #endif

@@ -18,4 +18,7 @@
 // prctl(PR_GET_TSC/PR_SET_TSC) exists (Linux: x86 only; elsewhere EINVAL).
 #define ARCH_HAS_TSC_CTL	1
 
+// struct epoll_event is packed (12 bytes), as only x86-64 has it.
+#define ARCH_EPOLL_PACKED	1
+
 #endif

@@ -49,4 +49,9 @@ struct kernel_winsize {
 #define VMIN	6
 #define VSUSP	10
 
+// A new terminal's c_cc (Linux's INIT_C_CC for x86): intr ^C, quit ^\,
+// erase DEL, kill ^U, eof ^D, time 0, min 1, swtc 0, start ^Q, stop ^S,
+// susp ^Z, eol 0, reprint ^R, discard ^O, werase ^W, lnext ^V, eol2 0.
+#define TERMIOS_INIT_CC { 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032, 0, 022, 017, 027, 026, 0 }
+
 #endif
