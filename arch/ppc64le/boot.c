@@ -202,6 +202,7 @@ void ppc_boot(uint64_t fdt)
 	cpus[0].self = &cpus[0];
 	__asm__ volatile("mr 13, %0" : : "r"(&cpus[0]));
 	mtspr(SPRN_SPRG0, &cpus[0]);
+	__asm__ volatile("mtmsrd %0, 1" : : "r"(MSR_RI));	// recoverable, interrupts off
 	set_interrupt_mode();
 	pseries.vty = PSERIES_DEFAULT_VTY;
 	parse_device_tree(fdt);

@@ -124,6 +124,13 @@ trap_entry:
 	b	2f
 1:	subi	11, 1, TF_SIZE + PROTECTED_ZONE
 	clrrdi	11, 11, 4
+	b	2f
+	// MSR[RI] was off: the interrupt came inside an entry or exit, which
+	// cannot be resumed (its SRR0/SRR1 are gone); the stack may be what
+	// faulted (an overflow into a guard page).  Report it from this
+	// CPU's emergency stack.
+3:	ld	11, CPU_EMERGENCY_TOP(13)
+	subi	11, 11, TF_SIZE
 2:	std	0, TF_GPR0 + 0*8(11)
 	std	1, TF_GPR0 + 1*8(11)
 	std	2, TF_GPR0 + 2*8(11)

@@ -1,9 +1,10 @@
 // What a new ppc64 program learns of the CPU at exec: AT_HWCAP and
 // AT_HWCAP2 in Linux's PPC_FEATURE_* bits, for what Switchyard gives a
-// thread (FP, VMX, VSX; not TM yet).
+// thread (FP, VMX, VSX, and TM unless tm=off).
 
 #include <stdint.h>
 #include <kernel/exec.h>
+#include <kernel/facility.h>
 
 #define PPC_FEATURE_32			0x80000000
 #define PPC_FEATURE_64			0x40000000
@@ -23,6 +24,8 @@
 #define PPC_FEATURE2_ISEL		0x08000000
 #define PPC_FEATURE2_HAS_VEC_CRYPTO	0x02000000
 #define PPC_FEATURE2_ARCH_3_00		0x00800000
+#define PPC_FEATURE2_HTM		0x40000000
+#define PPC_FEATURE2_HTM_NOSC		0x01000000
 #define PPC_FEATURE2_DARN		0x00200000
 
 uint64_t arch_hwcap(void)
@@ -33,8 +36,14 @@ uint64_t arch_hwcap(void)
 	       PPC_FEATURE_POWER5 | PPC_FEATURE_POWER4 | PPC_FEATURE_HAS_DFP;
 }
 
+// TM as Linux announces it when it offers TM: HTM, and HTM_NOSC (a
+// system call inside a transaction aborts it).
 uint64_t arch_hwcap2(void)
 {
-	return PPC_FEATURE2_ARCH_2_07 | PPC_FEATURE2_ISEL | PPC_FEATURE2_HAS_VEC_CRYPTO |
-	       PPC_FEATURE2_ARCH_3_00 | PPC_FEATURE2_DARN;
+	uint64_t v = PPC_FEATURE2_ARCH_2_07 | PPC_FEATURE2_ISEL | PPC_FEATURE2_HAS_VEC_CRYPTO |
+		     PPC_FEATURE2_ARCH_3_00 | PPC_FEATURE2_DARN;
+
+	if (arch_fac_present(FAC_TM))
+		v |= PPC_FEATURE2_HTM | PPC_FEATURE2_HTM_NOSC;
+	return v;
 }

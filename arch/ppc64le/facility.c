@@ -12,8 +12,14 @@
 // whole (the FPRs are their left halves) and the FPSCR; FAC_VEC holds
 // VR 0-31 (VSR 32-63), VSCR and VRSAVE.
 //
-// Transactional memory (FAC_TM) is not switched yet: MSR[TM] stays off
-// and a TM instruction from user mode gets SIGILL, as on a CPU without it.
+// Transactional memory (FAC_TM), the seed's facility: MSR[TM] off until
+// a thread's first TM instruction or TM SPR access, which raises the
+// facility-unavailable interrupt (0xF60, FSCR[IC] = 5).  Its state is
+// TFHAR, TFIAR and TEXASR.  "tm=off" hides TM: the trap then gives
+// SIGILL, as on a CPU without it.  A transaction's checkpointed
+// registers are held by the CPU itself; a system call made inside a
+// transaction aborts it (TEXASR: TM_CAUSE_SYSCALL), as Linux does and
+// as AT_HWCAP2's PPC_FEATURE2_HTM_NOSC announces.
 
 #include <stdint.h>
 #include <arch/spr.h>
@@ -29,11 +35,29 @@
 #include <lib/string.h>
 #include <uapi/signal.h>
 #include <uapi/errno.h>
+#include <kernel/boot.h>
+#include <kernel/panic.h>
+#include <kernel/process.h>
 
 void fp_save_regs(struct fp_state *s);		// fpu.S, facility on
 void fp_load_regs(const struct fp_state *s);
 void vec_save_regs(struct vec_state *s);
 void vec_load_regs(const struct vec_state *s);
+
+#define FSCR_IC_TM	5
+#define TM_CAUSE_PERSISTENT	0x01
+#define TM_CAUSE_SYSCALL	0xd8
+
+static bool tm_hidden;			// tm=off
+
+static int set_tm(const char *value)
+{
+	if (!value || (strcmp(value, "on") && strcmp(value, "off")))
+		return -1;
+	tm_hidden = !strcmp(value, "off");
+	return 0;
+}
+BOOT_OPTION(tm, "tm=off: hide transactional memory (its first use gets SIGILL)", set_tm);
 
 static const struct fp_state fp_initial;	// all zero: Linux's initial FP state
 static const struct vec_state vec_initial = { .vscr = { 0, 0, 0, 0x10000 } };	// VSCR[NJ]
@@ -56,12 +80,16 @@ static void kernel_facility_off(uint64_t msr)
 
 const char *arch_fac_name(int f)
 {
-	return f == FAC_FP ? "FP" : f == FAC_VEC ? "VMX/VSX" : "TM";
+	return f == FAC_FP ? "FP" : f == FAC_VEC ? "VEC" : "TM";
 }
 
+// POWER8 and later have TM (ISA 2.07); QEMU's TCG implements its
+// instructions and SPRs, though every tbegin. fails.
 bool arch_fac_present(int f)
 {
-	return f == FAC_FP || f == FAC_VEC;
+	if (f == FAC_TM)
+		return !tm_hidden;
+	return true;
 }
 
 bool arch_fac_usable(int f, struct thread *t)
@@ -70,7 +98,7 @@ bool arch_fac_usable(int f, struct thread *t)
 		return t->arch.fp != 0;
 	if (f == FAC_VEC)
 		return t->arch.vec != 0;
-	return false;
+	return t->arch.tm != 0 && !tm_hidden;
 }
 
 int arch_fac_prepare(int f, struct thread *t)
@@ -85,10 +113,36 @@ int arch_fac_prepare(int f, struct thread *t)
 		if (!t->arch.vec)
 			return SIGSEGV;
 		*t->arch.vec = vec_initial;
-	} else if (f == FAC_TM) {
+	} else if (f == FAC_TM && tm_hidden) {
 		return SIGILL;
+	} else if (f == FAC_TM && !t->arch.tm) {
+		t->arch.tm = kmalloc(sizeof(struct tm_state));
+		if (!t->arch.tm)
+			return SIGSEGV;
+		*t->arch.tm = (struct tm_state){ 0 };
 	}
 	return 0;
+}
+
+// The TM SPRs are reachable in the kernel only with MSR[TM] on.
+static void tm_save(struct tm_state *s)
+{
+	uint64_t msr = kernel_facility_on(MSR_TM);
+
+	s->tfhar = mfspr(SPRN_TFHAR);
+	s->tfiar = mfspr(SPRN_TFIAR);
+	s->texasr = mfspr(SPRN_TEXASR);
+	kernel_facility_off(msr);
+}
+
+static void tm_load(const struct tm_state *s)
+{
+	uint64_t msr = kernel_facility_on(MSR_TM);
+
+	mtspr(SPRN_TFHAR, s->tfhar);
+	mtspr(SPRN_TFIAR, s->tfiar);
+	mtspr(SPRN_TEXASR, s->texasr);
+	kernel_facility_off(msr);
 }
 
 void arch_fac_save(int f, struct thread *t)
@@ -101,6 +155,8 @@ void arch_fac_save(int f, struct thread *t)
 		uint64_t msr = kernel_facility_on(MSR_VEC);
 		vec_save_regs(t->arch.vec);
 		kernel_facility_off(msr);
+	} else {
+		tm_save(t->arch.tm);
 	}
 }
 
@@ -114,6 +170,8 @@ void arch_fac_restore(int f, struct thread *t)
 		uint64_t msr = kernel_facility_on(MSR_VEC);
 		vec_load_regs(t->arch.vec);
 		kernel_facility_off(msr);
+	} else {
+		tm_load(t->arch.tm);
 	}
 }
 
@@ -127,6 +185,8 @@ void arch_fac_load_init(int f)
 		uint64_t msr = kernel_facility_on(MSR_VEC);
 		vec_load_regs(&vec_initial);
 		kernel_facility_off(msr);
+	} else {
+		tm_load(&(struct tm_state){ 0 });
 	}
 }
 
@@ -136,6 +196,8 @@ void arch_fac_reset_area(int f, struct thread *t)
 		*t->arch.fp = fp_initial;
 	else if (f == FAC_VEC && t->arch.vec)
 		*t->arch.vec = vec_initial;
+	else if (f == FAC_TM && t->arch.tm)
+		*t->arch.tm = (struct tm_state){ 0 };
 }
 
 void arch_fac_switch(int f, bool on)
@@ -163,6 +225,8 @@ void arch_user_msr(struct trap_frame *f)
 		msr |= MSR_VEC;
 	if (!c->arch.fp_off && !c->arch.vec_off)
 		msr |= MSR_VSX;
+	if (!c->arch.tm_off)
+		msr |= MSR_TM;
 	f->msr = msr;
 }
 
@@ -187,10 +251,45 @@ void facility_trap(struct trap_frame *f)
 		if (c->arch.vec_off)
 			fac_trap(FAC_VEC, user, f->nip, f);
 		break;
-	default:
-		fac_trap(FAC_TM, user, f->nip, f);
+	default: {
+		// FSCR[IC] names the facility; QEMU ORs it in without
+		// clearing it, so it is cleared here for the next trap.
+		uint64_t fscr = mfspr(SPRN_FSCR);
+		unsigned cause = (unsigned)(fscr >> FSCR_IC_SHIFT);
+		mtspr(SPRN_FSCR, fscr & ~(0xffUL << FSCR_IC_SHIFT));
+		if (cause == FSCR_IC_TM)
+			fac_trap(FAC_TM, user, f->nip, f);
+		else if (user)
+			signal_force_fault(SIGILL, ILL_ILLOPC, f->nip);
+		else
+			panic_frame(f, "facility unavailable (FSCR[IC] %u) in kernel mode at %#lx",
+				    cause, f->nip);
 		break;
 	}
+	}
+}
+
+// A system call inside a transaction (MSR[TS] transactional at sc)
+// aborts the transaction instead of running: TEXASR says
+// TM_CAUSE_SYSCALL, and the thread resumes at its failure handler with
+// the checkpointed registers, as Linux's system_call_common does.
+// True if so.
+bool tm_abort_syscall(struct trap_frame *f)
+{
+	if (((f->msr >> MSR_TS_SHIFT) & 3) != MSR_TS_TRANSACTIONAL)
+		return false;
+	uint64_t msr = kernel_facility_on(MSR_TM);
+	uint64_t cause = TM_CAUSE_SYSCALL | TM_CAUSE_PERSISTENT;
+	__asm__ volatile("tabort. %0" : : "r"(cause) : "cr0", "memory");
+	kernel_facility_off(msr);
+	return true;
+}
+
+// Each CPU lets problem state use TM as far as FSCR goes (MSR[TM] is
+// the gate the policy works), and starts with every facility off.
+void facility_init_this_cpu(void)
+{
+	mtspr(SPRN_FSCR, mfspr(SPRN_FSCR) | FSCR_TM);
 }
 
 // clone: the child gets areas like its parent's, with the same contents.
@@ -206,6 +305,11 @@ int facility_copy_areas(struct thread *child, struct thread *parent)
 			return -ENOMEM;
 		*child->arch.vec = *parent->arch.vec;
 	}
+	if (parent->arch.tm) {
+		if (arch_fac_prepare(FAC_TM, child))
+			return -ENOMEM;
+		*child->arch.tm = *parent->arch.tm;
+	}
 	return 0;
 }
 
@@ -213,6 +317,8 @@ void arch_thread_free(struct thread *t)
 {
 	kfree(t->arch.fp);
 	kfree(t->arch.vec);
+	kfree(t->arch.tm);
 	t->arch.fp = 0;
 	t->arch.vec = 0;
+	t->arch.tm = 0;
 }

@@ -6,7 +6,11 @@
 // pages and the kernel stacks in 4 KiB pages with unmapped guard pages.
 // Addresses with them clear are user addresses and translate through the
 // entry of the PID in the PIDR register: each address space has its own
-// PID, so a switch is one mtspr and TLB entries are tagged by PID.
+// PID, so a switch is one mtspr and TLB entries are tagged by PID.  With
+// no address space loaded PIDR holds NO_USER_PID, whose entry is empty,
+// so that a stray user address faults: PID 0 would translate it through
+// the kernel's tree (the MMU drops the quadrant bits), and the kernel's
+// NULL would alias physical 0.
 //
 // Every tree covers 52 bits of address: a 13-bit root (64 KiB), then
 // three 9-bit levels of 4 KiB tables down to 4 KiB pages, as Linux lays
@@ -39,6 +43,8 @@
 #define PROC_TABLE_SHIFT 8				// 2^(8+12) bytes: 65536 PIDs
 #define PROC_TABLE_SIZE	(1UL << (PROC_TABLE_SHIFT + 12))
 #define NR_PIDS		(PROC_TABLE_SIZE / 16)
+#define NO_USER_PID	1				// an empty entry: every access faults
+#define FIRST_USER_PID	2
 
 // H_REGISTER_PROC_TBL flags.
 #define PROC_TBL_MODIFY		0x10
@@ -211,7 +217,7 @@ void mmu_init(const struct mem_range *ram, size_t n)
 // address, which means the same in real mode, so no jump is needed.
 void mmu_enable(void)
 {
-	mtspr(SPRN_PIDR, 0);
+	mtspr(SPRN_PIDR, NO_USER_PID);
 	__asm__ volatile("isync");
 	uint64_t msr;
 	__asm__ volatile("mfmsr %0" : "=r"(msr));
@@ -352,7 +358,7 @@ void arch_mm_init(struct mm *mm)
 	uint64_t flags = spin_lock_irqsave(&pid_lock);
 	uint32_t pid = 0;
 
-	for (uint32_t i = 1; i < NR_PIDS; i++) {
+	for (uint32_t i = FIRST_USER_PID; i < NR_PIDS; i++) {
 		if (!(pid_used[i / 64] & (1ULL << (i % 64)))) {
 			pid_used[i / 64] |= 1ULL << (i % 64);
 			pid = i;
@@ -400,7 +406,7 @@ static void drop_local(void *arg)
 
 	if (c->active_mm != arg)
 		return;
-	mtspr(SPRN_PIDR, 0);
+	mtspr(SPRN_PIDR, NO_USER_PID);
 	__asm__ volatile("isync" ::: "memory");
 	c->active_mm = 0;
 	__atomic_and_fetch(&((struct mm *)arg)->active_cpus, ~cpumask_of(c->id), __ATOMIC_SEQ_CST);
@@ -425,7 +431,7 @@ void arch_mm_deactivate_current(void)
 	uint64_t flags = irq_save();
 	struct mm *mm = c->active_mm;
 
-	mtspr(SPRN_PIDR, 0);
+	mtspr(SPRN_PIDR, NO_USER_PID);
 	__asm__ volatile("isync" ::: "memory");
 	c->active_mm = 0;
 	if (mm)

@@ -24,7 +24,10 @@
 
 void time_init(void);			// time.c
 void xics_init_this_cpu(void);		// xics.c
+void facility_init_this_cpu(void);	// facility.c
 void mmu_enable(void);
+void time_rearm_after_interrupt(void);
+extern bool boot_stress;
 extern char secondary_entry[];
 
 uint64_t arch_early_alloc_end(void)
@@ -37,10 +40,14 @@ void arch_frames_ready(void)
 	mmu_frames_ready();
 }
 
+static char emergency_stacks[MAX_CPUS][4096] __attribute__((aligned(16)));
+
 // Facilities start switched off for user mode on every CPU.
 static void cpu_init_this(struct cpu *c)
 {
+	c->arch.emergency_top = (uint64_t)emergency_stacks[c->id] + sizeof(emergency_stacks[0]) - 64;
 	c->arch.fp_off = c->arch.vec_off = c->arch.tm_off = true;
+	facility_init_this_cpu();
 	xics_init_this_cpu();
 }
 
@@ -77,7 +84,8 @@ void ppc_secondary_boot(struct cpu *c)
 {
 	__asm__ volatile("mr 13, %0" : : "r"(c));
 	mtspr(SPRN_SPRG0, c);
-	mtspr(SPRN_DEC, 0x7fffffff);
+	__asm__ volatile("mtmsrd %0, 1" : : "r"(MSR_RI));
+	time_rearm_after_interrupt();
 	mmu_enable();
 	cpu_init_this(c);
 	smp_cpu_online(c);		// idle thread, timer; never returns
@@ -109,8 +117,12 @@ static bool start_one(struct cpu *c)
 		frame_free(stack, 2);
 		return false;
 	}
-	for (int i = 0; i < 2000 && !c->online; i++)
+	for (int i = 0; i < 2000 && !c->online; i++) {
+		if (boot_stress)
+			for (int k = IPI_CALL; k <= IPI_TICK; k++)
+				arch_send_ipi(c->id, (enum ipi_kind)k);
 		delay_us(1000);
+	}
 	return c->online;
 }
 

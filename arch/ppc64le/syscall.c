@@ -18,6 +18,7 @@
 long syscall_invoke(uint64_t nr, struct syscall_args *args);
 void arch_user_msr(struct trap_frame *f);		// facility.c
 void syscall_dispatch(struct trap_frame *f);
+bool tm_abort_syscall(struct trap_frame *f);		// facility.c
 
 // The kernel's convention (negative errno) to the ABI's, in the frame.
 static void set_result(struct trap_frame *f, long r)
@@ -39,6 +40,8 @@ void syscall_dispatch(struct trap_frame *f)
 
 	acct_user_to_kernel(&c->acct, &c->current->acct);
 	c->stats.syscalls++;
+	if (tm_abort_syscall(f))
+		return;		// straight back: the transaction failed
 	irq_enable();
 	uint64_t nr = f->gpr[0];
 	f->orig_r3 = f->gpr[3];		// kept for restarting an interrupted call

@@ -23,6 +23,7 @@
 
 // DSISR (and, for instruction storage interrupts, SRR1) bits.
 #define DSISR_NOPTE	0x40000000	// no translation
+#define DSISR_BADCONFIG	0x00080000	// radix: an empty or invalid table (no address space)
 #define DSISR_PROTFAULT	0x08000000	// translation forbids the access
 #define DSISR_ISSTORE	0x02000000	// the access was a store
 #define SRR1_ISI_NOPTE	0x40000000
@@ -39,6 +40,7 @@ void syscall_dispatch(struct trap_frame *f);
 void external_interrupt(struct trap_frame *f);		// xics.c
 void facility_trap(struct trap_frame *f);		// facility.c
 void arch_user_msr(struct trap_frame *f);
+void time_rearm_after_interrupt(void);		// time.c
 
 const char *exception_name(uint64_t vector)
 {
@@ -79,8 +81,8 @@ bool page_fault_exec(const struct trap_frame *f)
 bool page_fault_present(const struct trap_frame *f)
 {
 	if (f->trap == 0x400)
-		return !(f->msr & SRR1_ISI_NOPTE);
-	return !(f->dsisr & DSISR_NOPTE);
+		return !(f->msr & (SRR1_ISI_NOPTE | DSISR_BADCONFIG));
+	return !(f->dsisr & (DSISR_NOPTE | DSISR_BADCONFIG));
 }
 
 static bool is_storage_fault(const struct trap_frame *f)
@@ -93,14 +95,27 @@ static uint64_t fault_address(const struct trap_frame *f)
 	return f->trap == 0x400 ? f->nip : f->dar;
 }
 
+// Describes a storage interrupt in x86's words, which the panic tests and
+// people share: "kernel write to a not-present page".
+static void page_fault_kind(const struct trap_frame *f, char *buf, size_t len)
+{
+	const char *access = page_fault_exec(f) ? "instruction fetch from" :
+			     page_fault_write(f) ? "write to" : "read from";
+	const char *what = page_fault_present(f) ? "a protected" : "a not-present";
+
+	ksnprintf(buf, len, "%s %s %s page", trap_from_user(f) ? "user" : "kernel", access, what);
+}
+
 static void kernel_exception(struct trap_frame *f)
 {
 	if (is_storage_fault(f) || f->trap == 0x380) {
 		uint64_t addr = fault_address(f);
+		char kind[96];
 		if (kstack_guard_hit(addr) || kstack_guard_hit(f->gpr[1]))
 			panic_frame(f, "kernel stack overflow (guard page %#lx hit)", addr);
-		panic_frame(f, "%s interrupt at address %#lx (DSISR %#lx) in kernel mode at %#lx",
-			    exception_name(f->trap), addr, f->dsisr, f->nip);
+		page_fault_kind(f, kind, sizeof(kind));
+		panic_frame(f, "page fault at address %#lx: %s, ip %#lx (%s interrupt, DSISR %#lx)",
+			    addr, kind, f->nip, exception_name(f->trap), f->dsisr);
 	}
 	panic_frame(f, "%s interrupt (%#lx) in kernel mode at %#lx (SRR1 %#lx)",
 		    exception_name(f->trap), f->trap, f->nip, f->msr);
@@ -177,7 +192,7 @@ static void interrupt(struct trap_frame *f)
 	if (f->trap == 0x900) {
 		// The decrementer interrupts while its top bit is set: re-arm
 		// it first (the handler programs the next expiry).
-		mtspr(SPRN_DEC, 0x7fffffff);
+		time_rearm_after_interrupt();
 		timer_interrupt(f);
 	} else if (f->trap == 0x500) {
 		external_interrupt(f);
@@ -192,6 +207,9 @@ void ppc_trap(struct trap_frame *f)
 	struct cpu *c = this_cpu();
 	bool user = trap_from_user(f);
 
+	// Taken inside an entry or exit (MSR[RI] off): nothing to return to.
+	if (!(f->msr & MSR_RI) && !user)
+		kernel_exception(f);
 	if (f->trap == 0xc00 && user) {
 		syscall_dispatch(f);
 		return;

@@ -3,6 +3,7 @@
 
 #include <arch/apic.h>
 #include <kernel/ktest.h>
+#include <kernel/console.h>
 #include <kernel/cpu.h>
 #include <kernel/smp.h>
 #include <kernel/time.h>
@@ -65,4 +66,14 @@ KTEST(traps, nmi_outside_panic_is_ignored)
 	KEXPECT(nmi_counted(before));
 	KEXPECT(cpu_answers(me));
 	return true;
+}
+
+// Integer division by zero traps on x86-64 (#DE); not every arch has
+// such a trap (ppc64 gives an undefined result).
+KTEST_PANIC(panic, kernel_divide_error)
+{
+	volatile int zero = 0;
+
+	kprintf("# expect-panic: divide error\n");
+	return 10 / zero == 3;
 }

@@ -13,14 +13,6 @@ KTEST_PANIC(panic, kernel_page_fault)
 	return false;
 }
 
-KTEST_PANIC(panic, kernel_divide_error)
-{
-	volatile int zero = 0;
-
-	kprintf("# expect-panic: divide error\n");
-	return 10 / zero == 3;
-}
-
 // Deep enough recursion to run off a kernel stack; the guard page below
 // it turns that into a clear report instead of silent corruption.
 static int __attribute__((noinline)) recurse(volatile char *prev, int depth)

@@ -15,6 +15,7 @@ void asm_offsets(void)
 {
 	// struct cpu, reached through r13 (SPRG0 at an interrupt).
 	OFFSET(CPU_KSTACK_TOP, offsetof(struct cpu, arch.kstack_top));
+	OFFSET(CPU_EMERGENCY_TOP, offsetof(struct cpu, arch.emergency_top));
 	OFFSET(CPU_SCRATCH0, offsetof(struct cpu, arch.scratch[0]));
 	OFFSET(CPU_SCRATCH1, offsetof(struct cpu, arch.scratch[1]));
 	OFFSET(CPU_SCRATCH2, offsetof(struct cpu, arch.scratch[2]));

@@ -9,6 +9,7 @@
 // The exception entry reads these by offset (arch/asm_offsets.h).
 struct cpu_arch {
 	uint64_t kstack_top;		// top of the current thread's kernel stack
+	uint64_t emergency_top;		// a stack for interrupts that cannot return
 	uint64_t scratch[4];		// the entry's save area before a stack is known
 	uint64_t user_r13;		// user r13 (the TLS pointer) while in the kernel
 	uint32_t hw_id;			// the hardware thread (RTAS start-cpu's id,

@@ -1,5 +1,5 @@
-// The save areas of ppc64's FP and VMX/VSX facilities (facility.c), in
-// the layout fpu.S stores them in.
+// The save areas of ppc64's facilities (facility.c): FP and VMX/VSX in
+// the layout fpu.S stores them in, and TM's SPRs.
 #ifndef ARCH_FPU_STATE_H
 #define ARCH_FPU_STATE_H
 
@@ -17,5 +17,11 @@ struct vec_state {
 	uint32_t vscr[4];
 	uint32_t vrsave;
 } __attribute__((aligned(16)));
+
+// The transactional-memory SPRs a thread keeps: where its transactions
+// fail to, the failing instruction, and the failure cause.
+struct tm_state {
+	uint64_t tfhar, tfiar, texasr;
+};
 
 #endif

@@ -36,6 +36,8 @@
 #define MSR_DR		0x10
 #define MSR_LE		0x1
 #define MSR_SF		0x8000000000000000
+#define MSR_TS_SHIFT	33		// transaction state: 0 none, 1 suspended, 2 transactional
+#define MSR_TS_TRANSACTIONAL 2
 
 // FSCR: the interrupt cause of a facility-unavailable interrupt is its top
 // byte; bit 5 (TM) enables transactional memory for problem state.
