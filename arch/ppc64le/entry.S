@@ -117,6 +117,9 @@ trap_entry:
 	mfcr	11			// before anything here changes CR0
 	std	11, CPU_SCRATCH2(13)
 	mfspr	11, SPRN_SRR1
+	andi.	11, 11, MSR_RI
+	beq	3f
+	mfspr	11, SPRN_SRR1
 	andi.	11, 11, MSR_PR
 	beq	1f
 	ld	11, CPU_KSTACK_TOP(13)
