@@ -44,10 +44,12 @@
 #define CLOCK_CHECK_MASK 63
 
 enum mech { MECH_PIPE, MECH_FUTEX, MECH_YIELD };
-enum vec { VEC_NONE, VEC_SSE, VEC_AVX, VEC_AVX512, VEC_AMX };
+// x86-64's register classes, then ppc64's (FP, VMX, and TM: the seed's).
+enum vec { VEC_NONE, VEC_SSE, VEC_AVX, VEC_AVX512, VEC_AMX, VEC_FP, VEC_VMX, VEC_TM };
+#define NR_VEC 8
 
 static const char *const mech_names[] = { "pipe", "futex", "yield" };
-static const char *const vec_names[] = { "none", "sse", "avx", "avx512", "amx" };
+static const char *const vec_names[] = { "none", "sse", "avx", "avx512", "amx", "fp", "vmx", "tm" };
 
 struct options {
 	enum mech mech;
@@ -79,13 +81,14 @@ static _Alignas(64) uint8_t pattern[8192];
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ctxsw [-m pipe|futex|yield] [-p] [-c CPU0,CPU1] [-v none|sse|avx|avx512|amx]\n"
+		"usage: ctxsw [-m pipe|futex|yield] [-p] [-c CPU0,CPU1] [-v CLASS]\n"
 		"             [-o] [-d SECONDS] [-h]\n"
 		"  -m  how the token passes: a pipe, a futex word, or a word polled around\n"
 		"      sched_yield (yield needs both sides on the same CPU); default pipe\n"
 		"  -p  two processes (futex over MAP_SHARED memory) instead of two threads\n"
 		"  -c  CPUs of the two sides; default 0,0\n"
-		"  -v  registers each side touches every round; default none\n"
+		"  -v  registers each side touches every round: none (default); x86-64:\n"
+		"      sse, avx, avx512, amx; ppc64: fp, vmx, tm (a TM SPR read)\n"
 		"  -o  touch them once at the start only, then never again\n"
 		"  -d  how long to run, in seconds; default 2\n"
 		"Prints one line: RESULT ctxsw kernel=.. policy=.. mech=.. mode=.. cpus=.. vec=.. once=..\n"
@@ -137,6 +140,10 @@ static const char *vec_unsupported(enum vec v)
 		if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0)
 			return "arch_prctl-refused";
 		return NULL;
+	case VEC_FP:
+	case VEC_VMX:
+	case VEC_TM:
+		return "ppc64-only";
 	}
 	return "unknown";
 }
@@ -200,14 +207,53 @@ static void touch_vectors(enum vec v)
 				 :: "r"(pattern)
 				 : "rcx", "memory");
 		break;
+	case VEC_FP:		// ppc64's: refused by vec_unsupported
+	case VEC_VMX:
+	case VEC_TM:
+		break;
 	}
 }
 
-#else
-// The register classes are x86's: elsewhere only "-v none" runs.
+#elif defined(__powerpc64__)
+#include <sys/auxv.h>
+#define PPC_FEATURE2_HTM 0x40000000
+
 static const char *vec_unsupported(enum vec v)
 {
-	return v == VEC_NONE ? NULL : "x86-64-only";
+	if (v == VEC_NONE || v == VEC_FP || v == VEC_VMX)
+		return NULL;
+	if (v == VEC_TM)
+		return getauxval(AT_HWCAP2) & PPC_FEATURE2_HTM ? NULL : "no HTM in AT_HWCAP2";
+	return "x86-64-only";
+}
+
+static void load_tile_config(void)
+{
+}
+
+// One instruction of the class: enough to need the facility.
+static void touch_vectors(enum vec v)
+{
+	uint64_t x;
+
+	switch (v) {
+	case VEC_FP:
+		__asm__ volatile("fmr 0, 0" ::: "fr0");
+		break;
+	case VEC_VMX:
+		__asm__ volatile("vor 0, 0, 0" ::: "v0");
+		break;
+	case VEC_TM:
+		__asm__ volatile("mfspr %0, 128" : "=r"(x));	// TFHAR
+		break;
+	default:
+		break;
+	}
+}
+#else
+static const char *vec_unsupported(enum vec v)
+{
+	return v == VEC_NONE ? NULL : "no register classes on this arch";
 }
 
 static void load_tile_config(void)
@@ -372,7 +418,7 @@ static int parse_options(int argc, char **argv)
 				return 0;
 			break;
 		case 'v':
-			if ((v = parse_name(optarg, vec_names, 5)) < 0)
+			if ((v = parse_name(optarg, vec_names, NR_VEC)) < 0)
 				return 0;
 			opt.vec = (enum vec)v;
 			break;
