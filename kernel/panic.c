@@ -34,6 +34,17 @@ const char *ksym_lookup(uint64_t addr, uint64_t *offset)
 	return ksyms_names + ksyms_name_off[lo];
 }
 
+void ksym_print(uint64_t addr)
+{
+	uint64_t off;
+	const char *name = ksym_lookup(addr, &off);
+
+	if (name)
+		kprintf_unlocked("  [<%016lx>] %s+%#lx\n", addr, name, off);
+	else
+		kprintf_unlocked("  [<%016lx>] ?\n", addr);
+}
+
 static void panic_begin(void)
 {
 	struct cpu *c = this_cpu();

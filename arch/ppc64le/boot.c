@@ -105,6 +105,8 @@ static void fdt_visit(void *ctx, const char *path, const char *name, const void 
 			root_addr_cells = fdt_cell32(v, 0);
 		else if (!strcmp(name, "#size-cells") && len == 4)
 			root_size_cells = fdt_cell32(v, 0);
+		else if (!strcmp(name, "compatible") && len >= 12 && !memcmp(v, "qemu,pseries", 12))
+			pseries.qemu = true;
 	} else if (!strncmp(path, "/cpus/", 6)) {
 		cpu_prop(name, v, len);
 	} else if (!strcmp(path, "/chosen")) {

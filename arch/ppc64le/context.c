@@ -61,8 +61,13 @@ void arch_thread_init(struct thread *t, void (*fn)(void *), void *arg)
 	t->arch.ksp = (uint64_t)sp;
 }
 
+void tm_reclaim_thread(struct thread *t);		// tm.c
+void tm_clear_child(struct trap_frame *child);
+
 void arch_context_switch(struct thread *prev, struct thread *next)
 {
+	if (prev->mm && prev->arch.tm)
+		tm_reclaim_thread(prev);
 	if (next->mm) {
 		this_cpu()->arch.kstack_top = thread_kstack_top(next);
 		if (next->mm != prev->mm)
@@ -135,6 +140,7 @@ void arch_clone_user_bases(struct thread *child, bool settls, uint64_t tls)
 {
 	if (settls)
 		arch_thread_user_frame(child)->gpr[13] = tls;
+	tm_clear_child(arch_thread_user_frame(child));
 }
 
 int arch_user_thread_init(struct thread *t)
@@ -162,18 +168,3 @@ void arch_exec_reset_thread(struct thread *t)
 		arch_fac_reset_area(f, t);
 }
 
-void *arch_kstack_alloc(void)
-{
-	return kstack_alloc();
-}
-
-void arch_kstack_free(void *stack)
-{
-	kstack_free(stack);
-}
-
-void arch_kstack_stats(uint64_t *in_use, uint64_t *cached, uint64_t *pages_each)
-{
-	kstack_stats(in_use, cached);
-	*pages_each = KSTACK_SIZE / PAGE_SIZE;
-}

@@ -212,6 +212,8 @@ void arch_fac_switch(int f, bool on)
 		c->arch.tm_off = !on;
 }
 
+void tm_recheckpoint_current(struct trap_frame *f);	// tm.c
+
 // The user MSR this CPU's gates allow, applied to a frame about to
 // return to user mode (interrupts off, after exit_to_user).
 void arch_user_msr(struct trap_frame *f)
@@ -225,9 +227,13 @@ void arch_user_msr(struct trap_frame *f)
 		msr |= MSR_VEC;
 	if (!c->arch.fp_off && !c->arch.vec_off)
 		msr |= MSR_VSX;
-	if (!c->arch.tm_off)
+	// A thread inside a transaction may not return with MSR[TM] off
+	// (rfid would be a "TM Bad Thing"): its TM state is still the one
+	// in the CPU, since it did not leave it.
+	if (!c->arch.tm_off || ((msr >> MSR_TS_SHIFT) & 3))
 		msr |= MSR_TM;
 	f->msr = msr;
+	tm_recheckpoint_current(f);
 }
 
 // FP unavailable (0x800), VMX unavailable (0xf20), VSX unavailable

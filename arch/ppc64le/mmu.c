@@ -441,78 +441,14 @@ void arch_mm_deactivate_current(void)
 
 // ---- kernel stacks ----
 //
-// As on x86-64: each stack in its own slot of the kernel-stack area with
-// an unmapped guard page below it; freed stacks keep their frames and
-// wait on a free list, so no mapping is ever removed.
+// The kernel-stack area's entries (kernel/mm/kstack.c keeps the slots).
 
-static struct spinlock kstack_lock = SPINLOCK_INIT("kernel stacks");
-static uint64_t kstack_next = KSTACK_AREA_START;
-static void **kstack_free_list;
-static uint64_t kstacks_in_use, kstacks_cached;
-
-void *kstack_alloc(void)
+pte_t *arch_kstack_pte(uint64_t va)
 {
-	uint64_t flags = spin_lock_irqsave(&kstack_lock);
-	void **top = kstack_free_list;
-
-	if (top) {
-		kstack_free_list = *top;
-		kstacks_cached--;
-		kstacks_in_use++;
-		spin_unlock_irqrestore(&kstack_lock, flags);
-		return (char *)top - KSTACK_SIZE + sizeof(void *);
-	}
-	uint64_t base = kstack_next + PAGE_SIZE;
-	uint64_t pa[KSTACK_SIZE / PAGE_SIZE];
-	pte_t *e[KSTACK_SIZE / PAGE_SIZE];
-	size_t n = 0;
-	for (; n < KSTACK_SIZE / PAGE_SIZE; n++) {
-		e[n] = walk_to(kernel_root_pa, base + n * PAGE_SIZE, 3, true, false);
-		pa[n] = e[n] ? frame_alloc(0) : 0;
-		if (!pa[n])
-			break;
-	}
-	if (n < KSTACK_SIZE / PAGE_SIZE) {
-		while (n-- > 0)
-			frame_free(pa[n], 0);
-		spin_unlock_irqrestore(&kstack_lock, flags);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		frame_set_use(pa[i], FRAME_KSTACK);
-		arch_pte_set(e[i], (kernel_leaf(pa[i]) & ~PTE_EXEC));
-	}
-	__asm__ volatile("ptesync" ::: "memory");
-	kstack_next += KSTACK_SLOT_SIZE;
-	kstacks_in_use++;
-	spin_unlock_irqrestore(&kstack_lock, flags);
-	return (void *)base;
+	return walk_to(kernel_root_pa, va, 3, true, false);
 }
 
-void kstack_free(void *stack)
+uint64_t arch_kstack_pte_value(uint64_t pa)
 {
-	void **top = (void **)((char *)stack + KSTACK_SIZE - sizeof(void *));
-	uint64_t flags = spin_lock_irqsave(&kstack_lock);
-
-	*top = kstack_free_list;
-	kstack_free_list = top;
-	kstacks_in_use--;
-	kstacks_cached++;
-	spin_unlock_irqrestore(&kstack_lock, flags);
-}
-
-void kstack_stats(uint64_t *in_use, uint64_t *cached)
-{
-	uint64_t flags = spin_lock_irqsave(&kstack_lock);
-
-	*in_use = kstacks_in_use;
-	*cached = kstacks_cached;
-	spin_unlock_irqrestore(&kstack_lock, flags);
-}
-
-int kstack_guard_hit(uint64_t va)
-{
-	if (va < KSTACK_AREA_START || va >= kstack_next)
-		return 0;
-	return (va - KSTACK_AREA_START) % KSTACK_SLOT_SIZE < PAGE_SIZE;
+	return kernel_leaf(pa) & ~PTE_EXEC;
 }

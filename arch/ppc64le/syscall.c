@@ -62,27 +62,16 @@ void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t
 {
 	if (f->trap != VECTOR_SYSCALL || !(f->ccr & CR0_SO))
 		return;
-	long r = -(long)f->gpr[3];
-	bool restart;
-
-	switch (r) {
-	case -ERESTARTNOINTR:
-		restart = true;
-		break;
-	case -ERESTARTSYS:
-		restart = !handler || (sa_flags & SA_RESTART);
-		break;
-	case -ERESTARTNOHAND:
-		restart = !handler;
-		break;
-	default:
-		return;
-	}
-	if (restart) {
-		f->gpr[3] = f->orig_r3;
-		f->nip -= 4;
+	switch (syscall_restart_action(-(long)f->gpr[3], handler, sa_flags)) {
+	case RESTART_CALL:
+		f->gpr[3] = f->orig_r3;		// r0 still holds the number
+		f->nip -= 4;			// back onto the sc
 		f->ccr &= ~CR0_SO;
-	} else {
+		break;
+	case RESTART_EINTR:
 		f->gpr[3] = EINTR;
+		break;
+	case RESTART_NONE:
+		break;
 	}
 }

@@ -12,6 +12,7 @@
 #include <kernel/console.h>
 #include <kernel/panic.h>
 #include <kernel/trap.h>
+#include <mm/kstack.h>
 #include <kernel/thread.h>
 #include <kernel/proc_internal.h>
 #include <kernel/signal.h>
@@ -253,17 +254,6 @@ void arch_dump_frame(const struct trap_frame *f)
 				 f->gpr[i + 1], f->gpr[i + 2], f->gpr[i + 3]);
 }
 
-static void print_symbol(uint64_t addr)
-{
-	uint64_t off;
-	const char *name = ksym_lookup(addr, &off);
-
-	if (name)
-		kprintf_unlocked("  [<%016lx>] %s+%#lx\n", addr, name, off);
-	else
-		kprintf_unlocked("  [<%016lx>] ?\n", addr);
-}
-
 // Walks the back chain: each frame's first word is the caller's r1, and
 // the caller's frame holds the return address at 16 (ELFv2).
 void arch_backtrace(const struct trap_frame *f)
@@ -272,8 +262,8 @@ void arch_backtrace(const struct trap_frame *f)
 
 	kprintf_unlocked("Backtrace:\n");
 	if (f && !trap_from_user(f)) {
-		print_symbol(f->nip);
-		print_symbol(f->link);
+		ksym_print(f->nip);
+		ksym_print(f->link);
 		sp = f->gpr[1];
 	} else {
 		__asm__ volatile("mr %0, 1" : "=r"(sp));
@@ -287,7 +277,7 @@ void arch_backtrace(const struct trap_frame *f)
 		uint64_t ret = ((uint64_t *)next)[2];
 		if (ret < KERNEL_OFFSET)
 			break;
-		print_symbol(ret);
+		ksym_print(ret);
 		sp = next;
 	}
 }

@@ -270,18 +270,3 @@ void arch_frame_set_stack(struct trap_frame *f, uint64_t sp)
 	f->rsp = sp;
 }
 
-void *arch_kstack_alloc(void)
-{
-	return kstack_alloc();
-}
-
-void arch_kstack_free(void *stack)
-{
-	kstack_free(stack);
-}
-
-void arch_kstack_stats(uint64_t *in_use, uint64_t *cached, uint64_t *pages_each)
-{
-	kstack_stats(in_use, cached);
-	*pages_each = KSTACK_SIZE / PAGE_SIZE;
-}

@@ -327,86 +327,13 @@ pte_t *arch_pte_next_with_frame(uint64_t root, uint64_t *va, uint64_t end)
 	return 0;
 }
 
-// Kernel stacks live in their own area, each with an unmapped guard page
-// below it, so an overflow faults (and is reported as such, see the
-// double-fault path in traps.c) instead of overwriting whatever memory
-// follows.  Slots are never unmapped: a freed stack keeps its frames and
-// waits on a free list for the next thread, so no TLB flush is needed.
-static struct spinlock kstack_lock = SPINLOCK_INIT("kernel stacks");
-static uint64_t kstack_next = KSTACK_AREA_START;
-static void **kstack_free_list;
-static uint64_t kstacks_in_use, kstacks_cached;	// for the statistics
-
-void *kstack_alloc(void)
+// The kernel-stack area's entries (kernel/mm/kstack.c keeps the slots).
+pte_t *arch_kstack_pte(uint64_t va)
 {
-	uint64_t flags = spin_lock_irqsave(&kstack_lock);
-	void **top = kstack_free_list;
-
-	if (top) {
-		kstack_free_list = *top;
-		kstacks_cached--;
-		kstacks_in_use++;
-		spin_unlock_irqrestore(&kstack_lock, flags);
-		return (char *)top - KSTACK_SIZE + sizeof(void *);
-	}
-	// A new slot.  Its page tables first (kept whatever happens next:
-	// kernel tables are never freed), then every frame, and only then
-	// the mappings, so that a failure leaves nothing mapped that would
-	// have to be unmapped and flushed on every CPU before its frame
-	// could be freed, and the slot is simply tried again next time.
-	uint64_t base = kstack_next + 4096;	// the guard page stays unmapped
-	uint64_t nx = cpu_has.nx ? PTE_NX : 0;
-	uint64_t pa[KSTACK_SIZE / PAGE_SIZE];
-	uint64_t *e[KSTACK_SIZE / PAGE_SIZE];
-	size_t n = 0;
-	for (; n < KSTACK_SIZE / PAGE_SIZE; n++) {
-		e[n] = walk_to(kernel_pml4_pa, base + n * PAGE_SIZE, 1, true, false);
-		pa[n] = e[n] ? frame_alloc(0) : 0;
-		if (!pa[n])
-			break;
-	}
-	if (n < KSTACK_SIZE / PAGE_SIZE) {
-		while (n-- > 0)
-			frame_free(pa[n], 0);
-		spin_unlock_irqrestore(&kstack_lock, flags);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		frame_set_use(pa[i], FRAME_KSTACK);
-		*e[i] = pa[i] | PTE_P | PTE_W | PTE_G | nx;
-	}
-	kstack_next += KSTACK_SLOT_SIZE;
-	kstacks_in_use++;
-	spin_unlock_irqrestore(&kstack_lock, flags);
-	return (void *)base;
+	return (pte_t *)walk_to(kernel_pml4_pa, va, 1, true, false);
 }
 
-void kstack_free(void *stack)
+uint64_t arch_kstack_pte_value(uint64_t pa)
 {
-	// The free list link lives in the stack's top word.
-	void **top = (void **)((char *)stack + KSTACK_SIZE - sizeof(void *));
-	uint64_t flags = spin_lock_irqsave(&kstack_lock);
-
-	*top = kstack_free_list;
-	kstack_free_list = top;
-	kstacks_in_use--;
-	kstacks_cached++;
-	spin_unlock_irqrestore(&kstack_lock, flags);
-}
-
-void kstack_stats(uint64_t *in_use, uint64_t *cached)
-{
-	uint64_t flags = spin_lock_irqsave(&kstack_lock);
-
-	*in_use = kstacks_in_use;
-	*cached = kstacks_cached;
-	spin_unlock_irqrestore(&kstack_lock, flags);
-}
-
-// Is va in the guard page of a kernel stack?
-bool kstack_guard_hit(uint64_t va)
-{
-	if (va < KSTACK_AREA_START || va >= kstack_next)
-		return false;
-	return (va - KSTACK_AREA_START) % KSTACK_SLOT_SIZE < 4096;
+	return pa | PTE_P | PTE_W | PTE_G | (cpu_has.nx ? PTE_NX : 0);
 }

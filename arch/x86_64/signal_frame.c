@@ -251,28 +251,17 @@ void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t
 {
 	if (f->vector != VECTOR_SYSCALL)
 		return;
-	long r = (long)f->rax;
-	bool restart;
-
-	switch (r) {
-	case -ERESTARTNOINTR:
-		restart = true;
-		break;
-	case -ERESTARTSYS:
-		restart = !handler || (sa_flags & SA_RESTART);
-		break;
-	case -ERESTARTNOHAND:
-		restart = !handler;
-		break;
-	default:
-		return;
-	}
-	if (restart) {
+	switch (syscall_restart_action((long)f->rax, handler, sa_flags)) {
+	case RESTART_CALL:
 		f->rax = f->error;		// the syscall number, kept at entry
 		f->rip -= 2;			// back onto the SYSCALL instruction
 		f->rcx = f->rip;		// keep the SYSRET path usable
-	} else {
+		break;
+	case RESTART_EINTR:
 		f->rax = (uint64_t)-EINTR;
+		break;
+	case RESTART_NONE:
+		break;
 	}
 }
 

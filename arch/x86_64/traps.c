@@ -14,6 +14,7 @@
 #include <kernel/console.h>
 #include <kernel/panic.h>
 #include <kernel/trap.h>
+#include <mm/kstack.h>
 #include <kernel/thread.h>
 #include <kernel/proc_internal.h>
 #include <kernel/smp.h>
@@ -246,17 +247,6 @@ void arch_dump_frame(const struct trap_frame *f)
 	kprintf_unlocked("R13: %016lx R14: %016lx R15: %016lx\n", f->r13, f->r14, f->r15);
 }
 
-static void print_symbol(uint64_t addr)
-{
-	uint64_t off;
-	const char *name = ksym_lookup(addr, &off);
-
-	if (name)
-		kprintf_unlocked("  [<%016lx>] %s+%#lx\n", addr, name, off);
-	else
-		kprintf_unlocked("  [<%016lx>] ?\n", addr);
-}
-
 // Walks the frame-pointer chain (the kernel is built with frame pointers).
 void arch_backtrace(const struct trap_frame *f)
 {
@@ -264,7 +254,7 @@ void arch_backtrace(const struct trap_frame *f)
 
 	kprintf_unlocked("Backtrace:\n");
 	if (f && !trap_from_user(f)) {
-		print_symbol(f->rip);
+		ksym_print(f->rip);
 		rbp = f->rbp;
 	} else {
 		__asm__ volatile("movq %%rbp, %0" : "=r"(rbp));
@@ -278,7 +268,7 @@ void arch_backtrace(const struct trap_frame *f)
 		uint64_t ret = frame[1];
 		if (ret < KERNEL_OFFSET)
 			break;
-		print_symbol(ret);
+		ksym_print(ret);
 		rbp = frame[0];
 	}
 }

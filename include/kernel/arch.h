@@ -28,13 +28,6 @@ enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_TEST, IPI_TICK };
 void arch_send_ipi(int cpu, enum ipi_kind kind);
 void arch_send_ipi_all_others(enum ipi_kind kind);	// only when all are online
 
-// Kernel stacks of KSTACK_SIZE bytes, guarded against overflow.
-void *arch_kstack_alloc(void);
-void arch_kstack_free(void *stack);
-// Stacks handed out, freed ones kept for reuse (their frames stay), and
-// the frames of one stack.
-void arch_kstack_stats(uint64_t *in_use, uint64_t *cached, uint64_t *pages_each);
-
 // PR_GET_TSC / PR_SET_TSC: may the calling thread read the time-stamp
 // counter (true), or does it fault with SIGSEGV?  Per thread, kept across
 // fork, clone and exec, switched with the thread.

@@ -108,6 +108,9 @@ void fac_return_to_user(struct thread *t);
 void fac_trap(int f, bool from_user, uint64_t ip, struct trap_frame *frame);
 
 // The calling thread's save area is made current (signal frames, fork).
+// The current thread's state of f live here and switched on (no trap
+// counted); interrupts off.
+void fac_make_live(int f);
 void fac_sync(struct thread *t);
 // t (the caller) starts afresh with the initial state (exec, handler).
 void fac_reset(struct thread *t);

@@ -27,5 +27,7 @@ extern volatile bool panicking;
 
 // Finds the function containing 'addr'; returns its name and sets *offset.
 const char *ksym_lookup(uint64_t addr, uint64_t *offset);
+// One backtrace line for a code address: "  [<addr>] name+offset".
+void ksym_print(uint64_t addr);
 
 #endif

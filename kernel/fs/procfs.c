@@ -17,6 +17,7 @@
 #include <mm/phys.h>
 #include <uapi/errno.h>
 #include <fs/procfs.h>
+#include <mm/kstack.h>
 
 long procfs_text_read(size_t (*render)(char *, size_t), size_t size, uint64_t off,
 		      struct iobuf *b, size_t n)
@@ -162,7 +163,7 @@ static void mem_snapshot(struct mem_snapshot *m)
 		m->slab += m->km.slab_pages[c];
 		m->slab_empty += m->km.empty_slabs[c];
 	}
-	arch_kstack_stats(&m->kstacks_in_use, &m->kstacks_cached, &m->kstack_pages_each);
+	kstack_stats(&m->kstacks_in_use, &m->kstacks_cached, &m->kstack_pages_each);
 	uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
 	process_for_each_locked(count_process, m);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);

@@ -1237,3 +1237,23 @@ void signal_send_pgrp(int pgid, int sig)
 	signal_send_pgrp_locked(pgid, sig);
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
+
+enum syscall_restart syscall_restart_action(long result, bool handler, uint64_t sa_flags)
+{
+	bool restart;
+
+	switch (result) {
+	case -ERESTARTNOINTR:
+		restart = true;
+		break;
+	case -ERESTARTSYS:
+		restart = !handler || (sa_flags & SA_RESTART);
+		break;
+	case -ERESTARTNOHAND:
+		restart = !handler;
+		break;
+	default:
+		return RESTART_NONE;
+	}
+	return restart ? RESTART_CALL : RESTART_EINTR;
+}

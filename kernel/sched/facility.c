@@ -376,6 +376,21 @@ void fac_trap(int f, bool from_user, uint64_t ip, struct trap_frame *frame)
 	irq_restore(flags);
 }
 
+// The current thread's state of f live in this CPU's registers and
+// switched on, as a trap leaves it but without counting one (ppc64's TM
+// recheckpoint needs the registers in hand).  Interrupts off; the area
+// exists (arch_fac_prepare).
+void fac_make_live(int f)
+{
+	struct thread *t = current_thread();
+
+	if (!live_here(t, f))
+		take_registers(t, f);
+	arch_fac_switch(f, true);
+	t->fac[f].on = true;
+	set_dirty(here(f), true);
+}
+
 void fac_sync(struct thread *t)
 {
 	uint64_t flags = irq_save();

@@ -1,6 +1,7 @@
 // Thread allocation and kernel threads.
 
 #include <kernel/thread.h>
+#include <mm/kstack.h>
 #include <kernel/sched.h>
 #include <kernel/panic.h>
 #include <kernel/arch.h>
@@ -18,7 +19,7 @@ struct thread *thread_alloc(const char *name)
 
 	if (!t)
 		return 0;
-	t->kstack = arch_kstack_alloc();
+	t->kstack = kstack_alloc();
 	if (!t->kstack) {
 		kfree(t);
 		return 0;
@@ -47,7 +48,7 @@ void thread_free(struct thread *t)
 	seccomp_thread_free(t);
 	arch_thread_free(t);
 	if (t->kstack)
-		arch_kstack_free(t->kstack);
+		kstack_free(t->kstack);
 	kfree(t);
 }
 

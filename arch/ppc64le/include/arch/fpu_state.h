@@ -18,10 +18,24 @@ struct vec_state {
 	uint32_t vrsave;
 } __attribute__((aligned(16)));
 
-// The transactional-memory SPRs a thread keeps: where its transactions
-// fail to, the failing instruction, and the failure cause.
+// The checkpointed GPRs, CR, LR, CTR and XER of a reclaimed transaction
+// (tm.S's layout).
+struct tm_ckpt_regs {
+	uint64_t gpr[32];
+	uint64_t cr, lr, ctr, xer;
+};
+
+// The transactional-memory state a thread keeps: where its transactions
+// fail to, the failing instruction, and the failure cause; and, while a
+// transaction of its is reclaimed (it left the CPU transactional or
+// suspended), the checkpoint the CPU held for it and the state to go back
+// to (ts: 1 suspended, 2 transactional; 0 none).
 struct tm_state {
 	uint64_t tfhar, tfiar, texasr;
-};
+	uint64_t ts;
+	struct tm_ckpt_regs ck;
+	struct fp_state ckfp;
+	struct vec_state ckvec;
+} __attribute__((aligned(16)));
 
 #endif

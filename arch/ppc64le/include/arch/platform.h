@@ -12,6 +12,7 @@
 
 struct pseries {
 	int ncpus;
+	bool qemu;				// the root's compatible says "qemu,pseries"
 	uint32_t cpu_hw_id[MAX_CPUS];		// "reg" of each /cpus node
 	uint64_t timebase_hz;
 	uint32_t dec_bits;			// decrementer width (ibm,dec-bits)
@@ -31,10 +32,6 @@ uint64_t early_alloc_end(void);
 void mmu_init(const struct mem_range *ram, size_t n);
 void mmu_enable(void);			// this CPU: MMU on, kernel PID
 void mmu_frames_ready(void);
-void *kstack_alloc(void);
-void kstack_free(void *stack);
-void kstack_stats(uint64_t *in_use, uint64_t *cached);
-int kstack_guard_hit(uint64_t va);
 
 // rtas.c: one RTAS call through QEMU's H_RTAS; the RTAS status.
 int rtas_call(uint32_t token, int nargs, int nret, uint32_t *ret, ...);

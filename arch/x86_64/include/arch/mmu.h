@@ -47,12 +47,6 @@ extern uint64_t kernel_pml4_pa;
 // Temporary identity mapping of low memory for starting other CPUs.
 void mmu_map_low_identity(bool on);
 
-// Kernel stacks (KSTACK_SIZE) with a guard page below each.
-void *kstack_alloc(void);
-void kstack_free(void *stack);
-void kstack_stats(uint64_t *in_use, uint64_t *cached);
-bool kstack_guard_hit(uint64_t va);
-
 void tlb_init_cpu(void);		// PCID on, when the CPU has it
 void tlb_flush_all(void);
 

@@ -1,0 +1,110 @@
+// A user thread's transaction across a context switch, as Linux keeps it
+// (tm_reclaim_task, tm_recheckpoint): the CPU holds one checkpoint, the
+// state a transaction rolls back to, so a thread that leaves the CPU
+// transactional or suspended (MSR[TS] in its user frame) must give it
+// back first.  treclaim. dooms the transaction (TEXASR: TM_CAUSE_RESCHED)
+// and hands over the checkpointed registers, which the thread keeps with
+// its TM state; on its way back to user mode trechkpt. makes them the
+// CPU's checkpoint again, the thread resumes in its state, and the doomed
+// transaction fails to its handler with the checkpointed registers.
+//
+// Under QEMU's TCG every tbegin. fails, so MSR[TS] is never set by a user
+// thread and none of this runs there (docs/ppc64.md).
+
+#include <stdint.h>
+#include <arch/spr.h>
+#include <arch/trapframe.h>
+#include <arch/thread_arch.h>
+#include <arch/fpu_state.h>
+#include <kernel/facility.h>
+#include <kernel/thread.h>
+
+#define TM_CAUSE_RESCHED	0xde
+
+void tm_reclaim_regs(struct tm_ckpt_regs *ck, uint64_t cause);	// tm.S
+void tm_recheckpoint_regs(const struct tm_ckpt_regs *ck);
+void fp_save_regs(struct fp_state *s);					// fpu.S
+void fp_load_regs(const struct fp_state *s);
+void vec_save_regs(struct vec_state *s);
+void vec_load_regs(const struct vec_state *s);
+struct trap_frame *arch_thread_user_frame(struct thread *t);
+
+#define ALL_FACILITIES	(MSR_TM | MSR_FP | MSR_VEC | MSR_VSX)
+
+static uint64_t msr_with(uint64_t bits)
+{
+	uint64_t msr;
+
+	__asm__ volatile("mfmsr %0" : "=r"(msr));
+	__asm__ volatile("mtmsrd %0\n\tisync" : : "r"(msr | bits) : "memory");
+	return msr;
+}
+
+static uint64_t user_ts(const struct trap_frame *f)
+{
+	return (f->msr >> MSR_TS_SHIFT) & 3;
+}
+
+// At switch-out, interrupts off: t was transactional or suspended when
+// it entered the kernel.  Its transactional FP and vector state goes to
+// its areas first; then the checkpoint comes out of the CPU.
+void tm_reclaim_thread(struct thread *t)
+{
+	struct tm_state *tm = t->arch.tm;
+	uint64_t ts = user_ts(arch_thread_user_frame(t));
+
+	if (!ts || !tm || tm->ts)
+		return;
+	fac_sync(t);
+	fac_take_area(t);	// the registers are no longer anyone's live state
+	uint64_t msr = msr_with(ALL_FACILITIES);
+	tm_reclaim_regs(&tm->ck, TM_CAUSE_RESCHED);
+	fp_save_regs(&tm->ckfp);
+	vec_save_regs(&tm->ckvec);
+	tm->tfhar = mfspr(SPRN_TFHAR);
+	tm->tfiar = mfspr(SPRN_TFIAR);
+	tm->texasr = mfspr(SPRN_TEXASR);
+	tm->ts = ts;
+	// MSR[TS] is 0 again on this CPU: MSR[TM] may go off.
+	__asm__ volatile("mtmsrd %0\n\tisync" : : "r"(msr) : "memory");
+}
+
+// On the way back to user mode, interrupts off, after the facility
+// policy: the thread's registers are made live (its transactional FP and
+// vector state), the checkpoint goes back into the CPU, and the frame
+// returns in the state the thread left in.  The kernel stays with
+// MSR[TM] on until the rfid: the CPU is suspended now.
+void tm_recheckpoint_current(struct trap_frame *f)
+{
+	struct thread *t = current_thread();
+	struct tm_state *tm = t->arch.tm;
+
+	if (!tm || !tm->ts)
+		return;
+	for (int fac = FAC_FP; fac <= FAC_TM; fac++) {
+		if (arch_fac_prepare(fac, t))
+			return;		// no memory: the thread resumes out of its transaction
+		fac_make_live(fac);
+	}
+	msr_with(ALL_FACILITIES);
+	fp_save_regs(t->arch.fp);	// what the thread will see: kept aside
+	vec_save_regs(t->arch.vec);
+	fp_load_regs(&tm->ckfp);	// what the checkpoint holds
+	vec_load_regs(&tm->ckvec);
+	mtspr(SPRN_TFHAR, tm->tfhar);
+	mtspr(SPRN_TFIAR, tm->tfiar);
+	mtspr(SPRN_TEXASR, tm->texasr);
+	tm_recheckpoint_regs(&tm->ck);
+	fp_load_regs(t->arch.fp);
+	vec_load_regs(t->arch.vec);
+	f->msr |= ALL_FACILITIES;	// its TS bits are still the ones it left with
+	tm->ts = 0;
+}
+
+// fork and clone from a suspended transaction: the child has no
+// checkpoint of its own, so it starts outside any transaction, as on
+// Linux.
+void tm_clear_child(struct trap_frame *child)
+{
+	child->msr &= ~(3UL << MSR_TS_SHIFT);
+}
