@@ -141,10 +141,14 @@ static void fill_sigcontext(struct sigcontext *sc, uint8_t *vregs, struct thread
 	sc->gp_regs[PT_SOFTE] = 1;
 }
 
+void tm_fail_for_signal(struct thread *t, struct trap_frame *f);	// tm.c
+
 int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 			    const struct ksiginfo *info, uint64_t old_mask)
 {
 	struct thread *t = current_thread();
+
+	tm_fail_for_signal(t, f);	// a transaction does not outlive a signal
 	uint64_t sp = f->gpr[1];
 
 	if ((ka->flags & SA_ONSTACK) && t->altstack.ss_flags != SS_DISABLE &&

@@ -108,3 +108,44 @@ void tm_clear_child(struct trap_frame *child)
 {
 	child->msr &= ~(3UL << MSR_TS_SHIFT);
 }
+
+#define TM_CAUSE_SIGNAL		0xdc
+#define CR0_FAILED		(0xaUL << 28)	// what a failed transaction leaves in CR0
+
+// A signal delivered to a thread inside a transaction: the transaction
+// fails now, before the handler runs.  The thread's state becomes the
+// checkpoint's, at its failure handler (TFHAR) with CR0 saying the
+// transaction failed and TEXASR why (TM_CAUSE_SIGNAL), as if the failure
+// had come just before the signal.  Linux instead hands the handler both
+// contexts (the TM ucontext); for a transactional thread what the
+// program sees after the handler is the same, for a suspended one the
+// code up to its tresume. is skipped.
+void tm_fail_for_signal(struct thread *t, struct trap_frame *f)
+{
+	struct tm_state *tm = t->arch.tm;
+
+	if (!user_ts(f) || !tm)
+		return;
+	for (int fac = FAC_FP; fac <= FAC_VEC; fac++)
+		if (arch_fac_prepare(fac, t))
+			return;
+	fac_sync(t);
+	fac_take_area(t);
+	uint64_t msr = msr_with(ALL_FACILITIES);
+	tm_reclaim_regs(&tm->ck, TM_CAUSE_SIGNAL);
+	fp_save_regs(t->arch.fp);		// the checkpoint's are the thread's now
+	vec_save_regs(t->arch.vec);
+	tm->tfhar = mfspr(SPRN_TFHAR);
+	tm->tfiar = mfspr(SPRN_TFIAR);
+	tm->texasr = mfspr(SPRN_TEXASR);
+	__asm__ volatile("mtmsrd %0\n\tisync" : : "r"(msr) : "memory");
+	for (int i = 0; i < 32; i++)
+		f->gpr[i] = tm->ck.gpr[i];
+	f->ccr = (tm->ck.cr & 0x0fffffffUL) | CR0_FAILED;
+	f->link = tm->ck.lr;
+	f->ctr = tm->ck.ctr;
+	f->xer = tm->ck.xer;
+	f->nip = tm->tfhar & ~3UL;
+	f->msr &= ~(3UL << MSR_TS_SHIFT);
+	tm->ts = 0;
+}
