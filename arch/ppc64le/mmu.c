@@ -266,6 +266,20 @@ void arch_tlb_flush_page(uint64_t va)
 
 #define FLUSH_ALL_THRESHOLD 32	// pages; beyond this flush the whole PID
 
+// Runs on each other CPU of the address space, after the tlbie.
+static void tlb_sync_here(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("ptesync" ::: "memory");
+}
+
+// On a POWER9, tlbie followed by tlbsync and ptesync has removed the
+// entries from every CPU when it returns.  QEMU's TCG only queues the
+// flush for the other vCPUs, which run on with the stale entries until
+// they next leave their translated code: the CPUs that may hold the
+// address space's entries are interrupted too (and wait for), so that
+// theirs are gone before this returns.  (tests/mmrace on 4 CPUs reads
+// freed frames through stale entries without it.)
 void arch_tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end)
 {
 	__asm__ volatile("ptesync" ::: "memory");
@@ -276,6 +290,10 @@ void arch_tlb_shootdown(struct mm *mm, uint64_t start, uint64_t end)
 			tlbie_page(va, mm->arch.pid);
 	}
 	tlb_sync();
+	cpumask_t others = __atomic_load_n(&mm->active_cpus, __ATOMIC_SEQ_CST) &
+			   ~cpumask_of(this_cpu()->id);
+	if (others)
+		cross_call_mask_ipi(others, tlb_sync_here, 0, true, IPI_TLB);
 }
 
 void tlb_shootdown_interrupt(void)
