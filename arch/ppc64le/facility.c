@@ -39,10 +39,6 @@
 #include <kernel/panic.h>
 #include <kernel/process.h>
 
-void fp_save_regs(struct fp_state *s);		// fpu.S, facility on
-void fp_load_regs(const struct fp_state *s);
-void vec_save_regs(struct vec_state *s);
-void vec_load_regs(const struct vec_state *s);
 
 #define FSCR_IC_TM	5
 #define TM_CAUSE_PERSISTENT	0x01
@@ -64,7 +60,7 @@ static const struct vec_state vec_initial = { .vscr = { 0, 0, 0, 0x10000 } };	//
 
 // The kernel's MSR with 'bits' added, for one save or load; returns the
 // MSR to put back.
-static uint64_t kernel_facility_on(uint64_t bits)
+uint64_t kernel_facility_on(uint64_t bits)
 {
 	uint64_t msr;
 
@@ -73,7 +69,7 @@ static uint64_t kernel_facility_on(uint64_t bits)
 	return msr;
 }
 
-static void kernel_facility_off(uint64_t msr)
+void kernel_facility_off(uint64_t msr)
 {
 	__asm__ volatile("mtmsrd %0\n\tisync" : : "r"(msr) : "memory");
 }

@@ -23,22 +23,9 @@
 
 void tm_reclaim_regs(struct tm_ckpt_regs *ck, uint64_t cause);	// tm.S
 void tm_recheckpoint_regs(const struct tm_ckpt_regs *ck);
-void fp_save_regs(struct fp_state *s);					// fpu.S
-void fp_load_regs(const struct fp_state *s);
-void vec_save_regs(struct vec_state *s);
-void vec_load_regs(const struct vec_state *s);
 struct trap_frame *arch_thread_user_frame(struct thread *t);
 
 #define ALL_FACILITIES	(MSR_TM | MSR_FP | MSR_VEC | MSR_VSX)
-
-static uint64_t msr_with(uint64_t bits)
-{
-	uint64_t msr;
-
-	__asm__ volatile("mfmsr %0" : "=r"(msr));
-	__asm__ volatile("mtmsrd %0\n\tisync" : : "r"(msr | bits) : "memory");
-	return msr;
-}
 
 static uint64_t user_ts(const struct trap_frame *f)
 {
@@ -57,7 +44,7 @@ void tm_reclaim_thread(struct thread *t)
 		return;
 	fac_sync(t);
 	fac_take_area(t);	// the registers are no longer anyone's live state
-	uint64_t msr = msr_with(ALL_FACILITIES);
+	uint64_t msr = kernel_facility_on(ALL_FACILITIES);
 	tm_reclaim_regs(&tm->ck, TM_CAUSE_RESCHED);
 	fp_save_regs(&tm->ckfp);
 	vec_save_regs(&tm->ckvec);
@@ -65,8 +52,7 @@ void tm_reclaim_thread(struct thread *t)
 	tm->tfiar = mfspr(SPRN_TFIAR);
 	tm->texasr = mfspr(SPRN_TEXASR);
 	tm->ts = ts;
-	// MSR[TS] is 0 again on this CPU: MSR[TM] may go off.
-	__asm__ volatile("mtmsrd %0\n\tisync" : : "r"(msr) : "memory");
+	kernel_facility_off(msr);	// MSR[TS] is 0 again: MSR[TM] may go off
 }
 
 // On the way back to user mode, interrupts off, after the facility
@@ -86,7 +72,7 @@ void tm_recheckpoint_current(struct trap_frame *f)
 			return;		// no memory: the thread resumes out of its transaction
 		fac_make_live(fac);
 	}
-	msr_with(ALL_FACILITIES);
+	kernel_facility_on(ALL_FACILITIES);
 	fp_save_regs(t->arch.fp);	// what the thread will see: kept aside
 	vec_save_regs(t->arch.vec);
 	fp_load_regs(&tm->ckfp);	// what the checkpoint holds
@@ -131,14 +117,14 @@ void tm_fail_for_signal(struct thread *t, struct trap_frame *f)
 			return;
 	fac_sync(t);
 	fac_take_area(t);
-	uint64_t msr = msr_with(ALL_FACILITIES);
+	uint64_t msr = kernel_facility_on(ALL_FACILITIES);
 	tm_reclaim_regs(&tm->ck, TM_CAUSE_SIGNAL);
 	fp_save_regs(t->arch.fp);		// the checkpoint's are the thread's now
 	vec_save_regs(t->arch.vec);
 	tm->tfhar = mfspr(SPRN_TFHAR);
 	tm->tfiar = mfspr(SPRN_TFIAR);
 	tm->texasr = mfspr(SPRN_TEXASR);
-	__asm__ volatile("mtmsrd %0\n\tisync" : : "r"(msr) : "memory");
+	kernel_facility_off(msr);
 	for (int i = 0; i < 32; i++)
 		f->gpr[i] = tm->ck.gpr[i];
 	f->ccr = (tm->ck.cr & 0x0fffffffUL) | CR0_FAILED;

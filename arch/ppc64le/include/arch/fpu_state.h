@@ -38,4 +38,16 @@ struct tm_state {
 	struct vec_state ckvec;
 } __attribute__((aligned(16)));
 
+// fpu.S: the registers to and from an area, the facility switched on.
+void fp_save_regs(struct fp_state *s);
+void fp_load_regs(const struct fp_state *s);
+void vec_save_regs(struct vec_state *s);
+void vec_load_regs(const struct vec_state *s);
+
+// The kernel's MSR with 'bits' (MSR_FP, MSR_VEC, MSR_VSX, MSR_TM) added,
+// for the instructions that move a thread's registers; returns the MSR
+// to put back with kernel_facility_off (facility.c).
+uint64_t kernel_facility_on(uint64_t bits);
+void kernel_facility_off(uint64_t msr);
+
 #endif
