@@ -41,6 +41,9 @@ struct file {
 	bool hung_up;
 	// open(2) sent inotify's IN_OPEN: its last close sends IN_CLOSE_*.
 	bool notify_opened;
+	// open(2) took write access to the regular file (fs/vnode.h's
+	// vnode_get_write_access): its last put gives it back.
+	bool write_access;
 	struct fown owner;		// under 'lock'
 	// The epoll items watching this file (fs/eventpoll.h), under the
 	// epoll topology lock; its last put removes them.

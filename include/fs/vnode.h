@@ -177,6 +177,11 @@ struct vnode {
 	// segment.  NULL for every other file.
 	void (*map_count)(struct vnode *vn, int delta);
 
+	// Regular files, under 'lock': above 0, how many open files may
+	// write it; below 0, how many address spaces run it (Linux's
+	// i_writecount).  Each side keeps the other out with ETXTBSY.
+	int writecount;
+
 	struct file_lock *locks;	// fcntl and flock locks (kernel/fs/locks.c)
 	// memfd files (kernel/syscall/fs_memfd.c): F_SEAL_* bits, under 'lock'.
 	bool memfd;
@@ -259,6 +264,16 @@ long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b
 		    size_t n, uint64_t *end);
 long vnode_write(struct vnode *vn, uint64_t off, const void *kbuf, size_t n);
 int vnode_truncate(struct vnode *vn, uint64_t size);
+
+// Write access against execution (Linux's get_write_access and
+// deny_write_access): a file opened for writing cannot be executed, and
+// a program some address space runs cannot be opened for writing or
+// truncated; either gives ETXTBSY.  Each successful get or deny is
+// undone by one put or allow.
+int vnode_get_write_access(struct vnode *vn);
+void vnode_put_write_access(struct vnode *vn);
+int vnode_deny_write_access(struct vnode *vn);
+void vnode_allow_write_access(struct vnode *vn);
 // Punches a hole: [off, off+len) reads as zeros, its whole pages freed and
 // taken out of every shared mapping; the size stays.  -EPERM on a memfd
 // sealed against writes.

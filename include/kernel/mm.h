@@ -32,6 +32,10 @@ struct mm {
 	bool lock_future;		// mlockall(MCL_FUTURE): new mappings are locked
 	uint64_t rseq_cids;		// rseq mm_cid values in use, one bit each
 	struct aio_ctx *aio;		// io_setup's contexts (kernel/fs/aio.c)
+	// The program it runs (exec's file, inherited by fork), referenced
+	// and denied write access while the address space lives (Linux's
+	// exe_file): writing it gives ETXTBSY.  NULL for the kernel's.
+	struct vnode *exe;
 };
 
 // Switches this CPU to 'mm' (arch: x86-64 loads CR3 with its PCID).

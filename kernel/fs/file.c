@@ -76,6 +76,8 @@ void file_put(struct file *f)
 		fsnotify_file(f, file_writable(f) ? IN_CLOSE_WRITE : IN_CLOSE_NOWRITE);
 	if (f->vn && f->vn->ops && f->vn->ops->close && !(f->flags & O_PATH))
 		f->vn->ops->close(f->vn, f);
+	if (f->write_access)
+		vnode_put_write_access(f->vn);
 	if (f->vn)
 		vnode_put(f->vn);
 	kfree(f);

@@ -473,6 +473,10 @@ static void mm_free(struct mm *mm)
 	arch_pt_root_free(mm->root_pa);
 	arch_mm_fini(mm);
 	oom_forget_mm(mm);
+	if (mm->exe) {
+		vnode_allow_write_access(mm->exe);
+		vnode_put(mm->exe);
+	}
 	kfree(mm);
 }
 
@@ -1504,6 +1508,13 @@ struct mm *mm_copy(struct mm *src)
 
 	if (!mm)
 		return 0;
+	// The child runs the same program: it denies writes to it too (this
+	// cannot fail while src denies them).  exe is set before an address
+	// space is used and never changes after, so no lock is needed.
+	if (src->exe && vnode_deny_write_access(src->exe) == 0) {
+		vnode_get(src->exe);
+		mm->exe = src->exe;
+	}
 	spin_lock(&src->lock);
 	mm->brk_start = src->brk_start;
 	mm->arg_start = src->arg_start;

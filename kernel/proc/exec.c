@@ -631,6 +631,7 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 	char *interp = kmalloc(PATH_MAX);
 	const char *file = execfn;
 	struct vnode *vn = 0;
+	bool denied = false;
 	int r;
 
 	if (!interp)
@@ -667,6 +668,13 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 	}
 	struct mm *mm;
 	uint64_t entry, sp;
+	// A file open for writing is not run (ETXTBSY, as Linux); from here
+	// on nobody may open it for writing, and the new address space keeps
+	// it so (mm->exe).
+	r = vnode_deny_write_access(vn);
+	if (r < 0)
+		goto out;
+	denied = true;
 	// The program's setuid and setgid bits (not a script's) decide the
 	// new credentials, as on Linux.
 	struct cred *nc = cred_for_exec(vn, &s->secure);
@@ -683,12 +691,17 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 	if (r == 0)
 		r = load_elf(vn, s, execfn, &mm, &entry, &sp);
 	if (r == 0) {
+		vnode_get(vn);
+		mm->exe = vn;		// with the denial taken above
+		denied = false;
 		cred_commit(nc);
 		commit_exec(current_thread(), mm, vn, file, f, entry, sp, s->secure);
 	} else {
 		cred_put(nc);
 	}
 out:
+	if (denied)
+		vnode_allow_write_access(vn);
 	if (vn)
 		vnode_put(vn);
 	kfree(interp);

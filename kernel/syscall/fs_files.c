@@ -302,6 +302,13 @@ static long open_found(struct file *f, struct vnode *vn, uint32_t flags, bool cr
 	if (rc == 0 && !(flags & O_PATH) &&
 	    ((vn->type == VNODE_CHR && !vn->ops) || vn->type == VNODE_BLK || vn->type == VNODE_SOCK))
 		rc = -ENXIO;
+	// A program some address space runs cannot be opened for writing
+	// (ETXTBSY, before O_TRUNC can touch it), as Linux's do_dentry_open.
+	if (rc == 0 && !(flags & O_PATH) && (flags & O_ACCMODE) != O_RDONLY &&
+	    vn->type == VNODE_REG && !vn->ops) {
+		rc = vnode_get_write_access(vn);
+		f->write_access = rc == 0;
+	}
 	if (rc == 0 && vn->ops && vn->ops->open && !(flags & O_PATH))
 		rc = vn->ops->open(&vn, flags);
 	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && !created &&
@@ -312,6 +319,9 @@ static long open_found(struct file *f, struct vnode *vn, uint32_t flags, bool cr
 			fsnotify_change(vn, IN_MODIFY);
 	}
 	if (rc < 0) {
+		if (f->write_access)
+			vnode_put_write_access(vn);
+		f->write_access = false;
 		vnode_put(vn);
 		return rc;
 	}
@@ -649,11 +659,13 @@ SYSCALL_DEFINE(SYS_truncate, truncate)
 		rc = -EINVAL;
 	else if (vn->type == VNODE_DIR)
 		rc = -EISDIR;
-	else if ((rc = vnode_may(vn, MAY_WRITE)) == 0) {
+	else if ((rc = vnode_may(vn, MAY_WRITE)) == 0 &&
+		 (rc = vnode_get_write_access(vn)) == 0) {	// ETXTBSY for a running program
 		cred_write_kills_suid(vn);
 		rc = vnode_truncate(vn, (uint64_t)len);
 		if (rc == 0)
 			fsnotify_change(vn, IN_MODIFY);
+		vnode_put_write_access(vn);
 	}
 	vnode_put(vn);
 	return rc;

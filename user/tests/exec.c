@@ -399,6 +399,106 @@ static void t_cloexec_pipe_eof(void)
 	check_child_ok(pid, "lingering child");
 }
 
+// A copy of this program in the scratch directory (mode 0755): a file of
+// its own, whose writers and runners the ETXTBSY cases control.
+static int copy_self(const char *to)
+{
+	char buf[65536];
+	ssize_t n = -1;
+	int in = open("/proc/self/exe", O_RDONLY);
+	int out = open(to, O_CREAT | O_TRUNC | O_WRONLY, 0755);
+
+	if (in < 0 || out < 0) {
+		fail("copy self to %s: errno %d", to, errno);
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			fail("write %s: errno %d", to, errno);
+			n = -1;
+			break;
+		}
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return in >= 0 && out >= 0 && n == 0 ? 0 : -1;
+}
+
+// execve of a file some descriptor has open for writing: ETXTBSY, as
+// Linux 6.1 (deny_write_access); once the writer is gone it runs.
+static void t_etxtbsy_exec_open_for_write(void)
+{
+	const char *p = scratch("busy-exec");
+	char *argv[] = { "exec", "--child", "exit", "7", NULL };
+	int status, w;
+	pid_t pid;
+
+	if (copy_self(p) < 0)
+		return;
+	w = open(p, O_WRONLY);
+	if (!check_ok(w, "open the copy O_WRONLY"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		execve(p, argv, child_env);
+		_exit(errno == ETXTBSY ? 0 : 100);
+	}
+	check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "execve fails with ETXTBSY while a descriptor writes the file");
+	close(w);
+	pid = spawn_mode(p, argv, child_env);
+	check(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 7,
+	      "runs once the writer closed it");
+	unlink(p);
+}
+
+// A program being run cannot be opened for writing or truncated
+// (ETXTBSY, nothing truncated); reading it is fine; once it has exited
+// it can be written again.
+static void t_etxtbsy_write_running_program(void)
+{
+	const char *p = scratch("busy-run");
+	int exec_done[2], hold[2];
+	char fdarg[16];
+	char *argv[] = { "exec", "--child", "linger", fdarg, NULL };
+	struct stat before, after;
+	char c;
+	int fd;
+	pid_t pid;
+
+	if (copy_self(p) < 0 || stat(p, &before) < 0)
+		return;
+	if (!check_ok(pipe2(exec_done, O_CLOEXEC), "pipe2") ||
+	    !check_ok(pipe2(hold, O_CLOEXEC), "pipe2"))
+		return;
+	fcntl(hold[0], F_SETFD, 0);
+	snprintf(fdarg, sizeof(fdarg), "%d", hold[0]);
+	pid = spawn_mode(p, argv, child_env);
+	close(exec_done[1]);
+	close(hold[0]);
+	// EOF on the close-on-exec pipe: the child runs the copy now.
+	check(read(exec_done[0], &c, 1) == 0, "the child has exec'd the copy");
+	close(exec_done[0]);
+	check_errno(open(p, O_WRONLY), ETXTBSY, "open O_WRONLY of a running program");
+	check_errno(open(p, O_RDWR), ETXTBSY, "open O_RDWR of a running program");
+	check_errno(open(p, O_WRONLY | O_TRUNC), ETXTBSY, "open O_WRONLY|O_TRUNC of a running program");
+	check_errno(truncate(p, 0), ETXTBSY, "truncate of a running program");
+	check(stat(p, &after) == 0 && after.st_size == before.st_size, "the program is not truncated");
+	fd = open(p, O_RDONLY);
+	check(fd >= 0, "open O_RDONLY of a running program works");
+	if (fd >= 0)
+		close(fd);
+	close(hold[1]);
+	check_child_ok(pid, "the running copy");
+	fd = open(p, O_WRONLY);
+	check(fd >= 0, "open O_WRONLY works once the program has exited");
+	if (fd >= 0)
+		close(fd);
+	unlink(p);
+}
+
 static void ignore_signal(int sig)
 {
 	(void)sig;
@@ -584,6 +684,8 @@ static const struct test_case cases[] = {
 	{ "cloexec_closed_across_exec", t_cloexec_closed },
 	{ "cloexec_fcntl_and_dup", t_cloexec_fcntl_and_dup },
 	{ "cloexec_pipe_eof", t_cloexec_pipe_eof },
+	{ "etxtbsy_exec_open_for_write", t_etxtbsy_exec_open_for_write },
+	{ "etxtbsy_write_running_program", t_etxtbsy_write_running_program },
 	{ "signals_across_exec", t_signals_across_exec },
 	{ "vfork_exec", t_vfork_exec },
 	{ "posix_spawn", t_posix_spawn },
