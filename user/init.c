@@ -432,15 +432,21 @@ static int run_soak(int argc, char **argv)
 
 // The benchmark matrix.  Every context-switch mechanism in both thread and
 // process mode, on one CPU and across two, with the partners using no
-// vector registers, SSE or AVX once at the start (the seed's case: a
-// thread that used the facility once), or SSE or AVX every round.  Each
-// run prints its own RESULT line; the kernel's facility policy is chosen
-// on the kernel command line (./switchyard bench --policy).
+// vector registers, a register class once at the start (the seed's case:
+// a thread that used the facility once), or every round.  The classes
+// are the arch's: SSE and AVX on x86-64; FP, VMX and TM (a TM SPR read)
+// on ppc64.  Each run prints its own RESULT line; the kernel's facility
+// policy is chosen on the kernel command line (./switchyard bench --policy).
 static const char *const ctxsw_mechs[] = { "pipe", "futex", "yield" };
 static const char *const ctxsw_modes[] = { "thread", "process" };
 static const char *const ctxsw_cpus[] = { "0,0", "0,1" };
 static const struct { const char *vec; bool once; } ctxsw_vecs[] = {
-	{ "none", false }, { "sse", true }, { "sse", false }, { "avx", true }, { "avx", false },
+	{ "none", false },
+#if defined(__powerpc64__)
+	{ "fp", true }, { "vmx", true }, { "vmx", false }, { "tm", true }, { "tm", false },
+#else
+	{ "sse", true }, { "sse", false }, { "avx", true }, { "avx", false },
+#endif
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -509,15 +515,21 @@ static void run_compared(char **args)
 	}
 }
 
-// How many CPUs to plan for: the runner's hint, else what the kernel says.
+// How many CPUs to plan for: the runner's hint, but no more than the
+// kernel has online (the Linux guest on pseries brings up one CPU only:
+// without firmware RTAS it cannot start the others), else what the
+// kernel says.
 static int count_cpus(int hint)
 {
-	long n;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (hint > 0)
-		return hint;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
+	if (n < 1)
+		n = 1;
+	if (hint > n) {
+		say("# init: %d CPUs asked for, %ld online: planning for %ld", hint, n, n);
+		return (int)n;
+	}
+	return hint > 0 ? hint : (int)n;
 }
 
 // Is 'word' in the comma-separated 'list' (NULL: everything is)?
