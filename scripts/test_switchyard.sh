@@ -146,7 +146,7 @@ if ! gcc -m32 -ffreestanding -fno-pic -fno-stack-protector -O2 -Wall -Werror \
 	sed 's/^/# /' "$tmp/cc.log"
 	exit 0
 fi
-echo "1..27"
+echo "1..31"
 
 count=0
 failures=0
@@ -393,5 +393,13 @@ sy '@exit 0' bench --no-build --only timer,,wake >"$tmp/out" 2>&1 </dev/null || 
 ok=0
 [[ $status -eq 1 ]] && grep -qF "not 'timer,,wake'" "$tmp/out" || ok=1
 result $ok "bench --only refuses an empty group"
+
+# The host runs x86-64 programs only: compare --host is refused on ppc64le
+# before anything is built or booted.
+status=0
+sy '@exit 0' compare --arch ppc64le --host --no-build >"$tmp/out" 2>&1 </dev/null || status=$?
+ok=0
+[[ $status -eq 1 ]] && grep -qF "this host runs x86-64 programs, not ppc64le's" "$tmp/out" || ok=1
+result $ok "compare --arch ppc64le refuses --host"
 
 [[ $failures -eq 0 ]]
