@@ -47,12 +47,24 @@ all: $(KERNEL)
 endif
 
 # QEMU's pseries machine starts its firmware at 0x100 with the device tree
-# in r3, and loads -kernel at 0x400000.  Switchyard's firmware is the one
-# big-endian instruction "ba 0x400000" there (docs/ppc64.md).
-$(BUILD)/firmware.bin:
-	@mkdir -p $(dir $@)
+# in r3, and loads -kernel at 0x400000.  Switchyard's firmware
+# (arch/ppc64le/firmware/) adds the RTAS entry Linux needs to the tree and
+# jumps there (docs/ppc64.md).  Big-endian, freestanding, no FP or vector
+# code; its image starts at 0, so 256 zero bytes go in front.
+FW_DIR    := arch/ppc64le/firmware
+FW_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -mbig-endian -mabi=elfv2 \
+	     -ffreestanding -fno-pic -fno-stack-protector -mcmodel=medium \
+	     -msoft-float -mno-altivec -mno-vsx -fno-tree-loop-distribute-patterns \
+	     -DFIRMWARE_STACK_TOP=0x200000
+$(BUILD)/firmware.bin: $(FW_DIR)/entry.S $(FW_DIR)/firmware.c $(FW_DIR)/firmware.h $(FW_DIR)/firmware.ld
+	@mkdir -p $(BUILD)/firmware
 	@echo "  FW      $@"
-	@{ head -c 256 /dev/zero; printf '\110\100\000\002'; } > $@
+	@$(CC) $(FW_CFLAGS) -c $(FW_DIR)/entry.S -o $(BUILD)/firmware/entry.o
+	@$(CC) $(FW_CFLAGS) -c $(FW_DIR)/firmware.c -o $(BUILD)/firmware/firmware.o
+	@$(LD) -EB -m elf64ppc -nostdlib --no-warn-rwx-segments -T $(FW_DIR)/firmware.ld -o $(BUILD)/firmware/firmware.elf \
+		$(BUILD)/firmware/entry.o $(BUILD)/firmware/firmware.o
+	@$(CROSS)objcopy -O binary $(BUILD)/firmware/firmware.elf $(BUILD)/firmware/firmware.raw
+	@{ head -c 256 /dev/zero; cat $(BUILD)/firmware/firmware.raw; } > $@
 
 $(BUILD)/%.c.o: %.c
 	@mkdir -p $(dir $@)

@@ -516,9 +516,8 @@ static void run_compared(char **args)
 }
 
 // How many CPUs to plan for: the runner's hint, but no more than the
-// kernel has online (the Linux guest on pseries brings up one CPU only:
-// without firmware RTAS it cannot start the others), else what the
-// kernel says.
+// kernel has online (a guest kernel may not have brought them all up),
+// else what the kernel says.
 static int count_cpus(int hint)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

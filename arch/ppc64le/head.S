@@ -6,8 +6,8 @@
 //
 // Boot contract (docs/ppc64.md): QEMU's pseries machine loads the ELF at
 // physical 0x400000 and starts the firmware at 0x100 with r3 = the device
-// tree; Switchyard's firmware (build/ppc64le/firmware.bin, made by the
-// Makefile) is one instruction, "ba 0x400000".  The CPU is in real mode,
+// tree; Switchyard's firmware (arch/ppc64le/firmware/) adds the RTAS
+// entry Linux needs to the tree and jumps here.  The CPU is in real mode,
 // 64-bit, and big-endian; a secondary CPU started by RTAS start-cpu
 // arrives the same way at secondary_entry with r3 = its struct cpu.
 
