@@ -11,50 +11,48 @@
 #include <uapi/errno.h>
 #include <kernel/spinlock.h>
 
-int vnode_get_write_access(struct vnode *vn)
+// Counts one more writer (delta +1) or runner (-1), unless the other
+// side holds the file.
+static int take(struct vnode *vn, int delta)
 {
 	int rc = 0;
 
 	if (vn->type != VNODE_REG)
 		return 0;
 	uint64_t flags = spin_lock_irqsave(&vn->lock);
-	if (vn->writecount < 0)
+	if (vn->writecount * delta < 0)
 		rc = -ETXTBSY;
 	else
-		vn->writecount++;
+		vn->writecount += delta;
 	spin_unlock_irqrestore(&vn->lock, flags);
 	return rc;
+}
+
+static void give_back(struct vnode *vn, int delta)
+{
+	if (vn->type != VNODE_REG)
+		return;
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+	vn->writecount -= delta;
+	spin_unlock_irqrestore(&vn->lock, flags);
+}
+
+int vnode_get_write_access(struct vnode *vn)
+{
+	return take(vn, 1);
 }
 
 void vnode_put_write_access(struct vnode *vn)
 {
-	if (vn->type != VNODE_REG)
-		return;
-	uint64_t flags = spin_lock_irqsave(&vn->lock);
-	vn->writecount--;
-	spin_unlock_irqrestore(&vn->lock, flags);
+	give_back(vn, 1);
 }
 
 int vnode_deny_write_access(struct vnode *vn)
 {
-	int rc = 0;
-
-	if (vn->type != VNODE_REG)
-		return 0;
-	uint64_t flags = spin_lock_irqsave(&vn->lock);
-	if (vn->writecount > 0)
-		rc = -ETXTBSY;
-	else
-		vn->writecount--;
-	spin_unlock_irqrestore(&vn->lock, flags);
-	return rc;
+	return take(vn, -1);
 }
 
 void vnode_allow_write_access(struct vnode *vn)
 {
-	if (vn->type != VNODE_REG)
-		return;
-	uint64_t flags = spin_lock_irqsave(&vn->lock);
-	vn->writecount++;
-	spin_unlock_irqrestore(&vn->lock, flags);
+	give_back(vn, -1);
 }

@@ -1,10 +1,12 @@
 // A tiny writer of flattened device trees for the host tests
 // (test_fdt.c, test_firmware.c): structure and strings built separately,
-// then joined behind a header, with an empty memory-reservation map.
+// then joined behind a header, with an empty memory-reservation map; and
+// a recorder of what fdt_walk reports.
 #ifndef FDT_WRITER_H
 #define FDT_WRITER_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,20 @@ static inline uint8_t *finish(struct writer *w, size_t *size)
 	memcpy(b + hdr + 16 + w->nst, w->strings, w->nstrings);
 	*size = total;
 	return b;
+}
+
+// What a walk saw: "PATH:NAME:LEN[=CELL];" per property, appended to
+// 'seen' by record() (an fdt_prop_fn).
+static char seen[8192];
+
+static inline void record(void *ctx, const char *path, const char *name, const void *v, uint32_t len)
+{
+	(void)ctx;
+	size_t n = strlen(seen);
+	snprintf(seen + n, sizeof(seen) - n, "%s:%s:%u", path, name, len);
+	if (len == 4)
+		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "=%#x", fdt_cell32(v, 0));
+	strcat(seen, ";");
 }
 
 #endif

@@ -11,18 +11,6 @@
 
 #include "fdt_writer.h"
 
-static char seen[4096];
-
-static void record(void *ctx, const char *path, const char *name, const void *v, uint32_t len)
-{
-	(void)ctx;
-	size_t n = strlen(seen);
-	snprintf(seen + n, sizeof(seen) - n, "%s:%s:%u", path, name, len);
-	if (len == 4)
-		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "=%#x", fdt_cell32(v, 0));
-	strcat(seen, ";");
-}
-
 static void pseries_like(struct writer *w)
 {
 	uint32_t reg[] = { 0, 0, 0, 0x20000000 }, tb[] = { 0x1e848000 }, one[] = { 1 };

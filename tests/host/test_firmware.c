@@ -39,18 +39,6 @@ static void ktap_check(int cond, const char *fmt, ...)
 	ktap_ok(cond, name);
 }
 
-static char seen[8192];
-
-static void record(void *ctx, const char *path, const char *name, const void *v, uint32_t len)
-{
-	(void)ctx;
-	size_t n = strlen(seen);
-	snprintf(seen + n, sizeof(seen) - n, "%s:%s:%u", path, name, len);
-	if (len == 4)
-		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "=%#x", fdt_cell32(v, 0));
-	strcat(seen, ";");
-}
-
 static void pseries_like(struct writer *w, int with_rtas, int with_base)
 {
 	memset(w, 0, sizeof(*w));
