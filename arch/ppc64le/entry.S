@@ -1,5 +1,6 @@
 // Boot relocation, and the common exception entry and exit of ppc64.
 
+#include <arch/asm_gprs.h>
 #include <arch/asm_offsets.h>
 #include <arch/spr.h>
 #include <arch/trapframe.h>
@@ -134,41 +135,14 @@ trap_entry:
 	// CPU's emergency stack.
 3:	ld	11, CPU_EMERGENCY_TOP(13)
 	subi	11, 11, TF_SIZE
-2:	std	0, TF_GPR0 + 0*8(11)
-	std	1, TF_GPR0 + 1*8(11)
-	std	2, TF_GPR0 + 2*8(11)
-	std	3, TF_GPR0 + 3*8(11)
-	std	4, TF_GPR0 + 4*8(11)
-	std	5, TF_GPR0 + 5*8(11)
-	std	6, TF_GPR0 + 6*8(11)
-	std	7, TF_GPR0 + 7*8(11)
-	std	8, TF_GPR0 + 8*8(11)
-	std	9, TF_GPR0 + 9*8(11)
-	std	10, TF_GPR0 + 10*8(11)
+2:	SAVE_GPRS 0, 10, TF_GPR0, 11
 	ld	0, CPU_SCRATCH1(13)
 	std	0, TF_GPR0 + 11*8(11)
 	ld	0, CPU_SCRATCH0(13)
 	std	0, TF_GPR0 + 12*8(11)
 	mfspr	0, SPRN_SPRG1
 	std	0, TF_GPR0 + 13*8(11)
-	std	14, TF_GPR0 + 14*8(11)
-	std	15, TF_GPR0 + 15*8(11)
-	std	16, TF_GPR0 + 16*8(11)
-	std	17, TF_GPR0 + 17*8(11)
-	std	18, TF_GPR0 + 18*8(11)
-	std	19, TF_GPR0 + 19*8(11)
-	std	20, TF_GPR0 + 20*8(11)
-	std	21, TF_GPR0 + 21*8(11)
-	std	22, TF_GPR0 + 22*8(11)
-	std	23, TF_GPR0 + 23*8(11)
-	std	24, TF_GPR0 + 24*8(11)
-	std	25, TF_GPR0 + 25*8(11)
-	std	26, TF_GPR0 + 26*8(11)
-	std	27, TF_GPR0 + 27*8(11)
-	std	28, TF_GPR0 + 28*8(11)
-	std	29, TF_GPR0 + 29*8(11)
-	std	30, TF_GPR0 + 30*8(11)
-	std	31, TF_GPR0 + 31*8(11)
+	SAVE_GPRS 14, 31, TF_GPR0, 11
 	mfspr	0, SPRN_SRR0
 	std	0, TF_NIP(11)
 	mfspr	0, SPRN_SRR1
@@ -225,36 +199,9 @@ trap_return:
 	mtxer	0
 	ld	0, TF_CCR(3)
 	mtcr	0
-	ld	0, TF_GPR0 + 0*8(3)
-	ld	1, TF_GPR0 + 1*8(3)
-	ld	2, TF_GPR0 + 2*8(3)
-	ld	4, TF_GPR0 + 4*8(3)
-	ld	5, TF_GPR0 + 5*8(3)
-	ld	6, TF_GPR0 + 6*8(3)
-	ld	7, TF_GPR0 + 7*8(3)
-	ld	8, TF_GPR0 + 8*8(3)
-	ld	9, TF_GPR0 + 9*8(3)
-	ld	10, TF_GPR0 + 10*8(3)
-	ld	11, TF_GPR0 + 11*8(3)
-	ld	12, TF_GPR0 + 12*8(3)
-	ld	14, TF_GPR0 + 14*8(3)
-	ld	15, TF_GPR0 + 15*8(3)
-	ld	16, TF_GPR0 + 16*8(3)
-	ld	17, TF_GPR0 + 17*8(3)
-	ld	18, TF_GPR0 + 18*8(3)
-	ld	19, TF_GPR0 + 19*8(3)
-	ld	20, TF_GPR0 + 20*8(3)
-	ld	21, TF_GPR0 + 21*8(3)
-	ld	22, TF_GPR0 + 22*8(3)
-	ld	23, TF_GPR0 + 23*8(3)
-	ld	24, TF_GPR0 + 24*8(3)
-	ld	25, TF_GPR0 + 25*8(3)
-	ld	26, TF_GPR0 + 26*8(3)
-	ld	27, TF_GPR0 + 27*8(3)
-	ld	28, TF_GPR0 + 28*8(3)
-	ld	29, TF_GPR0 + 29*8(3)
-	ld	30, TF_GPR0 + 30*8(3)
-	ld	31, TF_GPR0 + 31*8(3)
+	REST_GPRS 0, 2, TF_GPR0, 3
+	REST_GPRS 4, 12, TF_GPR0, 3
+	REST_GPRS 14, 31, TF_GPR0, 3
 	ld	3, TF_GPR0 + 3*8(3)
 	rfid
 
@@ -267,6 +214,7 @@ arch_enter_user:
 // pointer in *from, load 'to' and restore its state.
 //   void switch_stack(uint64_t *from, uint64_t to);
 #define SW_FRAME	(MIN_FRAME + 20*8)
+#define SW_GPRS		(MIN_FRAME - 14*8)	// r14 at MIN_FRAME, r15 after it...
 	.globl	switch_stack
 switch_stack:
 	mflr	0
@@ -275,44 +223,10 @@ switch_stack:
 	mfcr	0
 	std	0, MIN_FRAME + 18*8(1)
 	std	2, MIN_FRAME + 19*8(1)
-	std	14, MIN_FRAME + 0*8(1)
-	std	15, MIN_FRAME + 1*8(1)
-	std	16, MIN_FRAME + 2*8(1)
-	std	17, MIN_FRAME + 3*8(1)
-	std	18, MIN_FRAME + 4*8(1)
-	std	19, MIN_FRAME + 5*8(1)
-	std	20, MIN_FRAME + 6*8(1)
-	std	21, MIN_FRAME + 7*8(1)
-	std	22, MIN_FRAME + 8*8(1)
-	std	23, MIN_FRAME + 9*8(1)
-	std	24, MIN_FRAME + 10*8(1)
-	std	25, MIN_FRAME + 11*8(1)
-	std	26, MIN_FRAME + 12*8(1)
-	std	27, MIN_FRAME + 13*8(1)
-	std	28, MIN_FRAME + 14*8(1)
-	std	29, MIN_FRAME + 15*8(1)
-	std	30, MIN_FRAME + 16*8(1)
-	std	31, MIN_FRAME + 17*8(1)
+	SAVE_GPRS 14, 31, SW_GPRS, 1
 	std	1, 0(3)
 	mr	1, 4
-	ld	14, MIN_FRAME + 0*8(1)
-	ld	15, MIN_FRAME + 1*8(1)
-	ld	16, MIN_FRAME + 2*8(1)
-	ld	17, MIN_FRAME + 3*8(1)
-	ld	18, MIN_FRAME + 4*8(1)
-	ld	19, MIN_FRAME + 5*8(1)
-	ld	20, MIN_FRAME + 6*8(1)
-	ld	21, MIN_FRAME + 7*8(1)
-	ld	22, MIN_FRAME + 8*8(1)
-	ld	23, MIN_FRAME + 9*8(1)
-	ld	24, MIN_FRAME + 10*8(1)
-	ld	25, MIN_FRAME + 11*8(1)
-	ld	26, MIN_FRAME + 12*8(1)
-	ld	27, MIN_FRAME + 13*8(1)
-	ld	28, MIN_FRAME + 14*8(1)
-	ld	29, MIN_FRAME + 15*8(1)
-	ld	30, MIN_FRAME + 16*8(1)
-	ld	31, MIN_FRAME + 17*8(1)
+	REST_GPRS 14, 31, SW_GPRS, 1
 	ld	2, MIN_FRAME + 19*8(1)
 	ld	0, MIN_FRAME + 18*8(1)
 	mtcr	0
