@@ -3,6 +3,7 @@
 // kernel stack, the address space and the kernel stack the next
 // interrupt from user mode uses.
 
+#include <arch/tm.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <arch/spr.h>
@@ -60,9 +61,6 @@ void arch_thread_init(struct thread *t, void (*fn)(void *), void *arg)
 	sp[MIN_FRAME / 8 + 19] = toc;			// r2
 	t->arch.ksp = (uint64_t)sp;
 }
-
-void tm_reclaim_thread(struct thread *t);		// tm.c
-void tm_clear_child(struct trap_frame *child);
 
 void arch_context_switch(struct thread *prev, struct thread *next)
 {

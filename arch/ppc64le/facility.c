@@ -17,9 +17,9 @@
 // facility-unavailable interrupt (0xF60, FSCR[IC] = 5).  Its state is
 // TFHAR, TFIAR and TEXASR.  "tm=off" hides TM: the trap then gives
 // SIGILL, as on a CPU without it.  A transaction's checkpointed
-// registers are held by the CPU itself; a system call made inside a
-// transaction aborts it (TEXASR: TM_CAUSE_SYSCALL), as Linux does and
-// as AT_HWCAP2's PPC_FEATURE2_HTM_NOSC announces.
+// registers are held by the CPU itself; tm.c keeps them across
+// switches, signals and system calls (a system call inside a transaction
+// aborts it, as Linux does and AT_HWCAP2's PPC_FEATURE2_HTM_NOSC says).
 
 #include <stdint.h>
 #include <arch/spr.h>
@@ -27,6 +27,7 @@
 #include <arch/trapframe.h>
 #include <arch/thread_arch.h>
 #include <arch/fpu_state.h>
+#include <arch/tm.h>
 #include <kernel/facility.h>
 #include <kernel/thread.h>
 #include <kernel/cpu.h>
@@ -39,10 +40,7 @@
 #include <kernel/panic.h>
 #include <kernel/process.h>
 
-
 #define FSCR_IC_TM	5
-#define TM_CAUSE_PERSISTENT	0x01
-#define TM_CAUSE_SYSCALL	0xd8
 
 static bool tm_hidden;			// tm=off
 
@@ -208,8 +206,6 @@ void arch_fac_switch(int f, bool on)
 		c->arch.tm_off = !on;
 }
 
-void tm_recheckpoint_current(struct trap_frame *f);	// tm.c
-
 // The user MSR this CPU's gates allow, applied to a frame about to
 // return to user mode (interrupts off, after exit_to_user).
 void arch_user_msr(struct trap_frame *f)
@@ -229,7 +225,8 @@ void arch_user_msr(struct trap_frame *f)
 	if (!c->arch.tm_off || ((msr >> MSR_TS_SHIFT) & 3))
 		msr |= MSR_TM;
 	f->msr = msr;
-	tm_recheckpoint_current(f);
+	if (current_thread()->arch.tm)		// only threads that used TM
+		tm_recheckpoint_current(f);
 }
 
 // FP unavailable (0x800), VMX unavailable (0xf20), VSX unavailable
@@ -269,22 +266,6 @@ void facility_trap(struct trap_frame *f)
 		break;
 	}
 	}
-}
-
-// A system call inside a transaction (MSR[TS] transactional at sc)
-// aborts the transaction instead of running: TEXASR says
-// TM_CAUSE_SYSCALL, and the thread resumes at its failure handler with
-// the checkpointed registers, as Linux's system_call_common does.
-// True if so.
-bool tm_abort_syscall(struct trap_frame *f)
-{
-	if (((f->msr >> MSR_TS_SHIFT) & 3) != MSR_TS_TRANSACTIONAL)
-		return false;
-	uint64_t msr = kernel_facility_on(MSR_TM);
-	uint64_t cause = TM_CAUSE_SYSCALL | TM_CAUSE_PERSISTENT;
-	__asm__ volatile("tabort. %0" : : "r"(cause) : "cr0", "memory");
-	kernel_facility_off(msr);
-	return true;
 }
 
 // Each CPU lets problem state use TM as far as FSCR goes (MSR[TM] is

@@ -11,6 +11,7 @@
 // LR = the trampoline, "li r0, __NR_rt_sigreturn; sc", which Linux keeps
 // in the vDSO and Switchyard in one read-only page it maps at exec.
 
+#include <arch/tm.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <arch/spr.h>
@@ -140,8 +141,6 @@ static void fill_sigcontext(struct sigcontext *sc, uint8_t *vregs, struct thread
 	sc->gp_regs[PT_MSR] = msr;
 	sc->gp_regs[PT_SOFTE] = 1;
 }
-
-void tm_fail_for_signal(struct thread *t, struct trap_frame *f);	// tm.c
 
 int arch_signal_frame_setup(struct trap_frame *f, int sig, const struct k_sigaction *ka,
 			    const struct ksiginfo *info, uint64_t old_mask)

@@ -2,6 +2,7 @@
 // in r3-r8, the result in r3; a failure returns the positive errno with
 // CR0[SO] set (glibc and musl test SO, not the sign).
 
+#include <arch/tm.h>
 #include <stdint.h>
 #include <arch/irq.h>
 #include <arch/trapframe.h>
@@ -18,7 +19,6 @@
 long syscall_invoke(uint64_t nr, struct syscall_args *args);
 void arch_user_msr(struct trap_frame *f);		// facility.c
 void syscall_dispatch(struct trap_frame *f);
-bool tm_abort_syscall(struct trap_frame *f);		// facility.c
 
 // The kernel's convention (negative errno) to the ABI's, in the frame.
 static void set_result(struct trap_frame *f, long r)

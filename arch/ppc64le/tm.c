@@ -15,15 +15,17 @@
 #include <arch/spr.h>
 #include <arch/trapframe.h>
 #include <arch/thread_arch.h>
-#include <arch/fpu_state.h>
+#include <arch/tm.h>
 #include <kernel/facility.h>
 #include <kernel/thread.h>
+#include <kernel/proc_internal.h>
 
+// TEXASR failure causes (Linux's TM_CAUSE_*, in its top byte as
+// treclaim. and tabort. put it).
+#define TM_CAUSE_PERSISTENT	0x01
+#define TM_CAUSE_SYSCALL	0xd8
+#define TM_CAUSE_SIGNAL		0xdc
 #define TM_CAUSE_RESCHED	0xde
-
-void tm_reclaim_regs(struct tm_ckpt_regs *ck, uint64_t cause);	// tm.S
-void tm_recheckpoint_regs(const struct tm_ckpt_regs *ck);
-struct trap_frame *arch_thread_user_frame(struct thread *t);
 
 #define ALL_FACILITIES	(MSR_TM | MSR_FP | MSR_VEC | MSR_VSX)
 
@@ -32,9 +34,28 @@ static uint64_t user_ts(const struct trap_frame *f)
 	return (f->msr >> MSR_TS_SHIFT) & 3;
 }
 
+// Ends t's transaction with 'cause' (interrupts off): its transactional
+// FP and vector state goes to its areas first, then the checkpoint comes
+// out of the CPU, its FP and vector part into fp and vec.
+static void reclaim(struct thread *t, uint64_t cause, struct fp_state *fp, struct vec_state *vec)
+{
+	struct tm_state *tm = t->arch.tm;
+
+	fac_sync(t);
+	fac_take_area(t);	// the registers are no longer anyone's live state
+	uint64_t msr = kernel_facility_on(ALL_FACILITIES);
+	tm_reclaim_regs(&tm->ck, cause);
+	fp_save_regs(fp);
+	vec_save_regs(vec);
+	tm->tfhar = mfspr(SPRN_TFHAR);
+	tm->tfiar = mfspr(SPRN_TFIAR);
+	tm->texasr = mfspr(SPRN_TEXASR);
+	kernel_facility_off(msr);	// MSR[TS] is 0 again: MSR[TM] may go off
+}
+
 // At switch-out, interrupts off: t was transactional or suspended when
-// it entered the kernel.  Its transactional FP and vector state goes to
-// its areas first; then the checkpoint comes out of the CPU.
+// it entered the kernel.  The checkpoint is kept to be put back on its
+// way to user mode.
 void tm_reclaim_thread(struct thread *t)
 {
 	struct tm_state *tm = t->arch.tm;
@@ -42,17 +63,8 @@ void tm_reclaim_thread(struct thread *t)
 
 	if (!ts || !tm || tm->ts)
 		return;
-	fac_sync(t);
-	fac_take_area(t);	// the registers are no longer anyone's live state
-	uint64_t msr = kernel_facility_on(ALL_FACILITIES);
-	tm_reclaim_regs(&tm->ck, TM_CAUSE_RESCHED);
-	fp_save_regs(&tm->ckfp);
-	vec_save_regs(&tm->ckvec);
-	tm->tfhar = mfspr(SPRN_TFHAR);
-	tm->tfiar = mfspr(SPRN_TFIAR);
-	tm->texasr = mfspr(SPRN_TEXASR);
+	reclaim(t, TM_CAUSE_RESCHED, &tm->ckfp, &tm->ckvec);
 	tm->ts = ts;
-	kernel_facility_off(msr);	// MSR[TS] is 0 again: MSR[TM] may go off
 }
 
 // On the way back to user mode, interrupts off, after the facility
@@ -95,7 +107,6 @@ void tm_clear_child(struct trap_frame *child)
 	child->msr &= ~(3UL << MSR_TS_SHIFT);
 }
 
-#define TM_CAUSE_SIGNAL		0xdc
 #define CR0_FAILED		(0xaUL << 28)	// what a failed transaction leaves in CR0
 
 // A signal delivered to a thread inside a transaction: the transaction
@@ -115,16 +126,8 @@ void tm_fail_for_signal(struct thread *t, struct trap_frame *f)
 	for (int fac = FAC_FP; fac <= FAC_VEC; fac++)
 		if (arch_fac_prepare(fac, t))
 			return;
-	fac_sync(t);
-	fac_take_area(t);
-	uint64_t msr = kernel_facility_on(ALL_FACILITIES);
-	tm_reclaim_regs(&tm->ck, TM_CAUSE_SIGNAL);
-	fp_save_regs(t->arch.fp);		// the checkpoint's are the thread's now
-	vec_save_regs(t->arch.vec);
-	tm->tfhar = mfspr(SPRN_TFHAR);
-	tm->tfiar = mfspr(SPRN_TFIAR);
-	tm->texasr = mfspr(SPRN_TEXASR);
-	kernel_facility_off(msr);
+	// The checkpoint's FP and vector registers are the thread's now.
+	reclaim(t, TM_CAUSE_SIGNAL, t->arch.fp, t->arch.vec);
 	for (int i = 0; i < 32; i++)
 		f->gpr[i] = tm->ck.gpr[i];
 	f->ccr = (tm->ck.cr & 0x0fffffffUL) | CR0_FAILED;
@@ -134,4 +137,20 @@ void tm_fail_for_signal(struct thread *t, struct trap_frame *f)
 	f->nip = tm->tfhar & ~3UL;
 	f->msr &= ~(3UL << MSR_TS_SHIFT);
 	tm->ts = 0;
+}
+
+// A system call inside a transaction (MSR[TS] transactional at sc)
+// aborts the transaction instead of running: TEXASR says
+// TM_CAUSE_SYSCALL, and the thread resumes at its failure handler with
+// the checkpointed registers, as Linux's system_call_common does.
+// True if so.
+bool tm_abort_syscall(struct trap_frame *f)
+{
+	if (((f->msr >> MSR_TS_SHIFT) & 3) != MSR_TS_TRANSACTIONAL)
+		return false;
+	uint64_t msr = kernel_facility_on(MSR_TM);
+	uint64_t cause = TM_CAUSE_SYSCALL | TM_CAUSE_PERSISTENT;
+	__asm__ volatile("tabort. %0" : : "r"(cause) : "cr0", "memory");
+	kernel_facility_off(msr);
+	return true;
 }

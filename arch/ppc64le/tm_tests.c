@@ -11,11 +11,8 @@
 #include <kernel/cpu.h>
 #include <arch/spr.h>
 #include <arch/irq.h>
-#include <arch/fpu_state.h>
 #include <arch/platform.h>
-
-void tm_reclaim_regs(struct tm_ckpt_regs *ck, uint64_t cause);
-void tm_recheckpoint_regs(const struct tm_ckpt_regs *ck);
+#include <arch/tm.h>
 
 static uint64_t current_r2(void)
 {
