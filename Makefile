@@ -55,14 +55,16 @@ FW_DIR    := arch/ppc64le/firmware
 FW_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -mbig-endian -mabi=elfv2 \
 	     -ffreestanding -fno-pic -fno-stack-protector -mcmodel=medium \
 	     -msoft-float -mno-altivec -mno-vsx -fno-tree-loop-distribute-patterns \
-	     -DFIRMWARE_STACK_TOP=0x200000
-$(BUILD)/firmware.bin: $(FW_DIR)/entry.S $(FW_DIR)/firmware.c $(FW_DIR)/firmware.h $(FW_DIR)/firmware.ld
+	     -Iinclude -DFIRMWARE_STACK_TOP=0x200000
+$(BUILD)/firmware.bin: $(FW_DIR)/entry.S $(FW_DIR)/firmware.c $(FW_DIR)/firmware.h $(FW_DIR)/firmware.ld \
+		      kernel/lib/fdt.c include/lib/fdt.h
 	@mkdir -p $(BUILD)/firmware
 	@echo "  FW      $@"
 	@$(CC) $(FW_CFLAGS) -c $(FW_DIR)/entry.S -o $(BUILD)/firmware/entry.o
 	@$(CC) $(FW_CFLAGS) -c $(FW_DIR)/firmware.c -o $(BUILD)/firmware/firmware.o
+	@$(CC) $(FW_CFLAGS) -c kernel/lib/fdt.c -o $(BUILD)/firmware/fdt.o
 	@$(LD) -EB -m elf64ppc -nostdlib --no-warn-rwx-segments -T $(FW_DIR)/firmware.ld -o $(BUILD)/firmware/firmware.elf \
-		$(BUILD)/firmware/entry.o $(BUILD)/firmware/firmware.o
+		$(BUILD)/firmware/entry.o $(BUILD)/firmware/firmware.o $(BUILD)/firmware/fdt.o
 	@$(CROSS)objcopy -O binary $(BUILD)/firmware/firmware.elf $(BUILD)/firmware/firmware.raw
 	@{ head -c 256 /dev/zero; cat $(BUILD)/firmware/firmware.raw; } > $@
 

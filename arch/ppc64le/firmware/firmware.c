@@ -16,24 +16,21 @@
 // A tree this code does not expect is left alone: the kernel then finds
 // no RTAS, as before.
 //
-// Built big-endian and freestanding; tests/host/test_firmware.c runs the
-// same code on the host, so the tree is read and written a byte at a time
-// (it is big-endian whatever the CPU).
+// Built big-endian and freestanding, with the kernel's own reader of the
+// tree (kernel/lib/fdt.c); tests/host/test_firmware.c runs the same code
+// on the host, so the tree is written a byte at a time (it is big-endian
+// whatever the CPU).
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <lib/fdt.h>
 #include "firmware.h"
 
-#define FDT_MAGIC	0xd00dfeed
-#define FDT_BEGIN_NODE	1
-#define FDT_END_NODE	2
 #define FDT_PROP	3
-#define FDT_NOP		4
-#define FDT_END		9
+#define PROP_HEADER	12	// FDT_PROP, length, name offset
 
 // The header's fields, as byte offsets.
-#define H_MAGIC		0
 #define H_TOTALSIZE	4
 #define H_OFF_STRUCT	8
 #define H_OFF_STRINGS	12
@@ -60,7 +57,7 @@ static const char new_strings[] = "linux,rtas-base\0linux,rtas-entry";
 
 static uint32_t get32(const uint8_t *p)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return fdt_cell32(p, 0);
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -94,15 +91,6 @@ static int same(const char *a, const char *b)
 	return *a == *b;
 }
 
-static size_t length(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
-
 // Moves [p, p + len) up by 'by' bytes, highest byte first.
 static void move_up(uint8_t *p, size_t len, size_t by)
 {
@@ -112,51 +100,30 @@ static void move_up(uint8_t *p, size_t len, size_t by)
 	}
 }
 
-// What the walk of the structure block found.
+// What the walk of the tree found in /rtas.
 struct rtas_node {
-	size_t props_at;	// offset in the blob just after the node's name
+	const uint8_t *blob;
+	size_t props_at;	// offset of its first property (0: none seen)
 	uint32_t size;		// its "rtas-size"
 	int has_base;		// "linux,rtas-base" is already there
 };
 
-// Finds /rtas (a child of the root).  Returns 0 when found.
-static int find_rtas(const uint8_t *blob, struct rtas_node *r)
+// fdt_walk's callback: /rtas's properties.  The new ones go in front of
+// the first, which is where the node's name ends.
+static void rtas_prop(void *ctx, const char *path, const char *name, const void *value,
+		      uint32_t len)
 {
-	const uint8_t *strings = blob + get32(blob + H_OFF_STRINGS);
-	size_t p = get32(blob + H_OFF_STRUCT), end = p + get32(blob + H_SIZE_STRUCT);
-	size_t strings_len = get32(blob + H_SIZE_STRINGS);
-	int depth = 0, in_rtas = 0, found = 0;
+	struct rtas_node *r = ctx;
+	size_t at = (size_t)((const uint8_t *)value - r->blob) - PROP_HEADER;
 
-	while (p + 4 <= end) {
-		uint32_t tok = get32(blob + p);
-		p += 4;
-		if (tok == FDT_BEGIN_NODE) {
-			const char *name = (const char *)blob + p;
-			p += align_up(length(name) + 1, 4);
-			depth++;
-			if (depth == 2 && (same(name, "rtas") || same(name, "rtas@0"))) {
-				in_rtas = found = 1;
-				r->props_at = p;
-			}
-		} else if (tok == FDT_PROP && p + 8 <= end) {
-			uint32_t len = get32(blob + p), nameoff = get32(blob + p + 4);
-			if (nameoff >= strings_len)
-				return -1;
-			const char *name = (const char *)strings + nameoff;
-			if (in_rtas && same(name, "rtas-size") && len == 4)
-				r->size = get32(blob + p + 8);
-			if (in_rtas && same(name, "linux,rtas-base"))
-				r->has_base = 1;
-			p += 8 + align_up(len, 4);
-		} else if (tok == FDT_END_NODE) {
-			if (depth == 2)
-				in_rtas = 0;
-			depth--;
-		} else if (tok != FDT_NOP) {
-			break;		// FDT_END, or something this code does not know
-		}
-	}
-	return found ? 0 : -1;
+	if (!same(path, "/rtas"))
+		return;
+	if (r->props_at == 0 || at < r->props_at)
+		r->props_at = at;
+	if (same(name, "rtas-size") && len == 4)
+		r->size = fdt_cell32(value, 0);
+	if (same(name, "linux,rtas-base"))
+		r->has_base = 1;
 }
 
 // Where the memory-reservation map's terminating entry is, or 0.
@@ -174,14 +141,15 @@ static size_t rsvmap_end(const uint8_t *blob)
 	return 0;
 }
 
-// The layout libfdt's packed trees have: header, reservation map,
-// structure block, strings block, nothing after.
+// A tree (fdt_size checks the header) with the layout libfdt's packed
+// trees have: header, reservation map, structure block, strings block,
+// nothing after.
 static int layout_expected(const uint8_t *blob)
 {
 	uint32_t rsv = get32(blob + H_OFF_RSVMAP), st = get32(blob + H_OFF_STRUCT);
 	uint32_t str = get32(blob + H_OFF_STRINGS);
 
-	return get32(blob + H_MAGIC) == FDT_MAGIC && get32(blob + H_VERSION) >= 17 &&
+	return fdt_size(blob, get32(blob + H_TOTALSIZE)) != 0 && get32(blob + H_VERSION) >= 17 &&
 	       rsv >= H_LEN && rsv % 8 == 0 && rsv < st &&
 	       st + get32(blob + H_SIZE_STRUCT) <= str &&
 	       str + get32(blob + H_SIZE_STRINGS) == get32(blob + H_TOTALSIZE);
@@ -198,10 +166,11 @@ static void put_prop(uint8_t *at, uint32_t nameoff, uint32_t value)
 uintptr_t fdt_add_rtas(void *fdt)
 {
 	uint8_t *blob = fdt;
-	struct rtas_node r = { 0, 0, 0 };
+	struct rtas_node r = { blob, 0, 0, 0 };
 	size_t rsv, grow;
 
-	if (!layout_expected(blob) || find_rtas(blob, &r) < 0 || r.has_base || r.size == 0)
+	if (!layout_expected(blob) || fdt_walk(blob, get32(blob + H_TOTALSIZE), rtas_prop, &r) < 0 ||
+	    r.props_at == 0 || r.has_base || r.size == 0)
 		return 0;
 	rsv = rsvmap_end(blob);
 	if (rsv == 0)
