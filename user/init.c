@@ -1077,6 +1077,14 @@ static int memory_final(char **argv, int argc, char **all_argv)
 
 static int run_task(int argc, char **argv)
 {
+	// Linux hands init the kernel parameters it does not know (nokaslr,
+	// which only its decompressor reads, for ./switchyard profile) before
+	// the words after "--": they are not init's.
+	while (argc > 0 && strncmp(argv[0], "--", 2) != 0) {
+		say("# init: ignoring the kernel's word %s", argv[0]);
+		argc--;
+		argv++;
+	}
 	if (argc >= 2 && strcmp(argv[0], "--program-timeout") == 0) {
 		program_timeout = atoi(argv[1]);
 		argc -= 2;
