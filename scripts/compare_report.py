@@ -38,13 +38,18 @@ FIGURES = {
 	'wake': ('median_us', 'µs', 'lower'),
 	'proc': ('ops_per_sec', 'ops/s', 'higher'),
 	'fs': ('ops_per_sec', 'ops/s', 'higher'),
+	# Linux's own benchmarks, unmodified (perfbench, cswitch).
+	'perf_pipe': ('usecs_per_op', 'µs/op', 'lower'),
+	'perf_messaging': ('seconds', 's', 'lower'),
+	'cswitch': ('switches_per_sec', 'switches/s', 'higher'),
 }
 # Fields that are measurements or labels of the kernel, not of the run.
 NOT_RUN = {'kernel', 'policy', 'switches_per_sec', 'switches', 'seconds', 'usecs_per_op',
 	   'ops_per_sec', 'loops', 'samples', 'min_us', 'median_us', 'p90_us', 'max_us',
 	   'ratio', 'expirations', 'mean_period_us', 'raced', 'calls', 'usecs_per_call',
 	   'usecs_per_rt', 'ops', 'unsupported', 'registered_pct', 'unregistered_pct',
-	   'min', 'max', 'ipi_sent', 'ipi_recv_siblings', 'ipi_recv_unrelated', 'sync_core'}
+	   'min', 'max', 'ipi_sent', 'ipi_recv_siblings', 'ipi_recv_unrelated', 'sync_core',
+	   'tasks'}
 CSV_FIELDS = ['kernel', 'policy', 'rep', 'benchmark', 'run', 'figure', 'unit', 'better', 'value']
 
 
@@ -61,7 +66,7 @@ def run_label(name, fields):
 			else:
 				once = fields.get('once') == '1'
 				parts.append('%s %s' % (value, 'once' if once else 'every round'))
-		elif key in ('mech', 'mode', 'cpus', 'op', 'call', 'cmd', 'case'):
+		elif key in ('mech', 'mode', 'cpus', 'op', 'call', 'cmd', 'case', 'ipc', 'test'):
 			parts.append(value)
 		else:
 			parts.append('%s=%s' % (key, value))
@@ -345,20 +350,28 @@ def write_plot(out, columns, table):
 	def top(rows):
 		values = [m for _, meds, _ in rows for m in meds if m > 0] or [1]
 		return min(values), max(values)
-	switch_rows = plot_rows(columns, table, {'ctxsw'})
+	switch_rows = plot_rows(columns, table, {'ctxsw', 'cswitch'})
 	if switch_rows:
 		path = os.path.join(out, 'plot-ctxsw.dat')
 		write_plot_data(path, columns, switch_rows)
 		panels.append(('Context switches per second (higher is better; label: Switchyard ' +
 			       '%s over Linux)' % next((c for c in columns if c not in ('linux', 'host')), ''),
 			       path, 'switches/s (log scale)', True, top(switch_rows)))
-	lat_rows = plot_rows(columns, table, {'pipe', 'membarrier', 'mbpipe', 'wake', 'timer'})
+	lat_rows = plot_rows(columns, table, {'pipe', 'membarrier', 'mbpipe', 'wake', 'timer',
+					      'perf_pipe'})
 	if lat_rows:
 		path = os.path.join(out, 'plot-latency.dat')
 		write_plot_data(path, columns, lat_rows)
 		panels.append(('Latency: pipe round trip, membarrier call, wake-up (lower is better; '
 			       'label: Linux over Switchyard)', path, 'µs (log scale)', True,
 			       top(lat_rows)))
+	msg_rows = plot_rows(columns, table, {'perf_messaging'})
+	if msg_rows:
+		path = os.path.join(out, 'plot-messaging.dat')
+		write_plot_data(path, columns, msg_rows)
+		panels.append(('perf bench sched messaging: seconds for the whole run (lower is '
+			       'better; label: Linux over Switchyard)', path, 's (log scale)', True,
+			       top(msg_rows)))
 	rate_rows = plot_rows(columns, table, {'proc', 'fs'})
 	if rate_rows:
 		path = os.path.join(out, 'plot-rates.dat')

@@ -14,6 +14,9 @@
 #   /linux-selftests/futex/* build/user/linux-selftests/futex/* (Linux's
 #                         futex_wait_timeout and futex_wait_wouldblock, for
 #                         tests/futex_selftests)
+#   /linux-selftests/powerpc/* build/ppc64le/user/linux-selftests/powerpc/*
+#                         (Linux's powerpc context_switch benchmark, for
+#                         bench/cswitch; ppc64le only)
 #   /dyn/*                build/user/dyn/* (a dynamically linked program and
 #                         the shared object it loads, for tests/dynexec),
 #                         with their interpreter and libraries at the
@@ -111,6 +114,11 @@ copy_programs "$user_build/linux-selftests/rseq" "$stage/linux-selftests/rseq"
 # And the futex ones (scripts/build-futex-selftests) for tests/futex_selftests.
 mkdir -p "$stage/linux-selftests/futex"
 copy_programs "$user_build/linux-selftests/futex" "$stage/linux-selftests/futex"
+# And the powerpc context_switch benchmark (scripts/build-powerpc-selftests).
+if [[ -d $user_build/linux-selftests/powerpc ]]; then
+	mkdir -p "$stage/linux-selftests/powerpc"
+	copy_programs "$user_build/linux-selftests/powerpc" "$stage/linux-selftests/powerpc"
+fi
 
 # The dynamically linked test helpers and what they need to run.
 mkdir -p "$stage/dyn"

@@ -675,8 +675,21 @@ static void run_sched_time(int ncpu, const char *only, const char *seconds)
 		run_plain("fairbench", ncpu < 2 ? fair_one : fair);
 }
 
+// Linux's powerpc context_switch.c (ppc64le; bench/cswitch says SKIP
+// where it was not built): whole seconds, as it counts them.
+static void run_cswitch(int ncpu, const char *seconds)
+{
+	char n[16], s[16];
+	char *args[] = { NULL, "-n", n, "-s", s, NULL };
+
+	snprintf(n, sizeof(n), "%d", ncpu);
+	snprintf(s, sizeof(s), "%d", (int)(atof(seconds) + 0.999));
+	run_plain("cswitch", args);
+}
+
 // The groups --only can name, in the order they run.
-static const char *const bench_groups[] = { "ctxsw", "pipe", "mb", "timer", "wake", "fair", "proc", "fs" };
+static const char *const bench_groups[] = { "ctxsw", "pipe", "mb", "timer", "wake", "fair", "proc", "fs",
+					    "perf", "cswitch" };
 
 // Every name of an --only list must be a group.
 static bool groups_valid(const char *list)
@@ -698,7 +711,8 @@ static bool groups_valid(const char *list)
 
 // --bench [--ncpu N] [--mech LIST] [--seconds S] [--no-pipebench] [--no-mbbench]
 //	   [--only GROUP,...] [--policies LIST [--rounds R]]
-// --only runs just the named groups (ctxsw, pipe, mb, timer, wake, fair, proc, fs).
+// --only runs just the named groups (ctxsw, pipe, mb, timer, wake, fair, proc, fs,
+// perf, cswitch).
 static int run_benchmarks(int argc, char **argv)
 {
 	int hint = 0;
@@ -728,7 +742,8 @@ static int run_benchmarks(int argc, char **argv)
 			say("# init: --bench: ignoring %s", argv[i]);
 	}
 	if (only && !groups_valid(only)) {
-		say("# init: --bench: --only wants groups of ctxsw,pipe,mb,proc,fs, not %s", only);
+		say("# init: --bench: --only wants groups of ctxsw,pipe,mb,timer,wake,fair,proc,fs,"
+		    "perf,cswitch, not %s", only);
 		return 2;
 	}
 	int ncpu = count_cpus(hint);
@@ -745,12 +760,20 @@ static int run_benchmarks(int argc, char **argv)
 	static char *small_parent[] = { NULL, NULL };
 	static char *big_parent[] = { NULL, "-m", "fork,forkexec", "-M", "/bin/busybox", NULL };
 	static char *fs_args[] = { NULL, NULL };
+	static char *perf_args[] = { NULL, NULL };
 	if (listed(only, "proc")) {
 		run_plain("procbench", small_parent);
 		run_plain("procbench", big_parent);
 	}
 	if (listed(only, "fs"))
 		run_plain("fsbench", fs_args);
+	// Linux's own benchmarks, unmodified: perf bench sched (x86-64, when
+	// the runner packed Debian's perf) and, on ppc64le, the powerpc
+	// selftests' context_switch.c.
+	if (listed(only, "perf"))
+		run_plain("perfbench", perf_args);
+	if (listed(only, "cswitch"))
+		run_cswitch(ncpu, seconds);
 	if (bench_failures) {
 		say("# init: benchmarks done, %d failed", bench_failures);
 		return 1;

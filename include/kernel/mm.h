@@ -26,6 +26,7 @@ struct mm {
 	// (/proc/PID/cmdline and environ read them, as Linux's mm fields).
 	uint64_t start_code, end_code, start_data, end_data, start_stack;
 	uint64_t arg_start, arg_end, env_start, env_end;
+	uint64_t auxv_start, auxv_end;	// the auxiliary vector (/proc/PID/auxv)
 	uint64_t mmap_base;		// where the search for free room starts
 	struct mm_arch arch;		// the arch's own (x86-64: PCID, stale TLBs)
 	int membarrier_state;		// registrations (membarrier(2))

@@ -50,7 +50,7 @@
 enum pnode_kind {
 	PN_PID_DIR = 1, PN_TASK_DIR, PN_TID_DIR, PN_FD_DIR, PN_FDINFO_DIR,
 	PN_FD_LINK, PN_FDINFO,
-	PN_STAT, PN_STATUS, PN_STATM, PN_CMDLINE, PN_COMM, PN_ENVIRON, PN_MAPS,
+	PN_STAT, PN_STATUS, PN_STATM, PN_CMDLINE, PN_COMM, PN_ENVIRON, PN_AUXV, PN_MAPS,
 	PN_LIMITS, PN_MOUNTS, PN_TIMERS, PN_SCHED,
 	PN_EXE, PN_CWD, PN_ROOT,
 };
@@ -823,6 +823,20 @@ static long environ_read(struct mm *mm, uint64_t off, struct iobuf *b, size_t n)
 	return copy_out_of(mm, start + off, b, n);
 }
 
+// The auxiliary vector where exec put it on the stack.  Linux keeps a
+// copy in the kernel (saved_auxv); this reads the process's memory, so a
+// program that overwrote its own vector reads what it wrote.
+static long auxv_read(struct mm *mm, uint64_t off, struct iobuf *b, size_t n)
+{
+	uint64_t start = mm->auxv_start, end = mm->auxv_end;
+
+	if (end <= start || off >= end - start)
+		return 0;
+	if (n > end - start - off)
+		n = end - start - off;
+	return copy_out_of(mm, start + off, b, n);
+}
+
 static long memory_read(const struct pnode *pn, uint64_t off, struct iobuf *b, size_t n)
 {
 	struct psnap s;
@@ -832,6 +846,7 @@ static long memory_read(const struct pnode *pn, uint64_t off, struct iobuf *b, s
 		return rc;
 	if (s.mm)	// a zombie's read empty
 		rc = pn->kind == PN_CMDLINE ? cmdline_read(s.mm, off, b, n)
+		   : pn->kind == PN_AUXV    ? auxv_read(s.mm, off, b, n)
 					    : environ_read(s.mm, off, b, n);
 	snap_drop(&s);
 	return rc;
@@ -842,13 +857,13 @@ static long pnode_read(struct vnode *vn, struct file *f, uint64_t off, struct io
 	const struct pnode *pn = vn->priv;
 
 	(void)f;
-	if (pn->kind == PN_CMDLINE || pn->kind == PN_ENVIRON)
+	if (pn->kind == PN_CMDLINE || pn->kind == PN_ENVIRON || pn->kind == PN_AUXV)
 		return memory_read(pn, off, b, n);
 	return text_read(pn, off, b, n);
 }
 
-// environ needs the address space from the start: a zombie's cannot be
-// opened (ESRCH, as Linux).
+// environ and auxv need the address space from the start: a zombie's
+// cannot be opened (ESRCH, as Linux).
 static int pnode_open(struct vnode **vnp, uint32_t flags)
 {
 	struct vnode *vn = *vnp;
@@ -857,7 +872,7 @@ static int pnode_open(struct vnode **vnp, uint32_t flags)
 	int rc;
 
 	(void)flags;
-	if (pn->kind != PN_ENVIRON)
+	if (pn->kind != PN_ENVIRON && pn->kind != PN_AUXV)
 		return 0;
 	rc = snap_take(pn, &s);
 	if (rc == 0 && !s.mm)
@@ -1064,6 +1079,7 @@ static const struct pentry pid_entries[] = {
 	{ "fd", PN_FD_DIR, VNODE_DIR, 0500 },
 	{ "fdinfo", PN_FDINFO_DIR, VNODE_DIR, 0555 },
 	{ "environ", PN_ENVIRON, VNODE_REG, 0400 },
+	{ "auxv", PN_AUXV, VNODE_REG, 0400 },
 	{ "status", PN_STATUS, VNODE_REG, 0444 },
 	{ "limits", PN_LIMITS, VNODE_REG, 0444 },
 	{ "sched", PN_SCHED, VNODE_REG, 0444 },

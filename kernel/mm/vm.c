@@ -1528,10 +1528,8 @@ struct mm *mm_copy(struct mm *src)
 	mm->start_data = src->start_data;
 	mm->end_data = src->end_data;
 	mm->start_stack = src->start_stack;
-	mm->arg_start = src->arg_start;
-	mm->arg_end = src->arg_end;
-	mm->env_start = src->env_start;
-	mm->env_end = src->env_end;
+	mm->auxv_start = src->auxv_start;
+	mm->auxv_end = src->auxv_end;
 	// membarrier registrations survive fork, as on Linux.
 	mm->membarrier_state = __atomic_load_n(&src->membarrier_state, __ATOMIC_SEQ_CST);
 	// The child's file mappings are on their files' lists from here on,

@@ -391,6 +391,15 @@ static void record_strings(struct mm *mm, const uint8_t *buf, uint64_t base, uin
 	if (s->envc == 0)
 		mm->env_start = mm->env_end = mm->arg_end;
 	mm->start_stack = sp;
+	// The auxiliary vector follows envp's NULL; it ends with its AT_NULL
+	// pair, which /proc/PID/auxv shows too, as Linux's.
+	uint64_t pair[2], aux = sp + 8 * (3 + (uint64_t)s->argc + (uint64_t)s->envc);
+	mm->auxv_start = aux;
+	do {
+		memcpy(pair, buf + (aux - base), 16);
+		aux += 16;
+	} while (pair[0] != 0);
+	mm->auxv_end = aux;
 }
 
 static int build_stack(struct mm *mm, const struct exec_strings *s, const char *execfn,

@@ -7,7 +7,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sysutil.h"
 
@@ -59,6 +61,16 @@ static inline void kernel_and_policy(char *kernel, size_t ksize, char *policy, s
 	}
 	if (f)
 		fclose(f);
+}
+
+// /proc where it is missing: the Linux guest's init (ours) mounts
+// nothing, and Linux's own programs read /proc/self/auxv, mbbench
+// /proc/interrupts.  Switchyard's /proc is always there.  Best effort:
+// a program that cannot mount it runs without it, as before.
+static inline void mount_proc(void)
+{
+	if (access("/proc/self/auxv", R_OK) != 0)
+		mount("proc", "/proc", "proc", 0, NULL);
 }
 
 #endif

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -217,6 +218,26 @@ static void t_cmdline_environ(void)
 	}
 	if (pid > 0)
 		check_child_ok(pid, "cmdline and environ read back");
+}
+
+// auxv: the pairs exec gave us, AT_NULL last, each as getauxval reads
+// them from the stack.
+static void t_auxv(void)
+{
+	static unsigned long v[512];
+	long n = read_file("/proc/self/auxv", (char *)v, sizeof(v));
+	long pairs = n / (long)(2 * sizeof(v[0]));
+	int mismatches = 0, seen_pagesz = 0;
+
+	if (!check(n > 0 && n % (long)(2 * sizeof(v[0])) == 0, "auxv reads whole pairs"))
+		return;
+	check(v[2 * (pairs - 1)] == AT_NULL, "auxv ends with AT_NULL");
+	for (long i = 0; i < pairs - 1; i++) {
+		mismatches += getauxval(v[2 * i]) != v[2 * i + 1];
+		seen_pagesz |= v[2 * i] == AT_PAGESZ;
+	}
+	check(mismatches == 0, "every auxv pair is what getauxval says");
+	check(seen_pagesz, "auxv has AT_PAGESZ");
 }
 
 static void t_cmdline_of_other(void)
@@ -857,6 +878,7 @@ static const struct test_case cases[] = {
 	{ "status_ids_and_owner", t_status_ids },
 	{ "cmdline_environ", t_cmdline_environ },
 	{ "cmdline_of_other", t_cmdline_of_other },
+	{ "auxv", t_auxv },
 	{ "task_dirs_and_comm", t_task_dirs_and_comm },
 	{ "comm_write", t_comm_write },
 	{ "fd_links", t_fd_links },
