@@ -32,7 +32,8 @@ from bench_results import parse_result  # noqa: E402
 FIGURES = {
 	'ctxsw': ('switches_per_sec', 'switches/s', 'higher'),
 	'pipe': ('usecs_per_op', 'µs/round trip', 'lower'),
-	'membarrier': ('usecs_per_call', 'µs/call', 'lower'),
+	# The median of mbbench's timed batches (older logs: the mean).
+	'membarrier': ('median_us', 'µs/call', 'lower'),
 	'mbpipe': ('usecs_per_rt', 'µs/round trip', 'lower'),
 	'timer': ('median_us', 'µs', 'lower'),
 	'wake': ('median_us', 'µs', 'lower'),
@@ -49,7 +50,14 @@ NOT_RUN = {'kernel', 'policy', 'switches_per_sec', 'switches', 'seconds', 'usecs
 	   'ratio', 'expirations', 'mean_period_us', 'raced', 'calls', 'usecs_per_call',
 	   'usecs_per_rt', 'ops', 'unsupported', 'registered_pct', 'unregistered_pct',
 	   'min', 'max', 'ipi_sent', 'ipi_recv_siblings', 'ipi_recv_unrelated', 'sync_core',
-	   'tasks'}
+	   'tasks', 'p10_us', 'busy', 'ipis_per_call', 'krt_us', 'krt_max_us', 'kipi_us'}
+# A figure's stand-in in logs older than it.
+FALLBACK = {'median_us': 'usecs_per_call'}
+# The membarrier commands that must interrupt every CPU running a busy
+# sibling (or see it pass a barrier another way): fewer IPIs per call
+# than busy siblings is a barrier that was not delivered.
+EXPEDITED = {'GLOBAL_EXPEDITED', 'PRIVATE_EXPEDITED', 'PRIVATE_EXPEDITED_SYNC_CORE',
+	     'PRIVATE_EXPEDITED_RSEQ'}
 CSV_FIELDS = ['kernel', 'policy', 'rep', 'benchmark', 'run', 'figure', 'unit', 'better', 'value']
 
 
@@ -92,6 +100,8 @@ def rows_of_log(lines, kernel, policy, rep):
 	"""The CSV rows of one boot's console."""
 	rows = []
 	for name, fields, figure, unit, better in known_results(lines):
+		if figure not in fields and FALLBACK.get(figure) in fields:
+			figure = FALLBACK[figure]
 		if figure not in fields:
 			continue
 		try:
@@ -102,6 +112,37 @@ def rows_of_log(lines, kernel, policy, rep):
 			     'run': run_label(name, fields), 'figure': figure, 'unit': unit,
 			     'better': better, 'value': '%g' % value})
 	return rows
+
+
+def number(text):
+	"""A field's value as a float, or None ('-', missing, garbage)."""
+	try:
+		return float(text)
+	except (TypeError, ValueError):
+		return None
+
+
+def mb_rows_of_log(lines, kernel, policy, rep):
+	"""mbbench's distribution, IPIs and kernel timing per membarrier row."""
+	rows = []
+	for name, fields in filter(None, map(parse_result, lines)):
+		if name != 'membarrier' or number(fields.get('median_us')) is None:
+			continue
+		row = {'kernel': kernel, 'policy': policy, 'rep': str(rep),
+		       'run': run_label(name, fields), 'cmd': fields.get('cmd', ''),
+		       'busy': int(number(fields.get('busy')) or 0)}
+		for key in ('p10_us', 'median_us', 'p90_us', 'ipis_per_call', 'krt_us', 'kipi_us'):
+			row[key] = number(fields.get(key))
+		rows.append(row)
+	return rows
+
+
+def undelivered(row):
+	"""Whether a row's kernel interrupted fewer CPUs per call than ran busy
+	siblings of an expedited command's caller."""
+	ipc = row['ipis_per_call']
+	return (row['cmd'] in EXPEDITED and row['busy'] > 0 and ipc is not None and
+		ipc < 0.95 * row['busy'])
 
 
 def median(values):
@@ -152,7 +193,9 @@ def fmt(x):
 		return '{:,.0f}'.format(x).replace(',', ' ')
 	if x >= 100:
 		return '%.1f' % x
-	return '%.2f' % x
+	if x >= 1:
+		return '%.2f' % x
+	return '%.3f' % x
 
 
 def cell(values):
@@ -162,8 +205,9 @@ def cell(values):
 	return '%s (%s–%s)' % (fmt(med), fmt(lo), fmt(hi))
 
 
-def summary_table(columns, table, icount):
-	"""The markdown table, as a list of lines."""
+def summary_table(columns, table, icount, flags=frozenset()):
+	"""The markdown table, as a list of lines.  flags: (run, column) pairs
+	whose cell is marked ⚑ (membarrier: fewer IPIs than busy siblings)."""
 	policies = [c for c in columns if c not in ('linux', 'host')]
 	head = ['benchmark', 'unit']
 	for c in columns:
@@ -184,7 +228,8 @@ def summary_table(columns, table, icount):
 		cells = [label, entry['unit']]
 		values = entry['values']
 		for c in columns:
-			cells.append(cell(values[c]) if c in values else '—')
+			mark = ' ⚑' if (bench, run, c) in flags else ''
+			cells.append(cell(values[c]) + mark if c in values else '—')
 			if c in policies and 'linux' in columns:
 				ratio = None
 				if c in values and 'linux' in values:
@@ -195,6 +240,70 @@ def summary_table(columns, table, icount):
 	return lines
 
 
+def mb_flags(mb_rows):
+	"""(benchmark, run, column) of the membarrier cells to mark ⚑."""
+	return {('membarrier', r['run'], column_of(r)) for r in mb_rows if undelivered(r)}
+
+
+def fmt_or_dash(values):
+	values = [v for v in values if v is not None]
+	return fmt(median(values)) if values else '—'
+
+
+def range_or_dash(values):
+	"""'0.99' or '0.00–1.00' over the reps."""
+	values = [v for v in values if v is not None]
+	if not values:
+		return '—'
+	lo, hi = min(values), max(values)
+	return '%.2f' % lo if hi - lo < 0.005 else '%.2f–%.2f' % (lo, hi)
+
+
+def membarrier_table(columns, mb_rows):
+	"""Per membarrier row and column: the medians over the reps of the
+	batches' p10, median and p90, the IPIs per call over the reps, and
+	Switchyard's own timing of its IPIs."""
+	names = {'linux': 'Linux', 'host': 'host'}
+	lines = ['| membarrier run | kernel | p10 µs | median µs | p90 µs | busy | IPIs/call '
+		 '(reps) | kernel round trip µs | send→handler µs |',
+		 '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
+	runs = []
+	for r in mb_rows:
+		if r['run'] not in runs:
+			runs.append(r['run'])
+	for run in runs:
+		for c in columns:
+			mine = [r for r in mb_rows if r['run'] == run and column_of(r) == c]
+			if not mine:
+				continue
+			ipc = range_or_dash([r['ipis_per_call'] for r in mine])
+			if any(undelivered(r) for r in mine):
+				ipc += ' ⚑'
+			lines.append('| %s | %s | %s | %s | %s | %d | %s | %s | %s |' % (
+				run, names.get(c, 'Switchyard ' + c),
+				fmt_or_dash([r['p10_us'] for r in mine]),
+				fmt_or_dash([r['median_us'] for r in mine]),
+				fmt_or_dash([r['p90_us'] for r in mine]), mine[0]['busy'], ipc,
+				fmt_or_dash([r['krt_us'] for r in mine]),
+				fmt_or_dash([r['kipi_us'] for r in mine])))
+	return lines
+
+
+MB_CSV_FIELDS = ['kernel', 'policy', 'rep', 'run', 'cmd', 'busy', 'p10_us', 'median_us',
+		 'p90_us', 'ipis_per_call', 'krt_us', 'kipi_us', 'undelivered']
+
+
+def write_mb_csv(out, mb_rows):
+	with open(os.path.join(out, 'membarrier.csv'), 'w', newline='', encoding='utf-8') as f:
+		w = csv.DictWriter(f, fieldnames=MB_CSV_FIELDS)
+		w.writeheader()
+		for r in mb_rows:
+			w.writerow(dict(r, undelivered=int(undelivered(r)),
+					**{k: '' if r[k] is None else '%g' % r[k]
+					   for k in ('p10_us', 'median_us', 'p90_us', 'ipis_per_call',
+						     'krt_us', 'kipi_us')}))
+
+
 def read_boots(out):
 	path = os.path.join(out, 'boots.tsv')
 	with open(path, encoding='utf-8') as f:
@@ -202,15 +311,18 @@ def read_boots(out):
 
 
 def collect(out, boots):
-	rows = []
+	"""The CSV rows of every boot, and the membarrier rows' details."""
+	rows, mb_rows = [], []
 	for boot in boots:
 		path = os.path.join(out, boot['log'])
 		try:
 			with open(path, encoding='utf-8', errors='replace') as f:
-				rows += rows_of_log(f, boot['kernel'], boot['policy'], boot['rep'])
+				lines = f.readlines()
 		except OSError:
 			continue
-	return rows
+		rows += rows_of_log(lines, boot['kernel'], boot['policy'], boot['rep'])
+		mb_rows += mb_rows_of_log(lines, boot['kernel'], boot['policy'], boot['rep'])
+	return rows, mb_rows
 
 
 def write_csv(out, rows):
@@ -233,7 +345,7 @@ def read_meta(out):
 	return meta
 
 
-def write_summary(out, columns, table, boots, meta):
+def write_summary(out, columns, table, boots, meta, mb_rows=()):
 	icount = meta.get('icount') == '1'
 	lines = ['# Switchyard against Linux', '']
 	for key, text in (('linux', 'Linux'), ('switchyard', 'Switchyard'), ('qemu', 'QEMU line'),
@@ -260,8 +372,22 @@ def write_summary(out, columns, table, boots, meta):
 	lines.append('- cells: median (min–max) over the reps; × = Switchyard\'s advantage '
 		     '(its rate over Linux\'s, or Linux\'s time over its): above 1, Switchyard '
 		     'is faster.')
+	if mb_rows:
+		lines.append('- membarrier: the figure is the median of the timed batches of calls; '
+			     '⚑ marks a kernel that took fewer IPIs per call than there were busy '
+			     'siblings of an expedited command\'s caller (a barrier it did not '
+			     'deliver by IPI); the table after the main one has the distribution, '
+			     'the IPIs per call and Switchyard\'s own timing of its IPIs.')
 	lines.append('')
-	lines += summary_table(columns, table, icount)
+	lines += summary_table(columns, table, icount, mb_flags(mb_rows))
+	if mb_rows:
+		lines += ['', '## membarrier: distribution, IPIs per call, the kernel\'s share', '',
+			  'p10, median, p90: of the µs per call of the timed batches (medians over '
+			  'the reps). IPIs/call: IPIs the other CPUs took per call (Switchyard: its '
+			  'membarrier IPIs; Linux: function-call interrupts, /proc/interrupts CAL), '
+			  'over the reps. Kernel round trip and send→handler: Switchyard\'s own '
+			  'timing of its IPIs (/proc/switchyard/mbstat), means.', '']
+		lines += membarrier_table(columns, mb_rows)
 	text = '\n'.join(lines) + '\n'
 	with open(os.path.join(out, 'summary.md'), 'w', encoding='utf-8') as f:
 		f.write(text)
@@ -409,13 +535,15 @@ def main(argv):
 		return 2
 	out = argv[0]
 	boots = read_boots(out)
-	rows = collect(out, boots)
+	rows, mb_rows = collect(out, boots)
 	write_csv(out, rows)
+	if mb_rows:
+		write_mb_csv(out, mb_rows)
 	if not rows:
 		print('compare: no results in %s' % out)
 		return 1
 	columns, table = summarise(rows)
-	print(write_summary(out, columns, table, boots, read_meta(out)))
+	print(write_summary(out, columns, table, boots, read_meta(out), mb_rows))
 	print(write_plot(out, columns, table))
 	return 0
 

@@ -51,6 +51,16 @@ struct cpu_stats {
 	uint64_t pi_boosts;		// priority-inheritance boosts made from here
 };
 
+// The kernel's own share of a membarrier IPI, in cycles of arch_cycles()
+// (the TSC on x86-64, the timebase on ppc64), for /proc/switchyard/mbstat:
+// on the caller's CPU, each call's round trip from just before the
+// requests are queued to the last handler done; on a target, the delay
+// from that moment to its handler's start.
+struct mb_rt_stats {
+	uint64_t rt_count, rt_cycles, rt_max;	// round trips made from here
+	uint64_t ipi_count, ipi_cycles, ipi_max;	// handlers run here: delay to start
+};
+
 struct thread;
 struct cross_call;
 
@@ -82,6 +92,7 @@ struct cpu {
 	struct cross_call *call_head;
 
 	struct cpu_stats stats;
+	struct mb_rt_stats mb_rt;	// membarrier IPI timings (kernel/sched/membarrier.c)
 	struct cpu_acct acct;		// CPU time by kind (include/kernel/cputime.h)
 	struct fac_cpu fac[NR_FACILITIES];	// facilities (kernel/sched/facility.c)
 	struct cpu_arch arch;

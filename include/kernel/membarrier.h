@@ -3,6 +3,7 @@
 #ifndef KERNEL_MEMBARRIER_H
 #define KERNEL_MEMBARRIER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct mm;
@@ -31,5 +32,11 @@ void membarrier_switch_mm(struct mm *mm);
 // Every tick, every CPU: a full barrier that MEMBARRIER_CMD_GLOBAL
 // counts as a quiescent state.
 void membarrier_tick(void);
+
+// /proc/switchyard/mbstat: a header line, then per online CPU its
+// struct mb_rt_stats and the cycle counter's rate (cycles_per_ms), in
+// the layout of cpustat.  Returns the length written.
+size_t membarrier_stat_render(char *buf, size_t size);
+#define MBSTAT_SIZE_MAX (128 + MAX_CPUS * (4 + 7 * 21 + 1))
 
 #endif

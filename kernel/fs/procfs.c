@@ -7,6 +7,7 @@
 #include <fs/vfs.h>
 #include <kernel/arch.h>
 #include <kernel/cpu.h>
+#include <kernel/membarrier.h>
 #include <kernel/process.h>
 #include <kernel/proc_internal.h>
 #include <lib/printf.h>
@@ -131,6 +132,16 @@ static long cpustat_write(struct vnode *vn, struct file *f, uint64_t off, struct
 }
 
 static const struct vnode_ops cpustat_ops = { .read = cpustat_read, .write = cpustat_write };
+
+// ---- /proc/switchyard/mbstat: membarrier IPI timings (read-only) ----
+
+static long mbstat_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f;
+	return procfs_text_read(membarrier_stat_render, MBSTAT_SIZE_MAX, off, b, n);
+}
+
+static const struct vnode_ops mbstat_ops = { .read = mbstat_read };
 
 // ---- memory statistics ----
 
@@ -398,6 +409,8 @@ int procfs_init(void)
 				&node_meminfo_ops, NULL);
 	if (rc == 0)
 		rc = procfs_add("/proc/switchyard", "cpustat", VNODE_REG, 0644, &cpustat_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/proc/switchyard", "mbstat", VNODE_REG, 0444, &mbstat_ops, NULL);
 	if (rc == 0)
 		rc = procfs_add("/proc/switchyard", "memstat", VNODE_REG, 0644, &memstat_ops, NULL);
 	if (rc == 0)

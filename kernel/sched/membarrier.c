@@ -32,7 +32,9 @@
 #include <kernel/wait.h>
 #include <kernel/rseq.h>
 #include <arch/barrier.h>
+#include <arch/cycles.h>
 #include <arch/irq.h>
+#include <lib/printf.h>
 #include <uapi/membarrier.h>
 #include <uapi/errno.h>
 
@@ -110,7 +112,21 @@ enum mb_kind { MB_PLAIN, MB_CORE, MB_RESTART };
 struct mb_request {
 	struct mm *mm;
 	enum mb_kind kind;
+	uint64_t sent;		// arch_cycles() as the requests went out
 };
+
+// A handler's delay from the send, on its own CPU's counters.  The
+// clocks of two CPUs may differ by a little: a negative delay counts 0.
+static void count_handler_delay(struct cpu *c, const struct mb_request *r)
+{
+	int64_t d = (int64_t)(arch_cycles() - r->sent);
+	uint64_t delay = d > 0 ? (uint64_t)d : 0;
+
+	c->mb_rt.ipi_count++;
+	c->mb_rt.ipi_cycles += delay;
+	if (delay > c->mb_rt.ipi_max)
+		c->mb_rt.ipi_max = delay;
+}
 
 // The work of a barrier request, on the CPU it was aimed at (interrupts
 // off).  The barrier orders what the interrupted thread did before the
@@ -129,6 +145,7 @@ static void ipi_barrier(void *arg)
 	struct cpu *c = this_cpu();
 
 	c->stats.mb_ipi_recv++;
+	count_handler_delay(c, arg);
 	barrier_here(c, arg);
 }
 
@@ -146,24 +163,59 @@ static cpumask_t cpus_running(struct mm *mm)
 	return mask;
 }
 
-// Runs fn(arg) on the CPUs in 'mask' (never this one) and waits for all.
-static void send_ipis(cpumask_t mask, void (*fn)(void *), void *arg)
+// Runs fn(r) on the CPUs in 'mask' (never this one) and waits for all;
+// the round trip counts in this CPU's mb_rt (the caller cannot migrate:
+// the kernel is not preemptible and the wait spins).
+static void send_ipis(cpumask_t mask, void (*fn)(void *), struct mb_request *r)
 {
+	struct cpu *c = this_cpu();
+
 	if (!mask)
 		return;
 	for (cpumask_t m = mask; m; m &= m - 1)
-		this_cpu()->stats.mb_ipi_sent++;
-	cross_call_mask_ipi(mask, fn, arg, true, IPI_CALL);
+		c->stats.mb_ipi_sent++;
+	r->sent = arch_cycles();
+	cross_call_mask_ipi(mask, fn, r, true, IPI_CALL);
+	uint64_t rt = arch_cycles() - r->sent;
+	c->mb_rt.rt_count++;
+	c->mb_rt.rt_cycles += rt;
+	if (rt > c->mb_rt.rt_max)
+		c->mb_rt.rt_max = rt;
+}
+
+size_t membarrier_stat_render(char *buf, size_t size)
+{
+	// The counter's rate, from its conversion to ns (1e9 cycles is a
+	// second or so: no overflow in either direction).
+	uint64_t ns = arch_cycles_to_ns(1000000000);
+	uint64_t per_ms = ns ? 1000000000000000ull / ns : 0;
+	size_t len = ksnprintf(buf, size, "cpu rt_count rt_cycles rt_max ipi_count ipi_cycles "
+			       "ipi_max cycles_per_ms\n");
+
+	for (int i = 0; i < ncpus && i < MAX_CPUS && len < size; i++) {
+		const struct mb_rt_stats *s = &cpus[i].mb_rt;
+
+		if (!cpus[i].online)
+			continue;
+		len += ksnprintf(buf + len, size - len, "%3d %20lu %20lu %20lu %20lu %20lu %20lu %20lu\n",
+				 i, (unsigned long)s->rt_count, (unsigned long)s->rt_cycles,
+				 (unsigned long)s->rt_max, (unsigned long)s->ipi_count,
+				 (unsigned long)s->ipi_cycles, (unsigned long)s->ipi_max,
+				 (unsigned long)per_ms);
+	}
+	return len < size ? len : size - 1;
 }
 
 // ---- registration ----
 
 static void ipi_refresh(void *arg)
 {
-	struct mm *mm = arg;
+	struct mb_request *r = arg;
+	struct mm *mm = r->mm;
 	struct cpu *c = this_cpu();
 
 	c->stats.mb_ipi_recv++;
+	count_handler_delay(c, r);
 	if (c->mb_mm == mm)
 		c->mb_state = mm_state(mm);
 	arch_mb();
@@ -174,6 +226,7 @@ static void ipi_refresh(void *arg)
 // meanwhile reads them itself (membarrier_switch_mm).
 static void publish_state(struct mm *mm)
 {
+	struct mb_request r = { mm, MB_PLAIN, 0 };
 	struct cpu *c;
 	uint64_t flags;
 
@@ -183,7 +236,7 @@ static void publish_state(struct mm *mm)
 	if (c->mb_mm == mm)
 		c->mb_state = mm_state(mm);
 	irq_restore(flags);
-	send_ipis(cpus_running(mm), ipi_refresh, mm);
+	send_ipis(cpus_running(mm), ipi_refresh, &r);
 	arch_mb();
 }
 
@@ -229,7 +282,7 @@ static long get_registrations(struct mm *mm)
 // RSEQ with MEMBARRIER_CMD_FLAG_CPU): that CPU alone, if it runs mm.
 static long private_expedited(struct mm *mm, int ready, enum mb_kind kind, int cpu_id)
 {
-	struct mb_request r = { mm, kind };
+	struct mb_request r = { mm, kind, 0 };
 	cpumask_t mask = 0;
 
 	if (!(mm_state(mm) & ready))
@@ -261,7 +314,7 @@ static long private_expedited(struct mm *mm, int ready, enum mb_kind kind, int c
 
 static long global_expedited(void)
 {
-	struct mb_request r = { 0, MB_PLAIN };
+	struct mb_request r = { 0, MB_PLAIN, 0 };
 	int me = this_cpu()->id;
 	cpumask_t mask = 0;
 
@@ -283,7 +336,7 @@ static long global_expedited(void)
 // tick stopped.
 static long global(void)
 {
-	struct mb_request r = { 0, MB_PLAIN };
+	struct mb_request r = { 0, MB_PLAIN, 0 };
 	uint64_t seen[MAX_CPUS];
 	int me = this_cpu()->id;
 	cpumask_t waiting = 0;

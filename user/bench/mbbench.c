@@ -9,14 +9,27 @@
 //                        next K CPUs (K = 1 .. N-1);
 //      load=unrelated:K  another process spins on the other K CPUs (the
 //                        caller has one more thread, asleep).
-//    Each row carries Switchyard's counters over the run (/proc/switchyard/
-//    cpustat; "-" elsewhere): membarrier IPIs sent, received by the
-//    sibling CPUs, received by the unrelated process's CPUs (0 is the
-//    point), and core serializations.
+//    The calls are timed in batches of 8 (GLOBAL: one at a time), for -d
+//    seconds; each row gives the mean and the distribution of the
+//    batches' µs per call (p10, median, p90): on a loaded host one batch
+//    can wait a host scheduling slice, and the median and the spread
+//    say so where a mean would not.  Each row carries the counters over
+//    the run: Switchyard's (/proc/switchyard/cpustat; "-" elsewhere)
+//    membarrier IPIs sent, received by the sibling CPUs, received by the
+//    unrelated process's CPUs (0 is the point), and core serializations;
+//    on both kernels the IPIs the other CPUs took per call (Switchyard:
+//    its membarrier IPIs; Linux: function-call interrupts, the CAL line
+//    of /proc/interrupts), beside busy=K, the CPUs running a sibling,
+//    which an expedited command must interrupt (or see pass a barrier);
+//    and Switchyard's own timing of its IPIs (/proc/switchyard/mbstat):
+//    the mean round trip from the send to the last handler done (krt_us),
+//    its largest when this row set a new one (krt_max_us), and the mean
+//    delay from the send to a handler's start (kipi_us).
 //
 //      RESULT membarrier kernel=.. policy=.. cmd=PRIVATE_EXPEDITED load=siblings:1
-//             calls=N usecs_per_call=X ipi_sent=.. ipi_recv_siblings=..
-//             ipi_recv_unrelated=.. sync_core=..
+//             calls=N usecs_per_call=X p10_us=.. median_us=.. p90_us=..
+//             ipi_sent=.. ipi_recv_siblings=.. ipi_recv_unrelated=.. sync_core=..
+//             busy=1 ipis_per_call=.. krt_us=.. krt_max_us=.. kipi_us=..
 //
 // 2. What SYNC_CORE registration costs a pipe round trip between two
 //    threads of one process on one CPU: the process unregistered vs
@@ -39,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,8 +74,12 @@ static const struct { const char *name; int cmd; } commands[] = {
 static int ncpu;
 static double seconds = 0.5;
 static char kernel[32], policy[64];
-static int have_counters;
-static struct cpustat before, after;
+static int have_counters, have_mbstat;
+static struct cpustat before, after, mb_before, mb_after;
+
+#define MBSTAT_PATH "/proc/switchyard/mbstat"
+#define MAX_SAMPLES 100000
+static double samples[MAX_SAMPLES];
 
 static long mb(int cmd)
 {
@@ -150,33 +168,150 @@ static void snapshot(struct cpustat *st)
 		have_counters = 0;
 }
 
+static void snapshot_mbstat(struct cpustat *st)
+{
+	if (have_mbstat && !cpustat_snapshot(MBSTAT_PATH, st))
+		have_mbstat = 0;
+}
+
+// Linux's function-call interrupts per CPU (smp_call_function_many,
+// which its membarrier uses), from the CAL line of /proc/interrupts:
+// "CAL:  12  34  Function call interrupts".  0 if there is none.
+static int read_cal(uint64_t *per_cpu, int n)
+{
+	static char text[1 << 16];
+	char *line;
+
+	memset(per_cpu, 0, sizeof(*per_cpu) * (size_t)n);
+	if (read_file("/proc/interrupts", text, sizeof(text)) <= 0)
+		return 0;
+	for (line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char *p = line + strspn(line, " ");
+		if (strncmp(p, "CAL:", 4) != 0)
+			continue;
+		p += 4;
+		for (int i = 0; i < n; i++) {
+			char *end;
+			per_cpu[i] = strtoull(p, &end, 10);
+			if (end == p)
+				return 0;
+			p = end;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t cal_before[CPU_SETSIZE], cal_after[CPU_SETSIZE];
+static int have_cal;
+
+// IPIs the CPUs first..last took during the row: Switchyard's membarrier
+// IPIs, or Linux's function-call interrupts; -1 if neither is readable.
+static double ipis_taken(int first, int last)
+{
+	uint64_t sum = 0;
+
+	if (first > last)
+		return 0;
+	if (have_counters)
+		return (double)counter_delta("mb_ipi_recv", first, last);
+	if (!have_cal)
+		return -1;
+	for (int cpu = first; cpu <= last; cpu++)
+		sum += cal_after[cpu] - cal_before[cpu];
+	return (double)sum;
+}
+
+static uint64_t mb_field(const struct cpustat *st, const char *name, int cpu)
+{
+	return counter(st, name, cpu);
+}
+
+// Switchyard's own timing of the row's IPIs (mbstat): mean round trip
+// on the caller's CPU 0, its new largest, the mean delay to a handler.
+static void kernel_share(char *rt, char *rt_max, char *delay, size_t len)
+{
+	uint64_t n = mb_field(&mb_after, "rt_count", 0) - mb_field(&mb_before, "rt_count", 0);
+	uint64_t cyc = mb_field(&mb_after, "rt_cycles", 0) - mb_field(&mb_before, "rt_cycles", 0);
+	uint64_t max0 = mb_field(&mb_before, "rt_max", 0), max1 = mb_field(&mb_after, "rt_max", 0);
+	double per_us = (double)mb_field(&mb_after, "cycles_per_ms", 0) / 1000.0;
+	uint64_t hn = 0, hcyc = 0;
+
+	snprintf(rt, len, "-");
+	snprintf(rt_max, len, "-");
+	snprintf(delay, len, "-");
+	if (!have_mbstat || per_us <= 0)
+		return;
+	for (int cpu = 1; cpu < ncpu; cpu++) {
+		hn += mb_field(&mb_after, "ipi_count", cpu) - mb_field(&mb_before, "ipi_count", cpu);
+		hcyc += mb_field(&mb_after, "ipi_cycles", cpu) - mb_field(&mb_before, "ipi_cycles", cpu);
+	}
+	if (n)
+		snprintf(rt, len, "%.3f", (double)cyc / (double)n / per_us);
+	if (max1 > max0)
+		snprintf(rt_max, len, "%.3f", (double)max1 / per_us);
+	if (hn)
+		snprintf(delay, len, "%.3f", (double)hcyc / (double)hn / per_us);
+}
+
 // ---- part 1: latency per call ----
 
-// Calls 'cmd' for 'seconds' (GLOBAL: at most 50 times); usecs per call.
-static double time_calls(int cmd, long *calls)
+static int compare_doubles(const void *a, const void *b)
 {
-	double start = now_seconds(), now = start;
-	long n = 0, max = cmd == CMD_GLOBAL ? 50 : 100000000;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	while (n < max && now - start < seconds) {
-		for (int i = 0; i < 16 && n < max; i++, n++)
+	return x < y ? -1 : x > y;
+}
+
+struct timing {
+	long calls;
+	double mean, p10, median, p90;	// µs per call
+};
+
+// Calls 'cmd' for 'seconds' in batches (GLOBAL: one call each, at most
+// 50), each batch timed on its own.
+static void time_calls(int cmd, struct timing *t)
+{
+	int batch = cmd == CMD_GLOBAL ? 1 : 8;
+	long max = cmd == CMD_GLOBAL ? 50 : 100000000, n = 0;
+	double start = now_seconds(), now = start;
+	int ns = 0;
+
+	while (n < max && now - start < seconds && ns < MAX_SAMPLES) {
+		double t0 = now;
+		for (int i = 0; i < batch; i++)
 			mb(cmd);
+		n += batch;
 		now = now_seconds();
+		samples[ns++] = (now - t0) * 1e6 / batch;
 	}
-	*calls = n;
-	return (now - start) * 1e6 / (double)n;
+	qsort(samples, (size_t)ns, sizeof(samples[0]), compare_doubles);
+	t->calls = n;
+	t->mean = (now - start) * 1e6 / (double)n;
+	t->p10 = samples[ns * 10 / 100];
+	t->median = samples[ns / 2];
+	t->p90 = samples[ns * 90 / 100];
 }
 
 static void print_row(const char *name, int cmd, const char *load, int sib_last,
 		      int unrel_first, int unrel_last)
 {
-	char sent[24] = "-", sib[24] = "-", unrel[24] = "-", core[24] = "-";
-	long calls;
-	double usecs;
+	char sent[24] = "-", sib[24] = "-", unrel[24] = "-", core[24] = "-", per_call[24] = "-";
+	char krt[24], krt_max[24], kipi[24];
+	struct timing t;
+	double taken;
 
 	snapshot(&before);
-	usecs = time_calls(cmd, &calls);
+	snapshot_mbstat(&mb_before);
+	have_cal = !have_counters && read_cal(cal_before, ncpu);
+	time_calls(cmd, &t);
+	have_cal = have_cal && read_cal(cal_after, ncpu);
+	snapshot_mbstat(&mb_after);
 	snapshot(&after);
+	taken = ipis_taken(1, ncpu - 1);
+	if (taken >= 0)
+		snprintf(per_call, sizeof(per_call), "%.3f", taken / (double)t.calls);
+	kernel_share(krt, krt_max, kipi, sizeof(krt));
 	if (have_counters) {
 		snprintf(sent, sizeof(sent), "%llu", (unsigned long long)counter_delta("mb_ipi_sent", 0, ncpu - 1));
 		snprintf(sib, sizeof(sib), "%llu", (unsigned long long)(sib_last >= 1 ?
@@ -186,8 +321,11 @@ static void print_row(const char *name, int cmd, const char *load, int sib_last,
 		snprintf(core, sizeof(core), "%llu", (unsigned long long)counter_delta("mb_sync_core", 0, ncpu - 1));
 	}
 	printf("RESULT membarrier kernel=%s policy=%s cmd=%s load=%s calls=%ld usecs_per_call=%.3f "
-	       "ipi_sent=%s ipi_recv_siblings=%s ipi_recv_unrelated=%s sync_core=%s\n",
-	       kernel, policy, name, load, calls, usecs, sent, sib, unrel, core);
+	       "p10_us=%.3f median_us=%.3f p90_us=%.3f "
+	       "ipi_sent=%s ipi_recv_siblings=%s ipi_recv_unrelated=%s sync_core=%s "
+	       "busy=%d ipis_per_call=%s krt_us=%s krt_max_us=%s kipi_us=%s\n",
+	       kernel, policy, name, load, t.calls, t.mean, t.p10, t.median, t.p90,
+	       sent, sib, unrel, core, sib_last, per_call, krt, krt_max, kipi);
 	fflush(stdout);
 }
 
@@ -340,13 +478,6 @@ static double run_pipe_case(int which, volatile double *shared)
 	return *shared;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void pipe_part(void)
 {
 	enum { ROUNDS = 3 };
@@ -398,7 +529,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	kernel_and_policy(kernel, sizeof(kernel), policy, sizeof(policy));
+	mount_proc();	// Linux's /proc/interrupts
 	have_counters = access(CPUSTAT_PATH, R_OK) == 0;
+	have_mbstat = access(MBSTAT_PATH, R_OK) == 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!only_pipe)
 		latency_part();

@@ -725,6 +725,59 @@ static void test_idle_cpus_not_woken(void)
 	check_child_ok(pid, "idle CPUs");
 }
 
+// /proc/switchyard/mbstat times every call that sent IPIs: n calls to
+// our own busy thread are n round trips on the caller's CPU and n
+// handlers on the target's, with cycles counted and a largest one that
+// is at least their mean.
+static void test_mbstat_counts(void)
+{
+	pid_t pid;
+
+	if (!counters_usable(2))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		int n = 200, code = 0;
+		pthread_t t;
+
+		pin_self(cpu_list[0]);
+		if (mb(CMD_REG_PRIVATE_EXP, 0, 0))
+			_exit(2);
+		spin_stop = 0;
+		if (pthread_create(&t, NULL, spin_on, (void *)(intptr_t)cpu_list[1]) != 0)
+			_exit(3);
+		sleep_ms(50);
+		int ok = cpustat_snapshot("/proc/switchyard/mbstat", &before);
+		for (int i = 0; ok && i < n; i++)
+			ok = mb(CMD_PRIVATE_EXP, 0, 0) == 0;
+		ok = ok && cpustat_snapshot("/proc/switchyard/mbstat", &after);
+		spin_stop = 1;
+		pthread_join(t, NULL);
+		long long rts = delta("rt_count", cpu_list[0]);
+		long long rt_cycles = delta("rt_cycles", cpu_list[0]);
+		long long handlers = delta("ipi_count", cpu_list[1]);
+		int max = field(&after, "rt_max");
+		unsigned long long rt_max = 0;
+		for (int r = 0; max >= 0 && r < after.nr_cpus; r++)
+			if ((int)after.value[r][0] == cpu_list[0])
+				rt_max = after.value[r][max];
+		if (!ok)
+			code = 4;
+		else if (rts < n || handlers < n || rt_cycles <= 0 || delta("ipi_cycles", cpu_list[1]) < 0) {
+			printf("# mbstat: %lld round trips, %lld cycles, %lld handlers for %d calls\n",
+			       rts, rt_cycles, handlers, n);
+			code = 5;
+		} else if (rt_max < (unsigned long long)(rt_cycles / rts)) {
+			printf("# mbstat: largest round trip %llu below the mean %lld\n", rt_max,
+			       rt_cycles / rts);
+			code = 6;
+		}
+		fflush(stdout);
+		_exit(code);
+	}
+	check_child_ok(pid, "mbstat counts round trips");
+}
+
 // SYNC_CORE serializes the caller and the target CPU each time.
 static void test_sync_core_counts(void)
 {
@@ -968,6 +1021,7 @@ static const struct test_case cases[] = {
 	{ "no_ipi_to_unrelated_or_idle_cpus", test_ipis_spare_unrelated_cpu },
 	{ "idle_cpus_not_woken", test_idle_cpus_not_woken },
 	{ "sync_core_serializes_caller_and_target", test_sync_core_counts },
+	{ "mbstat_counts_ipi_round_trips", test_mbstat_counts },
 	{ "switch_into_sync_core_process_serializes", test_switch_in_serializes },
 	{ "rseq_critical_section_restarted", test_rseq_restart },
 };
