@@ -177,6 +177,83 @@ def _():
 		shutil.rmtree(out)
 
 
+LINUX_NEW = """RESULT perf_pipe kernel=linux policy=linux mode=process loops=20000 usecs_per_op=13.133 ops_per_sec=76143
+RESULT perf_messaging kernel=linux policy=linux ipc=pipe mode=process groups=2 loops=100 tasks=80 seconds=0.378
+RESULT perf_pipe kernel=linux policy=linux mode=thread loops=20000 unsupported=exit:1
+RESULT cswitch kernel=linux policy=linux test=pipe mode=thread cpus=0,0 touch=fp,altivec,vector switches_per_sec=40000 min=39000 max=41000 seconds=2
+RESULT membarrier kernel=linux policy=linux cmd=GLOBAL_EXPEDITED load=siblings:1 calls=800 usecs_per_call=9.000 p10_us=1.400 median_us=1.500 p90_us=40.000 ipi_sent=- ipi_recv_siblings=- ipi_recv_unrelated=- sync_core=- busy=1 ipis_per_call=0.001 krt_us=- krt_max_us=- kipi_us=-
+RESULT membarrier kernel=linux policy=linux cmd=PRIVATE_EXPEDITED load=siblings:1 calls=800 usecs_per_call=20.000 p10_us=12.000 median_us=15.000 p90_us=30.000 ipi_sent=- ipi_recv_siblings=- ipi_recv_unrelated=- sync_core=- busy=1 ipis_per_call=0.996 krt_us=- krt_max_us=- kipi_us=-
+"""
+SY_NEW = """RESULT perf_pipe kernel=switchyard policy=deferred:256 mode=process loops=20000 usecs_per_op=5.486 ops_per_sec=182282
+RESULT perf_messaging kernel=switchyard policy=deferred:256 ipc=pipe mode=process groups=2 loops=100 tasks=80 seconds=0.308
+RESULT cswitch kernel=switchyard policy=deferred:256 test=pipe mode=thread cpus=0,0 touch=fp,altivec,vector switches_per_sec=80000 min=79000 max=81000 seconds=2
+RESULT membarrier kernel=switchyard policy=deferred:256 cmd=GLOBAL_EXPEDITED load=siblings:1 calls=800 usecs_per_call=14.000 p10_us=12.000 median_us=13.500 p90_us=16.000 ipi_sent=800 ipi_recv_siblings=800 ipi_recv_unrelated=0 sync_core=0 busy=1 ipis_per_call=1.000 krt_us=11.000 krt_max_us=90.000 kipi_us=5.000
+RESULT membarrier kernel=switchyard policy=deferred:256 cmd=PRIVATE_EXPEDITED load=siblings:1 calls=800 usecs_per_call=14.000 p10_us=11.000 median_us=13.000 p90_us=15.000 ipi_sent=800 ipi_recv_siblings=800 ipi_recv_unrelated=0 sync_core=0 busy=1 ipis_per_call=1.000 krt_us=10.500 krt_max_us=- kipi_us=4.000
+"""
+
+
+@case('linux_benchmarks_perf_and_cswitch_are_tabled')
+def _():
+	rows = cr.rows_of_log(LINUX_NEW.splitlines(True), 'linux', 'linux', 1)
+	got = {(r['benchmark'], r['run']): (r['value'], r['unit'], r['better']) for r in rows}
+	assert got[('perf_pipe', 'process')] == ('13.133', 'µs/op', 'lower'), got
+	assert got[('perf_messaging', 'pipe process groups=2')] == ('0.378', 's', 'lower'), got
+	assert got[('cswitch', 'pipe thread 0,0 touch=fp,altivec,vector')] == (
+		'40000', 'switches/s', 'higher'), got
+	# A run perf could not make gives no row.
+	assert ('perf_pipe', 'thread') not in got, got
+	# membarrier is compared by its batches' median; older logs by the mean.
+	assert got[('membarrier', 'GLOBAL_EXPEDITED load=siblings:1')][0] == '1.5', got
+	old = cr.rows_of_log(LINUX_LOG.splitlines(True), 'linux', 'linux', 1)
+	assert [r['value'] for r in old if r['benchmark'] == 'membarrier'] == ['40'], old
+	assert cr.fmt(0.378) == '0.378' and cr.fmt(13.133) == '13.13'
+
+
+@case('membarrier_rows_with_fewer_ipis_than_busy_siblings_are_marked')
+def _():
+	lin = cr.mb_rows_of_log(LINUX_NEW.splitlines(True), 'linux', 'linux', 1)
+	sy = cr.mb_rows_of_log(SY_NEW.splitlines(True), 'switchyard', 'deferred:256', 1)
+	assert [cr.undelivered(r) for r in lin] == [True, False], lin
+	assert not any(cr.undelivered(r) for r in sy), sy
+	assert lin[0]['p90_us'] == 40.0 and sy[0]['krt_us'] == 11.0 and lin[0]['krt_us'] is None
+	# QUERY, GLOBAL and rows with no busy sibling are never marked.
+	for line in ('cmd=QUERY load=siblings:1 busy=1 ipis_per_call=0.000 median_us=0.1',
+		     'cmd=GLOBAL load=siblings:1 busy=1 ipis_per_call=0.000 median_us=9',
+		     'cmd=PRIVATE_EXPEDITED load=alone busy=0 ipis_per_call=0.000 median_us=0.4'):
+		r = cr.mb_rows_of_log(['RESULT membarrier kernel=linux ' + line], 'linux', 'linux', 1)
+		assert r and not cr.undelivered(r[0]), line
+	out = tempfile.mkdtemp()
+	try:
+		os.makedirs(os.path.join(out, 'logs'))
+		with open(os.path.join(out, 'boots.tsv'), 'w') as b:
+			b.write('log\tkernel\tpolicy\trep\tstatus\n')
+			for rep in (1, 2):
+				for kernel, policy, text in (('linux', 'linux', LINUX_NEW),
+							     ('switchyard', 'deferred:256', SY_NEW)):
+					log = 'logs/%s-%d.log' % (kernel, rep)
+					with open(os.path.join(out, log), 'w') as f:
+						f.write(text)
+					b.write('%s\t%s\t%s\t%d\tok\n' % (log, kernel, policy, rep))
+		assert cr.main([out]) == 0
+		text = open(os.path.join(out, 'summary.md')).read()
+		line = next(l for l in text.splitlines()
+			    if l.startswith('| membarrier GLOBAL_EXPEDITED load=siblings:1 | µs/call'))
+		# Linux's cell is marked, Switchyard's is not; 13.5 / 1.5 = 0.11.
+		assert '1.50 (1.50–1.50) ⚑ | 13.50 (13.50–13.50) | 0.11 |' in line, line
+		detail = [l for l in text.splitlines()
+			  if l.startswith('| GLOBAL_EXPEDITED load=siblings:1 |')]
+		assert detail == [
+			'| GLOBAL_EXPEDITED load=siblings:1 | Linux | 1.40 | 1.50 | 40.00 | 1 | 0.00 ⚑ | — | — |',
+			'| GLOBAL_EXPEDITED load=siblings:1 | Switchyard deferred:256 | 12.00 | 13.50 | '
+			'16.00 | 1 | 1.00 | 11.00 | 5.00 |'], detail
+		with open(os.path.join(out, 'membarrier.csv')) as f:
+			mb = list(csv.DictReader(f))
+		assert len(mb) == 8 and sum(int(r['undelivered']) for r in mb) == 2, mb
+		assert '| perf_pipe process | µs/op | 13.13 (13.13–13.13) | 5.49 (5.49–5.49) | 2.39 |' in text
+	finally:
+		shutil.rmtree(out)
+
+
 def main():
 	print('KTAP version 1')
 	print('1..%d' % len(results))

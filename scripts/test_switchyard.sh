@@ -146,7 +146,7 @@ if ! gcc -m32 -ffreestanding -fno-pic -fno-stack-protector -O2 -Wall -Werror \
 	sed 's/^/# /' "$tmp/cc.log"
 	exit 0
 fi
-echo "1..31"
+echo "1..34"
 
 count=0
 failures=0
@@ -401,5 +401,59 @@ sy '@exit 0' compare --arch ppc64le --host --no-build >"$tmp/out" 2>&1 </dev/nul
 ok=0
 [[ $status -eq 1 ]] && grep -qF "this host runs x86-64 programs, not ppc64le's" "$tmp/out" || ok=1
 result $ok "compare --arch ppc64le refuses --host"
+
+# perf, on ppc64le: the host's perf is an x86-64 program.
+status=0
+sy '@exit 0' bench --arch ppc64le --no-build --only perf >"$tmp/out" 2>&1 </dev/null || status=$?
+ok=0
+[[ $status -eq 1 ]] && grep -qF "the host's perf is an x86-64 program" "$tmp/out" || ok=1
+result $ok "bench --arch ppc64le refuses --only perf"
+
+# perfbench and cswitch read the output of Linux's programs into RESULT
+# lines: built here with the host's gcc, run with stand-ins that print
+# what perf 6.1 and context_switch.c print.
+cat >"$tmp/perf" <<'EOF'
+#!/bin/sh
+case "$*" in
+"bench sched pipe -l 500") printf '%s\n' "# Running 'sched/pipe' benchmark:" \
+	'# Executed 500 pipe operations between two processes' '' \
+	'     Total time: 0.110 [sec]' '' '       5.497250 usecs/op' '         181909 ops/sec' ;;
+"bench sched pipe -l 500 -T") echo 'perf: no threads here' >&2; exit 3 ;;
+*"-t -g 2 -l 7") printf '%s\n' "# Running 'sched/messaging' benchmark:" \
+	'# 20 sender and receiver threads per group' '# 2 groups == 80 threads run' '' \
+	'     Total time: 0.283 [sec]' ;;
+*) echo "# Running 'sched/messaging' benchmark:" ;;
+esac
+EOF
+cat >"$tmp/context_switch" <<'EOF'
+#!/bin/sh
+echo "Using threads with pipe on cpus 0/0 touching FP:yes altivec:yes vector:no vdso:no"
+printf '%s\n' 9000 2000 3000 2500
+EOF
+chmod +x "$tmp/perf" "$tmp/context_switch"
+ok=0
+if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$root/user/lib" -o "$tmp/perfbench" \
+	"$root/user/bench/perfbench.c" >"$tmp/out" 2>&1; then
+	"$tmp/perfbench" -P "$tmp/perf" -l 500 -g 2 -m 7 >"$tmp/out" 2>&1 || ok=1
+	grep -qx 'RESULT perf_pipe kernel=linux policy=linux mode=process loops=500 usecs_per_op=5.497 ops_per_sec=181909' "$tmp/out" &&
+		grep -qx 'RESULT perf_pipe kernel=linux policy=linux mode=thread loops=500 unsupported=exit:3' "$tmp/out" &&
+		grep -qx 'RESULT perf_messaging kernel=linux policy=linux ipc=pipe mode=thread groups=2 loops=7 tasks=80 seconds=0.283' "$tmp/out" &&
+		grep -qx 'RESULT perf_messaging kernel=linux policy=linux ipc=socket mode=process groups=2 loops=7 unsupported=no-figure' "$tmp/out" &&
+		grep -qF '# perf: perf: no threads here' "$tmp/out" || ok=1
+else
+	ok=1
+fi
+result $ok "perfbench reads perf bench's figures, and says which runs gave none"
+
+ok=0
+if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$root/user/lib" -o "$tmp/cswitch" \
+	"$root/user/bench/cswitch.c" >"$tmp/out" 2>&1; then
+	"$tmp/cswitch" -P "$tmp/context_switch" -n 1 -s 3 >"$tmp/out" 2>&1 || ok=1
+	[[ $(grep -c '^RESULT cswitch' "$tmp/out") -eq 6 ]] &&
+		grep -qx 'RESULT cswitch kernel=linux policy=linux test=pipe mode=process cpus=0,0 touch=fp,altivec switches_per_sec=2500 min=2000 max=3000 seconds=3' "$tmp/out" || ok=1
+else
+	ok=1
+fi
+result $ok "cswitch drops context_switch's first second and takes the median"
 
 [[ $failures -eq 0 ]]
