@@ -264,9 +264,9 @@ def membarrier_table(columns, mb_rows):
 	batches' p10, median and p90, the IPIs per call over the reps, and
 	Switchyard's own timing of its IPIs."""
 	names = {'linux': 'Linux', 'host': 'host'}
-	lines = ['| membarrier run | kernel | p10 µs | median µs | p90 µs | busy | IPIs/call '
-		 '(reps) | kernel round trip µs | send→handler µs |',
-		 '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
+	lines = ['| membarrier run | kernel | p10 µs | median µs | p90 µs | medians by rep | busy | '
+		 'IPIs/call (reps) | kernel round trip µs | send→handler µs |',
+		 '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
 	runs = []
 	for r in mb_rows:
 		if r['run'] not in runs:
@@ -279,11 +279,12 @@ def membarrier_table(columns, mb_rows):
 			ipc = range_or_dash([r['ipis_per_call'] for r in mine])
 			if any(undelivered(r) for r in mine):
 				ipc += ' ⚑'
-			lines.append('| %s | %s | %s | %s | %s | %d | %s | %s | %s |' % (
+			by_rep = ' / '.join(fmt(r['median_us']) for r in mine)
+			lines.append('| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |' % (
 				run, names.get(c, 'Switchyard ' + c),
 				fmt_or_dash([r['p10_us'] for r in mine]),
 				fmt_or_dash([r['median_us'] for r in mine]),
-				fmt_or_dash([r['p90_us'] for r in mine]), mine[0]['busy'], ipc,
+				fmt_or_dash([r['p90_us'] for r in mine]), by_rep, mine[0]['busy'], ipc,
 				fmt_or_dash([r['krt_us'] for r in mine]),
 				fmt_or_dash([r['kipi_us'] for r in mine])))
 	return lines
@@ -383,7 +384,7 @@ def write_summary(out, columns, table, boots, meta, mb_rows=()):
 	if mb_rows:
 		lines += ['', '## membarrier: distribution, IPIs per call, the kernel\'s share', '',
 			  'p10, median, p90: of the µs per call of the timed batches (medians over '
-			  'the reps). IPIs/call: IPIs the other CPUs took per call (Switchyard: its '
+			  'the reps; each rep\'s median beside them). IPIs/call: IPIs the other CPUs took per call (Switchyard: its '
 			  'membarrier IPIs; Linux: function-call interrupts, /proc/interrupts CAL), '
 			  'over the reps. Kernel round trip and send→handler: Switchyard\'s own '
 			  'timing of its IPIs (/proc/switchyard/mbstat), means.', '']

@@ -243,9 +243,10 @@ def _():
 		detail = [l for l in text.splitlines()
 			  if l.startswith('| GLOBAL_EXPEDITED load=siblings:1 |')]
 		assert detail == [
-			'| GLOBAL_EXPEDITED load=siblings:1 | Linux | 1.40 | 1.50 | 40.00 | 1 | 0.00 ⚑ | — | — |',
+			'| GLOBAL_EXPEDITED load=siblings:1 | Linux | 1.40 | 1.50 | 40.00 | 1.50 / 1.50 | 1 | '
+			'0.00 ⚑ | — | — |',
 			'| GLOBAL_EXPEDITED load=siblings:1 | Switchyard deferred:256 | 12.00 | 13.50 | '
-			'16.00 | 1 | 1.00 | 11.00 | 5.00 |'], detail
+			'16.00 | 13.50 / 13.50 | 1 | 1.00 | 11.00 | 5.00 |'], detail
 		with open(os.path.join(out, 'membarrier.csv')) as f:
 			mb = list(csv.DictReader(f))
 		assert len(mb) == 8 and sum(int(r['undelivered']) for r in mb) == 2, mb

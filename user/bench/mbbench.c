@@ -9,11 +9,13 @@
 //                        next K CPUs (K = 1 .. N-1);
 //      load=unrelated:K  another process spins on the other K CPUs (the
 //                        caller has one more thread, asleep).
-//    The calls are timed in batches of 8 (GLOBAL: one at a time), for -d
-//    seconds; each row gives the mean and the distribution of the
-//    batches' µs per call (p10, median, p90): on a loaded host one batch
-//    can wait a host scheduling slice, and the median and the spread
-//    say so where a mean would not.  Each row carries the counters over
+//    The calls are timed in batches of 8 (GLOBAL: one at a time, 50 in
+//    all), for -d seconds per row in 10 segments, the rows of one load
+//    taking turns segment by segment (a phase of the host's load falls
+//    on all of them alike); each row gives the mean and the distribution
+//    of the batches' µs per call (p10, median, p90): on a loaded host one
+//    batch can wait a host scheduling slice, and the median and the
+//    spread say so where a mean would not.  Each row carries the counters over
 //    the run: Switchyard's (/proc/switchyard/cpustat; "-" elsewhere)
 //    membarrier IPIs sent, received by the sibling CPUs, received by the
 //    unrelated process's CPUs (0 is the point), and core serializations;
@@ -78,8 +80,8 @@ static int have_counters, have_mbstat;
 static struct cpustat before, after, mb_before, mb_after;
 
 #define MBSTAT_PATH "/proc/switchyard/mbstat"
-#define MAX_SAMPLES 100000
-static double samples[MAX_SAMPLES];
+#define MAX_SAMPLES 20000	// batches per row
+#define SEGMENTS 10		// segments per row, interleaved with the other rows'
 
 static long mb(int cmd)
 {
@@ -222,38 +224,6 @@ static double ipis_taken(int first, int last)
 	return (double)sum;
 }
 
-static uint64_t mb_field(const struct cpustat *st, const char *name, int cpu)
-{
-	return counter(st, name, cpu);
-}
-
-// Switchyard's own timing of the row's IPIs (mbstat): mean round trip
-// on the caller's CPU 0, its new largest, the mean delay to a handler.
-static void kernel_share(char *rt, char *rt_max, char *delay, size_t len)
-{
-	uint64_t n = mb_field(&mb_after, "rt_count", 0) - mb_field(&mb_before, "rt_count", 0);
-	uint64_t cyc = mb_field(&mb_after, "rt_cycles", 0) - mb_field(&mb_before, "rt_cycles", 0);
-	uint64_t max0 = mb_field(&mb_before, "rt_max", 0), max1 = mb_field(&mb_after, "rt_max", 0);
-	double per_us = (double)mb_field(&mb_after, "cycles_per_ms", 0) / 1000.0;
-	uint64_t hn = 0, hcyc = 0;
-
-	snprintf(rt, len, "-");
-	snprintf(rt_max, len, "-");
-	snprintf(delay, len, "-");
-	if (!have_mbstat || per_us <= 0)
-		return;
-	for (int cpu = 1; cpu < ncpu; cpu++) {
-		hn += mb_field(&mb_after, "ipi_count", cpu) - mb_field(&mb_before, "ipi_count", cpu);
-		hcyc += mb_field(&mb_after, "ipi_cycles", cpu) - mb_field(&mb_before, "ipi_cycles", cpu);
-	}
-	if (n)
-		snprintf(rt, len, "%.3f", (double)cyc / (double)n / per_us);
-	if (max1 > max0)
-		snprintf(rt_max, len, "%.3f", (double)max1 / per_us);
-	if (hn)
-		snprintf(delay, len, "%.3f", (double)hcyc / (double)hn / per_us);
-}
-
 // ---- part 1: latency per call ----
 
 static int compare_doubles(const void *a, const void *b)
@@ -263,81 +233,133 @@ static int compare_doubles(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct timing {
+// What one row gathers over its segments: the timed batches, the
+// calls, and every counter's change summed over the segments only (the
+// other commands' segments in between are not counted).
+struct row {
 	long calls;
-	double mean, p10, median, p90;	// µs per call
+	double elapsed;			// seconds, all segments
+	int nsamples;
+	double *samples;		// µs per call of each batch
+	uint64_t sent, recv_sib, recv_unrel, sync_core;
+	double taken;			// IPIs CPUs 1..N-1 took; < 0: unknown
+	uint64_t rt_n, rt_cycles, rt_max, ipi_n, ipi_cycles;
+	double per_us;			// mbstat's cycles per µs; 0: no mbstat
 };
 
-// Calls 'cmd' for 'seconds' in batches (GLOBAL: one call each, at most
-// 50), each batch timed on its own.
-static void time_calls(int cmd, struct timing *t)
-{
-	int batch = cmd == CMD_GLOBAL ? 1 : 8;
-	long max = cmd == CMD_GLOBAL ? 50 : 100000000, n = 0;
-	double start = now_seconds(), now = start;
-	int ns = 0;
+static struct row rows[NR_COMMANDS];
+static double sample_store[NR_COMMANDS][MAX_SAMPLES];
 
-	while (n < max && now - start < seconds && ns < MAX_SAMPLES) {
+static uint64_t mb_delta(const char *name, int first, int last)
+{
+	uint64_t sum = 0;
+
+	for (int cpu = first; cpu <= last; cpu++)
+		sum += counter(&mb_after, name, cpu) - counter(&mb_before, name, cpu);
+	return sum;
+}
+
+// Calls 'cmd' in timed batches (GLOBAL: single calls, at most 50 in
+// all) for 'secs', into r, with the counters' changes over the segment.
+// Each segment takes at most its share of the row's calls and batches.
+static void segment(struct row *r, int cmd, double secs, int sib_last, int unrel_first,
+		    int unrel_last)
+{
+	int batch = cmd == CMD_GLOBAL ? 1 : 8, limit = r->nsamples + MAX_SAMPLES / SEGMENTS;
+	long max = cmd == CMD_GLOBAL ? 50 / SEGMENTS : 100000000;
+	double start, now, taken;
+	long n = 0;
+
+	snapshot(&before);
+	snapshot_mbstat(&mb_before);
+	have_cal = !have_counters && read_cal(cal_before, ncpu);
+	start = now = now_seconds();
+	while (n < max && now - start < secs && r->nsamples < limit) {
 		double t0 = now;
 		for (int i = 0; i < batch; i++)
 			mb(cmd);
 		n += batch;
 		now = now_seconds();
-		samples[ns++] = (now - t0) * 1e6 / batch;
+		r->samples[r->nsamples++] = (now - t0) * 1e6 / batch;
 	}
-	qsort(samples, (size_t)ns, sizeof(samples[0]), compare_doubles);
-	t->calls = n;
-	t->mean = (now - start) * 1e6 / (double)n;
-	t->p10 = samples[ns * 10 / 100];
-	t->median = samples[ns / 2];
-	t->p90 = samples[ns * 90 / 100];
-}
-
-static void print_row(const char *name, int cmd, const char *load, int sib_last,
-		      int unrel_first, int unrel_last)
-{
-	char sent[24] = "-", sib[24] = "-", unrel[24] = "-", core[24] = "-", per_call[24] = "-";
-	char krt[24], krt_max[24], kipi[24];
-	struct timing t;
-	double taken;
-
-	snapshot(&before);
-	snapshot_mbstat(&mb_before);
-	have_cal = !have_counters && read_cal(cal_before, ncpu);
-	time_calls(cmd, &t);
 	have_cal = have_cal && read_cal(cal_after, ncpu);
 	snapshot_mbstat(&mb_after);
 	snapshot(&after);
+	r->calls += n;
+	r->elapsed += now - start;
 	taken = ipis_taken(1, ncpu - 1);
-	if (taken >= 0)
-		snprintf(per_call, sizeof(per_call), "%.3f", taken / (double)t.calls);
-	kernel_share(krt, krt_max, kipi, sizeof(krt));
+	r->taken = taken < 0 || r->taken < 0 ? -1 : r->taken + taken;
 	if (have_counters) {
-		snprintf(sent, sizeof(sent), "%llu", (unsigned long long)counter_delta("mb_ipi_sent", 0, ncpu - 1));
-		snprintf(sib, sizeof(sib), "%llu", (unsigned long long)(sib_last >= 1 ?
-			 counter_delta("mb_ipi_recv", 1, sib_last) : 0));
-		snprintf(unrel, sizeof(unrel), "%llu", (unsigned long long)(unrel_first > 0 ?
-			 counter_delta("mb_ipi_recv", unrel_first, unrel_last) : 0));
-		snprintf(core, sizeof(core), "%llu", (unsigned long long)counter_delta("mb_sync_core", 0, ncpu - 1));
+		r->sent += counter_delta("mb_ipi_sent", 0, ncpu - 1);
+		r->recv_sib += sib_last >= 1 ? counter_delta("mb_ipi_recv", 1, sib_last) : 0;
+		r->recv_unrel += unrel_first > 0 ?
+			counter_delta("mb_ipi_recv", unrel_first, unrel_last) : 0;
+		r->sync_core += counter_delta("mb_sync_core", 0, ncpu - 1);
 	}
+	if (have_mbstat) {
+		uint64_t max0 = counter(&mb_before, "rt_max", 0), max1 = counter(&mb_after, "rt_max", 0);
+
+		r->rt_n += mb_delta("rt_count", 0, 0);
+		r->rt_cycles += mb_delta("rt_cycles", 0, 0);
+		if (max1 > max0 && max1 > r->rt_max)
+			r->rt_max = max1;	// a new largest: this segment's
+		r->ipi_n += mb_delta("ipi_count", 1, ncpu - 1);
+		r->ipi_cycles += mb_delta("ipi_cycles", 1, ncpu - 1);
+		r->per_us = (double)counter(&mb_after, "cycles_per_ms", 0) / 1000.0;
+	}
+}
+
+static void print_row(const char *name, struct row *r, const char *load, int busy)
+{
+	char sent[24] = "-", sib[24] = "-", unrel[24] = "-", core[24] = "-", per_call[24] = "-";
+	char krt[24] = "-", krt_max[24] = "-", kipi[24] = "-";
+	int n = r->nsamples;
+
+	if (r->calls == 0 || n == 0)
+		return;
+	qsort(r->samples, (size_t)n, sizeof(r->samples[0]), compare_doubles);
+	if (r->taken >= 0)
+		snprintf(per_call, sizeof(per_call), "%.3f", r->taken / (double)r->calls);
+	if (have_counters) {
+		snprintf(sent, sizeof(sent), "%llu", (unsigned long long)r->sent);
+		snprintf(sib, sizeof(sib), "%llu", (unsigned long long)r->recv_sib);
+		snprintf(unrel, sizeof(unrel), "%llu", (unsigned long long)r->recv_unrel);
+		snprintf(core, sizeof(core), "%llu", (unsigned long long)r->sync_core);
+	}
+	if (r->per_us > 0 && r->rt_n)
+		snprintf(krt, sizeof(krt), "%.3f", (double)r->rt_cycles / (double)r->rt_n / r->per_us);
+	if (r->per_us > 0 && r->rt_max)
+		snprintf(krt_max, sizeof(krt_max), "%.3f", (double)r->rt_max / r->per_us);
+	if (r->per_us > 0 && r->ipi_n)
+		snprintf(kipi, sizeof(kipi), "%.3f", (double)r->ipi_cycles / (double)r->ipi_n / r->per_us);
 	printf("RESULT membarrier kernel=%s policy=%s cmd=%s load=%s calls=%ld usecs_per_call=%.3f "
 	       "p10_us=%.3f median_us=%.3f p90_us=%.3f "
 	       "ipi_sent=%s ipi_recv_siblings=%s ipi_recv_unrelated=%s sync_core=%s "
 	       "busy=%d ipis_per_call=%s krt_us=%s krt_max_us=%s kipi_us=%s\n",
-	       kernel, policy, name, load, t.calls, t.mean, t.p10, t.median, t.p90,
-	       sent, sib, unrel, core, sib_last, per_call, krt, krt_max, kipi);
+	       kernel, policy, name, load, r->calls, r->elapsed * 1e6 / (double)r->calls,
+	       r->samples[n * 10 / 100], r->samples[n / 2], r->samples[n * 90 / 100],
+	       sent, sib, unrel, core, busy, per_call, krt, krt_max, kipi);
 	fflush(stdout);
 }
 
+// Every command offered, under one load, in SEGMENTS rounds of short
+// segments, one command after the other: a phase of the host's load
+// (another guest holding the cores for a while) then falls on every
+// command alike instead of on whichever row ran at that moment.
 static void all_commands(const char *load, int sib_last, int unrel_first, int unrel_last)
 {
 	int offered = (int)mb(CMD_QUERY);
 
-	for (int c = 0; c < NR_COMMANDS; c++) {
-		if (commands[c].cmd && !(offered & commands[c].cmd))
-			continue;
-		print_row(commands[c].name, commands[c].cmd, load, sib_last, unrel_first, unrel_last);
-	}
+	for (int c = 0; c < NR_COMMANDS; c++)
+		rows[c] = (struct row){ .samples = sample_store[c] };
+	for (int round = 0; round < SEGMENTS; round++)
+		for (int c = 0; c < NR_COMMANDS; c++)
+			if (!commands[c].cmd || (offered & commands[c].cmd))
+				segment(&rows[c], commands[c].cmd, seconds / SEGMENTS, sib_last,
+					unrel_first, unrel_last);
+	for (int c = 0; c < NR_COMMANDS; c++)
+		if (!commands[c].cmd || (offered & commands[c].cmd))
+			print_row(commands[c].name, &rows[c], load, sib_last);
 }
 
 // In a child, so that "alone" really has one thread and the
