@@ -11,6 +11,9 @@
 //   read_zero    read(2) of one byte from /dev/zero
 //   write_null   write(2) of one byte to /dev/null
 //   mb_private   membarrier(PRIVATE_EXPEDITED) of a registered process, alone
+//   mb_sibling   the same with a thread of the process spinning on the
+//                next CPU: every call is an IPI round trip, and under the
+//                profiler both CPUs' instructions count (needs 2 CPUs)
 //   pipe         two threads pass a byte through two pipes (a switch each way)
 //   futex        the same through a futex word (FUTEX_WAIT/FUTEX_WAKE)
 //   yield        two threads calling sched_yield
@@ -131,7 +134,7 @@ static void op_syscall(const char *op, struct window *w)
 		die("/dev/zero");
 	if (!strcmp(op, "write_null") && (fd = open("/dev/null", O_WRONLY)) < 0)
 		die("/dev/null");
-	if (!strcmp(op, "mb_private") &&
+	if (!strncmp(op, "mb_", 3) &&
 	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
 		die("membarrier register");
 	for (int pass = 0; pass < 2; pass++) {
@@ -159,6 +162,33 @@ static void op_syscall(const char *op, struct window *w)
 	if (fd >= 0)
 		close(fd);
 	report(op, w, n_ops);
+}
+
+static atomic_int sibling_stop;
+
+static void *sibling_spin(void *arg)
+{
+	(void)arg;
+	if (pin_self(cpu + 1) != 0)
+		die("sched_setaffinity (mb_sibling needs a second CPU)");
+	while (!atomic_load_explicit(&sibling_stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+// mb_private with a busy sibling on the next CPU, which each call must
+// interrupt.
+static void op_mb_sibling(struct window *w)
+{
+	pthread_t t;
+
+	atomic_store(&sibling_stop, 0);
+	if (pthread_create(&t, NULL, sibling_spin, NULL) != 0)
+		die("pthread_create");
+	usleep(20000);		// the sibling is running there
+	op_syscall("mb_sibling", w);
+	atomic_store(&sibling_stop, 1);
+	pthread_join(t, NULL);
 }
 
 // ---- switches: T sides in pairs, each waiting for a token ----
@@ -367,7 +397,8 @@ static void dump_kallsyms(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: hotpath [-n N] [-w WARMUP] [-c CPU] [-K] OP...\n"
-			"  OP: getppid read_zero write_null mb_private pipe futex yield pipe_proc\n"
+			"  OP: getppid read_zero write_null mb_private mb_sibling pipe futex yield\n"
+			"      pipe_proc\n"
 			"      pipe:THREADS futex:THREADS yield:THREADS\n");
 	exit(2);
 }
@@ -380,6 +411,8 @@ static void run_op(const char *op, int id)
 	if (!strcmp(op, "getppid") || !strcmp(op, "read_zero") || !strcmp(op, "write_null") ||
 	    !strcmp(op, "mb_private"))
 		op_syscall(op, &w);
+	else if (!strcmp(op, "mb_sibling"))
+		op_mb_sibling(&w);
 	else if (!strcmp(op, "pipe"))
 		op_ring(op, RING_PIPE, 2, 0, &w);
 	else if (!strcmp(op, "futex"))
