@@ -37,6 +37,6 @@ void membarrier_tick(void);
 // struct mb_rt_stats and the cycle counter's rate (cycles_per_ms), in
 // the layout of cpustat.  Returns the length written.
 size_t membarrier_stat_render(char *buf, size_t size);
-#define MBSTAT_SIZE_MAX (128 + MAX_CPUS * (4 + 7 * 21 + 1))
+#define MBSTAT_SIZE_MAX (128 + MAX_CPUS * (4 + 7 * 21 + 1))	// MAX_CPUS: kernel/cpu.h
 
 #endif
