@@ -64,7 +64,6 @@ void arch_init_platform(void)
 	for (int i = 0; i < ncpus; i++) {
 		cpus[i].id = i;
 		cpus[i].self = &cpus[i];
-		spin_init(&cpus[i].call_lock, "cross-call");
 	}
 	time_init();
 	cpu_init_this(&cpus[0]);

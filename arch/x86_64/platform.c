@@ -62,7 +62,6 @@ static void cpus_from_firmware(void)
 	for (int i = 0; i < ncpus; i++) {
 		cpus[i].id = i;
 		cpus[i].arch.apic_id = acpi.apic_ids[i];
-		spin_init(&cpus[i].call_lock, "cross-call");
 	}
 }
 

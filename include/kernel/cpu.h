@@ -87,8 +87,8 @@ struct cpu {
 	volatile int mb_state;
 	volatile uint64_t mb_passes;
 
-	// Cross-CPU calls queued for this CPU (kernel/smp/cross_call.c).
-	struct spinlock call_lock;
+	// Cross-CPU calls queued for this CPU, a lock-free stack
+	// (kernel/smp/cross_call.c).
 	struct cross_call *call_head;
 
 	struct cpu_stats stats;

@@ -1,6 +1,14 @@
 // Cross-CPU calls: a per-CPU queue of requests and an IPI to say "look at
 // your queue".  The caller may wait for completion; while it waits it
 // serves its own queue, so two CPUs calling each other cannot deadlock.
+//
+// The queue is a lock-free stack (Linux's llist): callers push with a
+// compare-and-swap, the owner takes the whole list with one exchange.
+// No lock means no interrupts to turn off around it on either side: a
+// push interrupted by a handler that pushes too just retries, and the
+// exchange takes everything pushed before it.  A membarrier IPI's round
+// trip spent about 50 of its 660 kernel instructions in the lock's
+// irqsave pairs (./switchyard profile --smp 2 --ops mb_sibling).
 
 #include <kernel/smp.h>
 #include <kernel/cpu.h>
@@ -18,12 +26,15 @@ cpumask_t cpumask_online(void)
 	return m;
 }
 
+// Release: the call's fields are written before the target can take it.
 static void queue_call(struct cpu *target, struct cross_call *call)
 {
-	uint64_t flags = spin_lock_irqsave(&target->call_lock);
-	call->next = target->call_head;
-	target->call_head = call;
-	spin_unlock_irqrestore(&target->call_lock, flags);
+	struct cross_call *head = __atomic_load_n(&target->call_head, __ATOMIC_RELAXED);
+
+	do
+		call->next = head;
+	while (!__atomic_compare_exchange_n(&target->call_head, &head, call, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
 static void enqueue(struct cpu *target, struct cross_call *call, enum ipi_kind kind)
@@ -34,12 +45,10 @@ static void enqueue(struct cpu *target, struct cross_call *call, enum ipi_kind k
 
 void cross_call_interrupt(void)
 {
-	struct cpu *c = this_cpu();
-	uint64_t flags = spin_lock_irqsave(&c->call_lock);
-	struct cross_call *list = c->call_head;
+	// Acquire: pairs with queue_call's release.
+	struct cross_call *list = __atomic_exchange_n(&this_cpu()->call_head, NULL,
+						      __ATOMIC_ACQUIRE);
 
-	c->call_head = 0;
-	spin_unlock_irqrestore(&c->call_lock, flags);
 	while (list) {
 		struct cross_call *next = list->next;
 		list->fn(list->arg);
@@ -55,7 +64,7 @@ static void wait_done(struct cross_call *call)
 {
 	while (!__atomic_load_n(&call->done, __ATOMIC_ACQUIRE)) {
 		// Serve calls aimed at us meanwhile (interrupts may be off).
-		if (this_cpu()->call_head)
+		if (__atomic_load_n(&this_cpu()->call_head, __ATOMIC_RELAXED))
 			cross_call_interrupt();
 		cpu_relax();
 	}
