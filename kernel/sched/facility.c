@@ -205,6 +205,9 @@ static void release_here(void *arg)
 		return;
 	save_owner(r->f);
 	set_owner(c, NULL);
+	// The save opened the gate (arch_fac_save) under whatever runs here:
+	// its way back to user mode closes it again if it must.
+	thread_work_set(this_cpu()->current, WORK_STATE);
 }
 
 // The calling thread t needs its own state; if another CPU holds it
@@ -268,20 +271,41 @@ static void guard_registers(struct thread *t, int f)
 	c->stats.resets++;
 }
 
+// The facilities this CPU type has (arch_fac_present), known once the
+// arch has set itself up, which is before any user thread runs.
+static uint32_t present_mask;
+static bool present_known;
+
+static uint32_t present_facilities(void)
+{
+	if (!__atomic_load_n(&present_known, __ATOMIC_ACQUIRE)) {
+		uint32_t mask = 0;
+		for (int f = 0; f < NR_FACILITIES; f++)
+			if (arch_fac_present(f))
+				mask |= 1u << f;
+		present_mask = mask;
+		__atomic_store_n(&present_known, true, __ATOMIC_RELEASE);
+	}
+	return present_mask;
+}
+
 void fac_switch_out(struct thread *prev)
 {
 	if (!prev->mm)
 		return;		// kernel threads never touch these registers
-	for (int f = 0; f < NR_FACILITIES; f++) {
-		if (!arch_fac_present(f))
-			continue;
-		struct fac_thread *pf = &prev->fac[f];
-		struct fac_cpu *c = here(f);
+	uint32_t present = present_facilities();
+	struct fac_cpu *cf = this_cpu()->fac;
+	bool counting = counts_loads();
 
+	for (int f = 0; f < NR_FACILITIES; f++) {
+		struct fac_thread *pf = &prev->fac[f];
+		struct fac_cpu *c = &cf[f];
+
+		if (!(present & (1u << f)))
+			continue;
 		// The seed's counter: one more switch with the facility
 		// on; when it wraps, the facility goes back to lazy.
-		if (counts_loads() && pf->on && pf->load_count &&
-		    ++pf->load_count >= policy_window())
+		if (counting && pf->on && pf->load_count && ++pf->load_count >= policy_window())
 			pf->load_count = 0;
 		if (c->owner == prev && c->dirty && saves_at_switch_out())
 			save_owner(f);
@@ -292,16 +316,17 @@ void fac_switch_out(struct thread *prev)
 
 static bool loads_eagerly(struct thread *t, int f)
 {
-	if (!arch_fac_usable(f, t))
-		return false;
 	switch (policy_kind()) {
 	case FAC_EAGER:
-		return true;
+		break;
 	case FAC_LAZY:
 		return false;
 	default:
-		return t->fac[f].load_count != 0;
+		if (t->fac[f].load_count == 0)
+			return false;
+		break;
 	}
+	return arch_fac_usable(f, t);
 }
 
 // The registers hold t's state: is the facility on for it?  Under the
@@ -319,15 +344,21 @@ static bool on_while_live(struct thread *t, int f)
 	return counts_loads() ? t->fac[f].load_count != 0 : true;
 }
 
+// Only after a switch into t or a change of its state (WORK_STATE,
+// kernel/proc/return_to_user.c): otherwise the registers and gates are
+// still as the last return left them.
 void fac_return_to_user(struct thread *t)
 {
+	uint32_t present = present_facilities();
+	struct cpu *cpu = this_cpu();
+
 	for (int f = 0; f < NR_FACILITIES; f++) {
-		struct fac_cpu *c = here(f);
+		struct fac_cpu *c = &cpu->fac[f];
 		bool on;
 
-		if (!arch_fac_present(f))
+		if (!(present & (1u << f)))
 			continue;
-		if (live_here(t, f)) {
+		if (c->owner == t && t->fac[f].live_cpu == cpu->id) {	// live_here
 			on = on_while_live(t, f);
 			c->stats.restore_skips++;
 		} else if (loads_eagerly(t, f)) {
@@ -384,6 +415,7 @@ void fac_make_live(int f)
 {
 	struct thread *t = current_thread();
 
+	thread_work_set(t, WORK_STATE);
 	if (!live_here(t, f))
 		take_registers(t, f);
 	arch_fac_switch(f, true);
@@ -395,6 +427,9 @@ void fac_sync(struct thread *t)
 {
 	uint64_t flags = irq_save();
 
+	// A save leaves the registers clean: the return to user must mark
+	// them dirty again (fac_return_to_user) before user code runs.
+	thread_work_set(t, WORK_STATE);
 	for (int f = 0; f < NR_FACILITIES; f++) {
 		if (live_here(t, f))
 			save_owner(f);
@@ -421,6 +456,7 @@ void fac_reset(struct thread *t)
 {
 	uint64_t flags = irq_save();
 
+	thread_work_set(t, WORK_STATE);	// the return to user decides again
 	for (int f = 0; f < NR_FACILITIES; f++) {
 		let_go(t, f);
 		t->fac[f].saved = false;
@@ -433,6 +469,7 @@ void fac_take_area(struct thread *t)
 {
 	uint64_t flags = irq_save();
 
+	thread_work_set(t, WORK_STATE);	// the return to user decides again
 	for (int f = 0; f < NR_FACILITIES; f++) {
 		let_go(t, f);
 		t->fac[f].saved = true;
