@@ -65,7 +65,8 @@ struct fac_cpu {
 	uint64_t space;		// address-space id of the state in the
 				// registers (0: the initial state)
 	bool dirty;		// registers changed since owner's area was written
-	bool on;		// the facility is switched on (arch state, cached)
+	bool closed;		// the policy switched the gate off, and no save
+				// or load has opened it since (false: unknown)
 	struct fac_stats stats;
 };
 

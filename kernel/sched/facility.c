@@ -182,6 +182,7 @@ static void save_owner(int f)
 
 	if (!c->owner || !c->dirty)
 		return;
+	c->closed = false;		// the mechanisms may open the gate
 	arch_fac_save(f, c->owner);
 	c->owner->fac[f].saved = true;
 	set_dirty(c, false);
@@ -242,6 +243,7 @@ static void take_registers(struct thread *t, int f)
 
 	save_owner(f);
 	fetch(t, f);
+	c->closed = false;
 	if (t->fac[f].saved) {
 		arch_fac_restore(f, t);
 		c->stats.restores++;
@@ -265,6 +267,7 @@ static void guard_registers(struct thread *t, int f)
 	if (c->space == 0 || c->space == space_of(t))
 		return;
 	save_owner(f);
+	c->closed = false;
 	arch_fac_load_init(f);
 	set_owner(c, NULL);
 	c->space = 0;
@@ -276,7 +279,7 @@ static void guard_registers(struct thread *t, int f)
 static uint32_t present_mask;
 static bool present_known;
 
-static uint32_t present_facilities(void)
+static inline uint32_t present_facilities(void)
 {
 	if (!__atomic_load_n(&present_known, __ATOMIC_ACQUIRE)) {
 		uint32_t mask = 0;
@@ -295,17 +298,16 @@ void fac_switch_out(struct thread *prev)
 		return;		// kernel threads never touch these registers
 	uint32_t present = present_facilities();
 	struct fac_cpu *cf = this_cpu()->fac;
-	bool counting = counts_loads();
 
-	for (int f = 0; f < NR_FACILITIES; f++) {
+	for (uint32_t left = present; left; left &= left - 1) {
+		int f = __builtin_ctz(left);
 		struct fac_thread *pf = &prev->fac[f];
 		struct fac_cpu *c = &cf[f];
 
-		if (!(present & (1u << f)))
-			continue;
 		// The seed's counter: one more switch with the facility
 		// on; when it wraps, the facility goes back to lazy.
-		if (counting && pf->on && pf->load_count && ++pf->load_count >= policy_window())
+		if (pf->on && pf->load_count && counts_loads() &&
+		    ++pf->load_count >= policy_window())
 			pf->load_count = 0;
 		if (c->owner == prev && c->dirty && saves_at_switch_out())
 			save_owner(f);
@@ -347,32 +349,58 @@ static bool on_while_live(struct thread *t, int f)
 // Only after a switch into t or a change of its state (WORK_STATE,
 // kernel/proc/return_to_user.c): otherwise the registers and gates are
 // still as the last return left them.
+// Sets the gate for user mode and remembers that it is closed.
+static void set_gate(struct fac_cpu *c, int f, bool on)
+{
+	arch_fac_switch(f, on);
+	c->closed = !on;
+}
+
+// What fac_return_to_user decides for one facility outside the common
+// case below.
+static __attribute__((noinline)) void decide(struct thread *t, int f, struct fac_cpu *c, bool live)
+{
+	bool on;
+
+	if (live) {
+		on = on_while_live(t, f);
+	} else if (loads_eagerly(t, f)) {
+		take_registers(t, f);
+		c->stats.eager_loads++;
+		on = true;
+	} else {
+		guard_registers(t, f);
+		on = false;
+	}
+	set_gate(c, f, on);
+	t->fac[f].on = on;
+	if (on)		// user code may change it from now on
+		set_dirty(c, true);
+}
+
 void fac_return_to_user(struct thread *t)
 {
 	uint32_t present = present_facilities();
 	struct cpu *cpu = this_cpu();
+	uint64_t space = space_of(t);
+	enum fac_policy_kind kind = policy_kind();
 
-	for (int f = 0; f < NR_FACILITIES; f++) {
+	for (uint32_t left = present; left; left &= left - 1) {
+		int f = __builtin_ctz(left);
 		struct fac_cpu *c = &cpu->fac[f];
-		bool on;
+		bool live = c->owner == t && t->fac[f].live_cpu == cpu->id;
 
-		if (!(present & (1u << f)))
-			continue;
-		if (c->owner == t && t->fac[f].live_cpu == cpu->id) {	// live_here
-			on = on_while_live(t, f);
+		if (live)
 			c->stats.restore_skips++;
-		} else if (loads_eagerly(t, f)) {
-			take_registers(t, f);
-			c->stats.eager_loads++;
-			on = true;
-		} else {
-			guard_registers(t, f);
-			on = false;
+		// The common case: the facility stays off for t (its counter
+		// ran out, or lazy and not here), the registers hold nothing
+		// of another process, and the gate is shut already.
+		if (c->closed && (c->space == 0 || c->space == space) &&
+		    (kind == FAC_LAZY ? !live : kind != FAC_EAGER && !t->fac[f].load_count)) {
+			t->fac[f].on = false;
+			continue;
 		}
-		arch_fac_switch(f, on);
-		t->fac[f].on = on;
-		if (on)		// user code may change it from now on
-			set_dirty(c, true);
+		decide(t, f, c, live);
 	}
 }
 
@@ -399,7 +427,7 @@ void fac_trap(int f, bool from_user, uint64_t ip, struct trap_frame *frame)
 	t->fac[f].traps++;
 	if (!live_here(t, f))
 		take_registers(t, f);
-	arch_fac_switch(f, true);
+	set_gate(c, f, true);
 	t->fac[f].on = true;
 	set_dirty(c, true);
 	if (counts_loads())
@@ -418,7 +446,7 @@ void fac_make_live(int f)
 	thread_work_set(t, WORK_STATE);
 	if (!live_here(t, f))
 		take_registers(t, f);
-	arch_fac_switch(f, true);
+	set_gate(here(f), f, true);
 	t->fac[f].on = true;
 	set_dirty(here(f), true);
 }
