@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <arch/trapframe.h>
 #include <arch/irq.h>
-#include <kernel/syscall.h>
+#include <kernel/syscall_invoke.h>
 #include <kernel/trap.h>
 #include <kernel/cpu.h>
 #include <kernel/thread.h>

@@ -14,6 +14,7 @@
 #define KERNEL_SYSCALL_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <uapi/syscall_nr.h>
 
 struct trap_frame;
@@ -36,8 +37,11 @@ struct syscall_entry {
 void syscall_table_init(void);
 // The arch's entry runs call nr for t (the current thread): seccomp's
 // filter first when t has one, then the table (-ENOSYS if nothing).
+// syscall_invoke (kernel/syscall_invoke.h) is inline for the common
+// case: no filter, a number the table has; this does the rest.
 struct thread;
-long syscall_invoke(struct thread *t, uint64_t nr, const struct syscall_args *args);
+extern syscall_fn syscall_table[SYSCALL_MAX];
+long syscall_invoke_slow(struct thread *t, uint64_t nr, const struct syscall_args *args);
 // Runs call nr from the table, without seccomp's check (for the
 // multiplexers, ipc(2), whose outer call seccomp saw): -ENOSYS if none.
 long syscall_call(uint64_t nr, const struct syscall_args *args);

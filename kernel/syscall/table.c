@@ -11,7 +11,8 @@
 
 extern const struct syscall_entry syscalls_start[], syscalls_end[];
 
-static syscall_fn table[SYSCALL_MAX];
+syscall_fn syscall_table[SYSCALL_MAX];
+#define table syscall_table
 static const char *names[SYSCALL_MAX];
 static bool log_unknown;
 static uint64_t unknown_logged[SYSCALL_MAX / 64];
@@ -60,7 +61,7 @@ static long unknown(uint64_t nr)
 	return -ENOSYS;
 }
 
-long syscall_invoke(struct thread *t, uint64_t nr, const struct syscall_args *args)
+long syscall_invoke_slow(struct thread *t, uint64_t nr, const struct syscall_args *args)
 {
 	long ret;
 
