@@ -30,6 +30,9 @@ void device_interrupt(uint64_t vector);
 // call's result aside): no signal frame, restart, rseq abort or
 // WORK_FRAME call changed them.
 bool exit_to_user(struct trap_frame *f);
+// The same, after a system call whose result may (or, may_restart false,
+// cannot) be a restart code.
+bool exit_to_user_after(struct trap_frame *f, bool may_restart);
 
 // A system call's return (kernel/proc/return_to_user.c says why this is
 // enough): with no work for t, no reschedule and a result that restarts
@@ -40,12 +43,14 @@ static inline bool syscall_exit_to_user(struct thread *t, struct trap_frame *f, 
 {
 	irq_disable();
 	struct cpu *c = this_cpu();	// not the entry's: the call may have moved t
+	bool restart = syscall_result_restarts(result);
+
 	if (__builtin_expect((__atomic_load_n(&t->work, __ATOMIC_RELAXED) | c->need_resched |
-			      syscall_result_restarts(result)) == 0, 1)) {
+			      restart) == 0, 1)) {
 		acct_kernel_lap(&c->acct, &t->acct, false);
 		return true;
 	}
-	return exit_to_user(f);
+	return exit_to_user_after(f, restart);
 }
 // An interrupt is returning to kernel code: preempt it if asked to.
 void preempt_from_interrupt(struct trap_frame *f);

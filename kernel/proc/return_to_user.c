@@ -33,7 +33,7 @@
 #include <kernel/wait.h>
 #include <kernel/cpu.h>
 #include <arch/irq.h>
-#include <kernel/facility.h>
+#include <kernel/facility_return.h>
 #include <kernel/rseq.h>
 
 // Signals, preemption and rseq, until none is left to do; returns with
@@ -79,11 +79,17 @@ static bool exit_work_loop(struct thread *t, struct trap_frame *f)
 
 bool exit_to_user(struct trap_frame *f)
 {
+	return exit_to_user_after(f, true);
+}
+
+bool exit_to_user_after(struct trap_frame *f, bool may_restart)
+{
 	struct thread *t = current_thread();
 	bool changed = exit_work_loop(t, f);
 
 	// Interrupted by a signal that needed no handler: run it again.
-	changed |= arch_syscall_restart_if_needed(f, false, 0);
+	if (may_restart)
+		changed |= arch_syscall_restart_if_needed(f, false, 0);
 	if (t->work & (WORK_STATE | WORK_FRAME)) {
 		uint32_t work = thread_work_take(t, WORK_STATE | WORK_FRAME);
 		if (work & WORK_STATE)

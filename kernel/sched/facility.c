@@ -59,7 +59,7 @@
 // differs only in its decisions, so a change takes effect at the next
 // decision on each CPU with nothing to convert; the two fields are read
 // one at a time and each is valid on its own.
-static struct fac_policy fac_policy = { FAC_DEFERRED, 256 };
+struct fac_policy fac_policy = { FAC_DEFERRED, 256 };
 
 static enum fac_policy_kind policy_kind(void)
 {
@@ -275,21 +275,28 @@ static void guard_registers(struct thread *t, int f)
 }
 
 // The facilities this CPU type has (arch_fac_present), known once the
-// arch has set itself up, which is before any user thread runs.
-static uint32_t present_mask;
-static bool present_known;
+// arch has set itself up, which is before any user thread runs; 0 until
+// the first look.
+uint32_t fac_present;
 
-static inline uint32_t present_facilities(void)
+uint32_t fac_present_facilities(void)
 {
-	if (!__atomic_load_n(&present_known, __ATOMIC_ACQUIRE)) {
-		uint32_t mask = 0;
+	uint32_t mask = __atomic_load_n(&fac_present, __ATOMIC_RELAXED);
+
+	if (!mask) {
 		for (int f = 0; f < NR_FACILITIES; f++)
 			if (arch_fac_present(f))
 				mask |= 1u << f;
-		present_mask = mask;
-		__atomic_store_n(&present_known, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&fac_present, mask, __ATOMIC_RELAXED);
 	}
-	return present_mask;
+	return mask;
+}
+
+static inline uint32_t present_facilities(void)
+{
+	uint32_t mask = __atomic_load_n(&fac_present, __ATOMIC_RELAXED);
+
+	return mask ? mask : fac_present_facilities();
 }
 
 void fac_switch_out(struct thread *prev)
@@ -356,10 +363,11 @@ static void set_gate(struct fac_cpu *c, int f, bool on)
 	c->closed = !on;
 }
 
-// What fac_return_to_user decides for one facility outside the common
-// case below.
-static __attribute__((noinline)) void decide(struct thread *t, int f, struct fac_cpu *c, bool live)
+// What fac_return_to_user (kernel/facility_return.h) decides for one
+// facility outside its common case.
+void fac_decide(struct thread *t, int f, bool live)
 {
+	struct fac_cpu *c = here(f);
 	bool on;
 
 	if (live) {
@@ -376,32 +384,6 @@ static __attribute__((noinline)) void decide(struct thread *t, int f, struct fac
 	t->fac[f].on = on;
 	if (on)		// user code may change it from now on
 		set_dirty(c, true);
-}
-
-void fac_return_to_user(struct thread *t)
-{
-	uint32_t present = present_facilities();
-	struct cpu *cpu = this_cpu();
-	uint64_t space = space_of(t);
-	enum fac_policy_kind kind = policy_kind();
-
-	for (uint32_t left = present; left; left &= left - 1) {
-		int f = __builtin_ctz(left);
-		struct fac_cpu *c = &cpu->fac[f];
-		bool live = c->owner == t && t->fac[f].live_cpu == cpu->id;
-
-		if (live)
-			c->stats.restore_skips++;
-		// The common case: the facility stays off for t (its counter
-		// ran out, or lazy and not here), the registers hold nothing
-		// of another process, and the gate is shut already.
-		if (c->closed && (c->space == 0 || c->space == space) &&
-		    (kind == FAC_LAZY ? !live : kind != FAC_EAGER && !t->fac[f].load_count)) {
-			t->fac[f].on = false;
-			continue;
-		}
-		decide(t, f, c, live);
-	}
 }
 
 // A facility-unavailable trap.  From user mode: the thread's first use
