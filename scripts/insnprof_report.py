@@ -127,6 +127,24 @@ def attribute(counts, ksym, usym, kbase):
     return by_fn, ktotal, utotal
 
 
+def annotate(a, fn, counts, ops):
+    """FUNCTION's disassembly (objdump of the --ksyms ELF), each line with
+    how many times per op it ran."""
+    try:
+        out = subprocess.run([a.objdump, "-d", "--no-show-raw-insn", "--disassemble=" + fn,
+                              a.ksyms], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("  (cannot disassemble %s: %s)" % (fn, e))
+        return
+    print("  %s, per op:" % fn)
+    for line in out.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s*(.*)", line)
+        if not m:
+            continue
+        n = counts.get(int(m.group(1), 16), 0)
+        print("  %8.2f  %s" % (n / ops, m.group(2)) if n else "  %8s  %s" % ("", m.group(2)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--counts", required=True)
@@ -137,6 +155,9 @@ def main():
     ap.add_argument("--nm", default="nm")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--tsv")
+    ap.add_argument("--annotate", action="append", default=[],
+                    help="FUNCTION: its instructions with counts per op (needs an ELF --ksyms)")
+    ap.add_argument("--objdump", default="objdump")
     a = ap.parse_args()
 
     windows, target = read_windows(a.counts)
@@ -171,6 +192,8 @@ def main():
         if rest:
             print("  %10.1f %5.1f%%  (%d more functions)"
                   % (rest / ops, 100.0 * rest / total, len(ranked) - a.top))
+        for fn in a.annotate:
+            annotate(a, fn, windows[wid], ops)
         print()
         print("PROFILE kernel=%s op=%s ops=%d insns_per_op=%.1f kernel_per_op=%.1f user_per_op=%.1f"
               % (a.kernel, op, ops, total / ops, ktotal / ops, utotal / ops))

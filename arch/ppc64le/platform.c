@@ -11,6 +11,7 @@
 #include <kernel/arch.h>
 #include <kernel/boot.h>
 #include <kernel/cpu.h>
+#include <kernel/spinlock.h>
 #include <kernel/console.h>
 #include <kernel/panic.h>
 #include <kernel/power.h>

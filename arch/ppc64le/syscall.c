@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <arch/irq.h>
 #include <arch/trapframe.h>
-#include <kernel/syscall.h>
+#include <kernel/syscall_invoke.h>
 #include <kernel/trap.h>
 #include <kernel/cpu.h>
 #include <kernel/thread.h>
@@ -16,7 +16,6 @@
 
 #define CR0_SO	0x10000000UL
 
-long syscall_invoke(uint64_t nr, struct syscall_args *args);
 void arch_user_msr(struct trap_frame *f);		// facility.c
 void syscall_dispatch(struct trap_frame *f);
 
@@ -33,45 +32,47 @@ static void set_result(struct trap_frame *f, long r)
 	f->result = (uint64_t)r;
 }
 
-// From ppc_trap, interrupts off; returns with them off.
+// From ppc_trap, interrupts off; returns with them off.  The arguments,
+// r3-r8, are read in place (struct syscall_args).
 void syscall_dispatch(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
+	struct thread *t = c->current;
 
-	acct_user_to_kernel(&c->acct, &c->current->acct);
+	acct_user_to_kernel(&c->acct, &t->acct);
 	c->stats.syscalls++;
 	if (tm_abort_syscall(f))
 		return;		// straight back: the transaction failed
 	irq_enable();
 	uint64_t nr = f->gpr[0];
 	f->orig_r3 = f->gpr[3];		// kept for restarting an interrupted call
-	struct syscall_args args = { { f->gpr[3], f->gpr[4], f->gpr[5], f->gpr[6], f->gpr[7],
-				       f->gpr[8] }, f };
-	long r = syscall_invoke(nr, &args);
+	long r = syscall_invoke(t, nr, (const struct syscall_args *)&f->gpr[3]);
 	// rt_sigreturn has put back the whole interrupted frame, r3 and CR
 	// included.
 	if (nr != SYS_rt_sigreturn)
 		set_result(f, r);
-	exit_to_user(f);
+	syscall_exit_to_user(t, f, r);
 	arch_user_msr(f);
 }
 
 // A call interrupted by a signal: ERESTART* becomes EINTR, or the call
 // is made again (nip back over the sc, r3 its first argument again).
-void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags)
+bool arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags)
 {
-	if (f->trap != VECTOR_SYSCALL || !(f->ccr & CR0_SO))
-		return;
+	if (f->trap != VECTOR_SYSCALL || !(f->ccr & CR0_SO) ||
+	    !syscall_result_restarts(-(long)f->gpr[3]))
+		return false;
 	switch (syscall_restart_action(-(long)f->gpr[3], handler, sa_flags)) {
 	case RESTART_CALL:
 		f->gpr[3] = f->orig_r3;		// r0 still holds the number
 		f->nip -= 4;			// back onto the sc
 		f->ccr &= ~CR0_SO;
-		break;
+		return true;
 	case RESTART_EINTR:
 		f->gpr[3] = EINTR;
-		break;
+		return false;
 	case RESTART_NONE:
 		break;
 	}
+	return false;
 }

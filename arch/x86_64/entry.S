@@ -7,40 +7,42 @@
 
 #include <arch/asm_offsets.h>
 
+// The general registers in struct trap_frame's order (arch/trapframe.h):
+// a system call's six arguments end up first, as struct syscall_args.
 	.macro PUSH_REGS
-	pushq	%rax
-	pushq	%rbx
+	pushq	%r15
+	pushq	%r14
+	pushq	%r13
+	pushq	%r12
+	pushq	%r11
+	pushq	%rbp
 	pushq	%rcx
+	pushq	%rbx
+	pushq	%rax
+	pushq	%r9
+	pushq	%r8
+	pushq	%r10
 	pushq	%rdx
 	pushq	%rsi
 	pushq	%rdi
-	pushq	%rbp
-	pushq	%r8
-	pushq	%r9
-	pushq	%r10
-	pushq	%r11
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
 	.endm
 
 	.macro POP_REGS
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rbp
 	popq	%rdi
 	popq	%rsi
 	popq	%rdx
-	popq	%rcx
-	popq	%rbx
+	popq	%r10
+	popq	%r8
+	popq	%r9
 	popq	%rax
+	popq	%rbx
+	popq	%rcx
+	popq	%rbp
+	popq	%r11
+	popq	%r12
+	popq	%r13
+	popq	%r14
+	popq	%r15
 	.endm
 
 // One stub per vector, 16 bytes apart.  Vectors without a CPU-pushed
@@ -128,7 +130,7 @@ nmis_ignored:
 	.text
 
 // SYSCALL: RCX = user RIP, R11 = user RFLAGS, RSP still the user's.
-// Interrupts are off (SFMASK) until the frame is built.
+// Interrupts are off and DF clear (SFMASK) until the frame is built.
 	.globl syscall_entry
 syscall_entry:
 	swapgs
@@ -139,18 +141,35 @@ syscall_entry:
 	pushq	%r11				// rflags
 	pushq	$SEL_USER_CS			// cs
 	pushq	%rcx				// rip
-	pushq	$0				// error
+	pushq	%rax				// error: the number, kept for restarts
 	pushq	$VECTOR_SYSCALL			// vector
 	PUSH_REGS
-	cld
 	movq	%rsp, %rdi
 	call	syscall_dispatch		// returns with interrupts off
+	testb	%al, %al
+	jz	syscall_return_checked
 
-	// SYSRET restores RIP from RCX and RFLAGS from R11.  Use it only when
-	// the frame is what SYSRET can express: RCX == RIP, R11 == RFLAGS,
-	// a canonical user RIP (SYSRET to a non-canonical RIP faults in
-	// kernel mode on Intel), no TF/RF, and Linux's user selectors.
-	// Anything else (exec, signal delivery, sigreturn) returns by IRET.
+	// The fast return (syscall_dispatch said so): no work was done on
+	// the way out and no system call rewrote the frame, so rip, rflags,
+	// cs, ss and rsp are what SYSCALL left, and rcx and r11 still equal
+	// rip and rflags: SYSRET restores them exactly.  Only TF sends it
+	// by IRET, which traps after the next user instruction where SYSRET
+	// would trap before it.
+	testq	$0x100, TF_R11(%rsp)		// TF
+	jnz	interrupt_return
+syscall_sysret:
+	POP_REGS
+	movq	16 + 24(%rsp), %rsp		// user RSP from the frame
+	swapgs
+	sysretq
+
+	// The checked return: SYSRET restores RIP from RCX and RFLAGS from
+	// R11.  Use it only when the frame is what SYSRET can express: RCX
+	// == RIP, R11 == RFLAGS, a canonical user RIP (SYSRET to a
+	// non-canonical RIP faults in kernel mode on Intel), no TF/RF, and
+	// Linux's user selectors.  Anything else (exec, signal delivery,
+	// sigreturn) returns by IRET.
+syscall_return_checked:
 	movq	TF_RCX(%rsp), %rcx
 	cmpq	%rcx, TF_RIP(%rsp)
 	jne	interrupt_return
@@ -166,11 +185,7 @@ syscall_entry:
 	jne	interrupt_return
 	cmpq	$SEL_USER_DS, TF_SS(%rsp)
 	jne	interrupt_return
-
-	POP_REGS
-	movq	16 + 24(%rsp), %rsp		// user RSP from the frame
-	swapgs
-	sysretq
+	jmp	syscall_sysret
 
 // void arch_enter_user(struct trap_frame *f): leave for user space with
 // the registers in f (a new thread's first return, or after exec).

@@ -13,6 +13,7 @@
 #include <kernel/arch.h>
 #include <kernel/boot.h>
 #include <kernel/cpu.h>
+#include <kernel/spinlock.h>
 #include <kernel/console.h>
 #include <kernel/time.h>
 #include <lib/printf.h>

@@ -247,22 +247,23 @@ bad:
 	return (long)f->rax;
 }
 
-void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags)
+bool arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags)
 {
-	if (f->vector != VECTOR_SYSCALL)
-		return;
+	if (f->vector != VECTOR_SYSCALL || !syscall_result_restarts((long)f->rax))
+		return false;
 	switch (syscall_restart_action((long)f->rax, handler, sa_flags)) {
 	case RESTART_CALL:
 		f->rax = f->error;		// the syscall number, kept at entry
 		f->rip -= 2;			// back onto the SYSCALL instruction
 		f->rcx = f->rip;		// keep the SYSRET path usable
-		break;
+		return true;
 	case RESTART_EINTR:
 		f->rax = (uint64_t)-EINTR;
-		break;
+		return false;
 	case RESTART_NONE:
 		break;
 	}
+	return false;
 }
 
 void arch_log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info)

@@ -13,7 +13,9 @@
 // that the best measurement confirms wins (rate_choose).  Boot prints them
 // all.  Then CPU 0's tick watches the RTC's seconds for the first 10 s:
 // the second boundaries bound the rate, and a rate outside the bounds is
-// corrected (and logged).
+// corrected (and logged), unless the references agree on it and the RTC
+// alone is far off: then the RTC is not on the guest's clock, and the rate
+// is kept (rtc_check_verdict).
 
 #include <stdint.h>
 #include <arch/x86.h>
@@ -41,6 +43,8 @@
 
 static uint64_t hz;
 static const char *source = "none";
+static struct ref_agreement agreed;	// the measured references, for the RTC check
+static char agreed_names[64];		// "PIT, PM timer and HPET"
 static struct spinlock rate_lock = SPINLOCK_INIT("clock rate");	// one writer
 
 // clock_skew=PPM (tests): the rate found at boot is taken PPM parts per
@@ -206,7 +210,8 @@ static void describe(const struct candidate *c, const struct rate_ref *r, char *
 // start of the previous read (which still saw the old second) and the end
 // of this one: an edge.  Edges bound the TSC's rate (rate_bounds); a rate
 // outside the bounds is wrong by more than the check's own uncertainty,
-// and is corrected to the best fit through the edges (rate_fit).
+// and is corrected to the best fit through the edges (rate_fit), unless
+// the references outvote the RTC (rtc_check_verdict).
 static struct {
 	bool done;
 	bool started;
@@ -273,6 +278,25 @@ static void print_choice(const struct candidate *cand, const struct rate_ref *ra
 	kprintf("%s", line);
 }
 
+// Keeps what the measured references agree on, and their names, for the
+// RTC check.
+static void note_agreement(const struct candidate *cand, const struct rate_ref *rates, int n)
+{
+	size_t used = 0;
+	int k = 0;
+
+	if (rate_agreement(rates, n, TOL_PPM, &agreed) != 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (!cand[i].measured || !rates[i].hz)
+			continue;
+		k++;
+		add(agreed_names, sizeof(agreed_names), &used,
+		    k == 1 ? "" : k == agreed.n ? " and " : ", ");
+		add(agreed_names, sizeof(agreed_names), &used, cand[i].name);
+	}
+}
+
 void tsc_init(void)
 {
 	struct candidate cand[MAX_REFS];
@@ -286,6 +310,7 @@ void tsc_init(void)
 		rate = rates[best].hz;
 		source = cand[best].name;
 	}
+	note_agreement(cand, rates, n);
 	uint64_t skew = rate / 1000000 * skew_ppm;
 	clock_set_rate(skew_down ? rate - skew : rate + skew);
 	print_choice(cand, rates, n, best < 0);
@@ -316,14 +341,19 @@ static void rtc_check_log(uint64_t lo, uint64_t hi, const char *what)
 		rtc.seconds, l, h, what);
 }
 
-// The new rate: the fit through the edges, kept within the bounds.
+// The RTC's rate: the fit through the edges, kept within the bounds.
+static uint64_t rtc_rate(uint64_t lo, uint64_t hi)
+{
+	uint64_t rate = rate_fit(rtc.edges, rtc.nedges);
+
+	return rate < lo || rate > hi ? lo + (hi - lo) / 2 : rate;
+}
+
 static void rtc_correct(uint64_t lo, uint64_t hi)
 {
 	char from[24], to[24], what[96];
-	uint64_t old = hz, rate = rate_fit(rtc.edges, rtc.nedges);
+	uint64_t old = hz, rate = rtc_rate(lo, hi);
 
-	if (rate < lo || rate > hi)
-		rate = lo + (hi - lo) / 2;
 	put_ghz(from, sizeof(from), old);
 	put_ghz(to, sizeof(to), rate);
 	clock_set_rate(rate);
@@ -332,6 +362,22 @@ static void rtc_correct(uint64_t lo, uint64_t hi)
 	ksnprintf(what, sizeof(what), "corrected from %s to %s", from, to);
 	rtc_check_log(lo, hi, what);
 	lapic_timer_rescale(old, rate);
+}
+
+// The references outvote the RTC: the check ends with the rate kept.
+static void rtc_outvoted(uint64_t lo, uint64_t hi)
+{
+	char says[24], l[24], h[24], ref[24];
+
+	put_ghz(says, sizeof(says), rtc_rate(lo, hi));
+	put_ghz(l, sizeof(l), lo);
+	put_ghz(h, sizeof(h), hi);
+	put_ghz(ref, sizeof(ref), agreed.hz);
+	kprintf("clock: RTC check after %lu s: the RTC says %s (between %s and %s) but %s agreed "
+		"on %s within %u.%04u%%: TSC rate kept (the RTC is not on the guest's clock)\n",
+		rtc.seconds, says, l, h, agreed_names, ref, agreed.spread_ppm / 10000,
+		agreed.spread_ppm % 10000);
+	rtc.done = true;
 }
 
 static void rtc_check_edge(void)
@@ -346,7 +392,12 @@ static void rtc_check_edge(void)
 		}
 		return;
 	}
-	if (hz < lo || hz > hi)
+	enum rtc_verdict v = rtc_check_verdict(&agreed, hz, lo, hi, 0);
+	if (v == RTC_RATE_KEEP) {
+		rtc_outvoted(lo, hi);
+		return;
+	}
+	if (v == RTC_RATE_CORRECT)
 		rtc_correct(lo, hi);
 	if (rtc.seconds >= RTC_CHECK_SECONDS || rtc.nedges == RTC_CHECK_SECONDS + 2) {
 		char rate[24], what[64];

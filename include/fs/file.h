@@ -13,6 +13,7 @@
 #include <kernel/spinlock.h>
 #include <kernel/mutex.h>
 #include <fs/iobuf.h>
+#include <uapi/open_flags.h>
 
 struct vnode;
 struct pipe;
@@ -57,8 +58,19 @@ struct file *file_new_pipe(struct pipe *pipe, bool writer, uint32_t flags);
 void file_get(struct file *f);
 void file_put(struct file *f);
 
-bool file_readable(const struct file *f);
-bool file_writable(const struct file *f);
+static inline bool file_readable(const struct file *f)
+{
+	uint32_t acc = f->flags & O_ACCMODE;
+
+	return !(f->flags & O_PATH) && (acc == O_RDONLY || acc == O_RDWR);
+}
+
+static inline bool file_writable(const struct file *f)
+{
+	uint32_t acc = f->flags & O_ACCMODE;
+
+	return !(f->flags & O_PATH) && (acc == O_WRONLY || acc == O_RDWR);
+}
 
 // I/O at the file offset (updated), or at an explicit one (pread/pwrite,
 // -ESPIPE on pipes).  Return bytes moved or a negative errno.

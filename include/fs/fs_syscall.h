@@ -31,6 +31,18 @@ int lookup_user_object_at(int dirfd, uint64_t upath, int flags, struct vnode **o
 // use one: *at() directories, fstat, fstatfs, fchdir, fcntl, dup) not.
 struct file *fget(int fd);
 struct file *fget_raw(int fd);
+// fget for the length of one system call: without a reference when the
+// caller's descriptor table is its own alone (no other thread, nor a
+// process made with CLONE_FILES), since nobody else can close the
+// descriptor meanwhile (Linux's fdget); *ref says whether fdput must
+// drop one.
+struct file *fdget(int fd, bool *ref);
+void file_put(struct file *f);
+static inline void fdput(struct file *f, bool ref)
+{
+	if (ref)
+		file_put(f);
+}
 // An open of a user path as open(2) makes it (the caller's permissions,
 // its errnos), for the kernel's own use: the file, referenced, in *out.
 long file_open_user(uint64_t upath, uint32_t flags, struct file **out);

@@ -42,5 +42,12 @@ void fasync_file_gone(struct file *f);
 // (it takes proc_tree_lock and the sighand locks); callable from
 // interrupt context.
 void sigio_notify(const void *key, unsigned which, int reason);
+// Is any file set up for SIGIO at all?  (Then sigio_notify may send one;
+// otherwise it does nothing, and its callers may skip their preparations.)
+extern int sigio_entries;
+static inline bool sigio_any(void)
+{
+	return __atomic_load_n(&sigio_entries, __ATOMIC_RELAXED) != 0;
+}
 
 #endif

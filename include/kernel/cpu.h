@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
-#include <kernel/spinlock.h>
+#include <kernel/spinlock_types.h>
 #include <arch/cpu_arch.h>
 #include <kernel/facility.h>
 #include <kernel/cputime.h>

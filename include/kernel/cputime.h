@@ -54,13 +54,17 @@ struct process;
 
 // ---- the transitions (hot paths: one cycle-counter read each) ----
 
-static inline uint64_t acct_lap(struct cpu_acct *a)
+static inline uint64_t acct_lap_at(struct cpu_acct *a, uint64_t now)
 {
-	uint64_t now = arch_cycles();
 	uint64_t d = now - a->stamp;
 
 	a->stamp = now;
 	return d;
+}
+
+static inline uint64_t acct_lap(struct cpu_acct *a)
+{
+	return acct_lap_at(a, arch_cycles());
 }
 
 // Entry from user mode: the time since the last transition was user time.
@@ -75,9 +79,10 @@ static inline void acct_user_to_kernel(struct cpu_acct *a, struct thread_acct *t
 // Return to user mode, a context switch or an interrupt taken in the
 // kernel: the time since the last transition was the thread's system
 // time, or idle time if the thread is the CPU's idle thread.
-static inline void acct_kernel_lap(struct cpu_acct *a, struct thread_acct *t, bool idle)
+static inline void acct_kernel_lap_at(struct cpu_acct *a, struct thread_acct *t, bool idle,
+				      uint64_t now)
 {
-	uint64_t d = acct_lap(a);
+	uint64_t d = acct_lap_at(a, now);
 
 	if (idle) {
 		a->idle += d;
@@ -85,6 +90,11 @@ static inline void acct_kernel_lap(struct cpu_acct *a, struct thread_acct *t, bo
 		t->sys += d;
 		a->sys += d;
 	}
+}
+
+static inline void acct_kernel_lap(struct cpu_acct *a, struct thread_acct *t, bool idle)
+{
+	acct_kernel_lap_at(a, t, idle, arch_cycles());
 }
 
 // End of an interrupt handler: its time was the CPU's irq time.

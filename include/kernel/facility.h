@@ -65,7 +65,8 @@ struct fac_cpu {
 	uint64_t space;		// address-space id of the state in the
 				// registers (0: the initial state)
 	bool dirty;		// registers changed since owner's area was written
-	bool on;		// the facility is switched on (arch state, cached)
+	bool closed;		// the policy switched the gate off, and no save
+				// or load has opened it since (false: unknown)
 	struct fac_stats stats;
 };
 
@@ -98,11 +99,17 @@ void fac_policy_name(char *buf, size_t size);
 int fac_set_policy(const char *value);
 
 // The switch path, with interrupts off: prev leaves this CPU.  (What the
-// next thread may see is decided when it returns to user mode.)
+// next thread may see is decided when it returns to user mode:
+// fac_return_to_user, in kernel/facility_return.h.)
 void fac_switch_out(struct thread *prev);
-// The last step before user mode (interrupts off): switch each facility
-// on or off for t, loading or wiping registers as the policy says.
-void fac_return_to_user(struct thread *t);
+// The policy in force, the facilities present (bit f; 0 until
+// fac_present_facilities has looked), and the decision for facility f
+// of t outside the common case (live: its state is in this CPU's
+// registers), for kernel/facility_return.h.
+extern struct fac_policy fac_policy;
+extern uint32_t fac_present;
+uint32_t fac_present_facilities(void);
+void fac_decide(struct thread *t, int f, bool live);
 // A facility-unavailable trap, decoded by the arch: which facility, and
 // whether it came from user mode (else: a kernel bug, a panic).
 void fac_trap(int f, bool from_user, uint64_t ip, struct trap_frame *frame);

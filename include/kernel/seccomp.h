@@ -25,7 +25,7 @@ struct seccomp_thread {
 // At every system call of a thread whose mode is not DISABLED: true if
 // the call goes ahead; false with *ret the value it returns instead (or
 // the thread does not come back: the kill actions).
-bool seccomp_check(uint64_t nr, struct syscall_args *args, long *ret);
+bool seccomp_check(uint64_t nr, const struct syscall_args *args, long *ret);
 // clone: the child runs under the parent's mode and filters.
 void seccomp_fork(struct thread *child, const struct thread *parent);
 void seccomp_thread_free(struct thread *t);

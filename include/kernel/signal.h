@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <uapi/signal.h>
+#include <uapi/errno.h>
 
 struct process;
 struct thread;
@@ -15,10 +16,16 @@ struct trap_frame;
 // building its frame), ignore, or die.
 void signal_deliver(struct trap_frame *f);
 // A syscall interrupted with -ERESTART*: restart it or make it -EINTR.
-void arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags);
+bool arch_syscall_restart_if_needed(struct trap_frame *f, bool handler, uint64_t sa_flags);
 // Linux's rule for it, from the call's result (a negative errno): make
 // the call again, fail it with EINTR, or leave the result as it is.
 enum syscall_restart { RESTART_NONE, RESTART_CALL, RESTART_EINTR };
+// Is a call's result one of the restart codes (-ERESTARTNOHAND (-514) ..
+// -ERESTARTSYS (-512)), which never reach user space?
+static inline bool syscall_result_restarts(long result)
+{
+	return (unsigned long)(result + ERESTARTNOHAND) <= ERESTARTNOHAND - ERESTARTSYS;
+}
 enum syscall_restart syscall_restart_action(long result, bool handler, uint64_t sa_flags);
 // "NAME[PID]: segfault at ADDR ip IP sp SP" for a fault that kills.
 void arch_log_fatal_fault(struct trap_frame *f, int sig, const struct ksiginfo *info);

@@ -14,16 +14,19 @@
 #define KERNEL_SYSCALL_H
 
 #include <stdint.h>
+#include <stdbool.h>
 #include <uapi/syscall_nr.h>
 
 struct trap_frame;
 
+// The six arguments.  The entry code saves them into the user frame in
+// this order, so a system call's args point into that frame (x86-64:
+// its first six words; ppc64: r3-r8): read them, never write them.
 struct syscall_args {
 	uint64_t a[6];
-	struct trap_frame *frame;	// the user registers (fork, exec, signals)
 };
 
-typedef long (*syscall_fn)(struct syscall_args *args);
+typedef long (*syscall_fn)(const struct syscall_args *args);
 
 struct syscall_entry {
 	int nr;
@@ -32,17 +35,26 @@ struct syscall_entry {
 };
 
 void syscall_table_init(void);
+// The arch's entry runs call nr for t (the current thread): seccomp's
+// filter first when t has one, then the table (-ENOSYS if nothing).
+// syscall_invoke (kernel/syscall_invoke.h) is inline for the common
+// case: no filter, a number the table has; this does the rest.
+struct thread;
+extern syscall_fn syscall_table[SYSCALL_MAX];
+long syscall_invoke_slow(struct thread *t, uint64_t nr, const struct syscall_args *args);
 // Runs call nr from the table, without seccomp's check (for the
 // multiplexers, ipc(2), whose outer call seccomp saw): -ENOSYS if none.
-long syscall_call(uint64_t nr, struct syscall_args *args);
+long syscall_call(uint64_t nr, const struct syscall_args *args);
+// The calling thread's user registers (fork, exec, signals, seccomp).
+struct trap_frame *syscall_frame(void);
 const char *syscall_name(uint64_t nr);
 extern uint64_t syscalls_unknown;
 
 #define SYSCALL_DEFINE(nr_, name_)					\
-	static long sys_##name_(struct syscall_args *args);		\
+	static long sys_##name_(const struct syscall_args *args);	\
 	static const struct syscall_entry syscall_entry_##name_		\
 	    __attribute__((used, section(".syscalls"), aligned(8))) =	\
 	    { nr_, #name_, sys_##name_ };				\
-	static long sys_##name_(struct syscall_args *args)
+	static long sys_##name_(const struct syscall_args *args)
 
 #endif

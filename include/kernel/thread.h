@@ -29,9 +29,21 @@ struct vfork_done;
 struct cred;
 struct io_context;
 
+// Work a thread must do before it returns to user mode.  The return
+// from a system call looks at it with one test and, when it is 0 (and
+// the CPU need not reschedule), leaves at once; otherwise
+// exit_to_user() does what the bits say (kernel/proc/return_to_user.c).
+// Any CPU sets bits (thread_work_set); only the thread clears them.
+#define WORK_SIGNAL	(1u << 0)	// a signal, a stop or an exit may be pending
+#define WORK_STATE	(1u << 1)	// switched in, or its facility state changed:
+					// facilities and rseq to decide again
+#define WORK_FRAME	(1u << 2)	// a system call rewrote its user frame (exec,
+					// sigreturn): return by the checked path
+
 struct thread {
 	uint64_t kernel_rsp;		// saved by switch_stack
 	void *kstack;			// base of the kernel stack (KSTACK_SIZE)
+	uint32_t work;			// WORK_* (atomic: set from other CPUs)
 	int tid;
 	char name[16];
 	volatile enum thread_state state;
@@ -144,6 +156,18 @@ bool personality_is_linux32(void);
 static inline struct thread *current_thread(void)
 {
 	return this_cpu()->current;
+}
+
+static inline void thread_work_set(struct thread *t, uint32_t bits)
+{
+	__atomic_or_fetch(&t->work, bits, __ATOMIC_SEQ_CST);
+}
+
+// Takes 'bits' off the calling thread's work, returning which were set.
+// A full barrier: a bit set after it is seen at the next return.
+static inline uint32_t thread_work_take(struct thread *t, uint32_t bits)
+{
+	return __atomic_fetch_and(&t->work, ~bits, __ATOMIC_SEQ_CST) & bits;
 }
 
 // Entry of every new thread: finishes the switch, runs fn(arg), exits.

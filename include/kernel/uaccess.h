@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <arch/memlayout.h>
 
 #define PATH_MAX 4096
 
@@ -21,8 +22,12 @@ int clear_user(uint64_t udst, size_t n);
 // Returns its length, -EFAULT, or -ENAMETOOLONG if no NUL within max.
 long strncpy_from_user(char *dst, uint64_t usrc, size_t max);
 
-// Is [addr, addr+n) entirely in the user half (no wrap-around)?
-bool user_range_ok(uint64_t addr, size_t n);
+// Is [addr, addr+n) entirely in the user half (no wrap-around)?  As
+// Linux's access_ok: the range must lie below USER_TOP (TASK_SIZE_MAX).
+static inline bool user_range_ok(uint64_t addr, size_t n)
+{
+	return addr <= USER_TOP && n <= USER_TOP - addr;
+}
 
 // A user iovec array (readv, writev, process_vm_readv...).
 #define IOV_MAX 1024

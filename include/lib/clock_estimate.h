@@ -83,6 +83,43 @@ struct rate_ref {
 // reference's 'agrees'.  Returns the index chosen, or -1 if none has a rate.
 int rate_choose(struct rate_ref *refs, int n, uint32_t tol_ppm);
 
+// What the measured references (timers the TSC was compared against, not
+// stated rates) say together.
+struct ref_agreement {
+	uint64_t hz;		// their agreed rate, the median; 0: no agreement
+	uint32_t spread_ppm;	// the widest distance between two of them
+	uint32_t width_ppm;	// how far the calibration may be off, at most: the
+				// largest tolerance a pair of them was allowed
+	int n;			// measured references that gave a rate
+};
+
+// The references agree when at least two measured ones gave a rate and
+// every pair of them is consistent as in rate_choose (within max(tol_ppm,
+// 3 * the sum of their errors)).  Returns 0, or -1 without agreement
+// (out->hz is then 0).
+int rate_agreement(const struct rate_ref *refs, int n, uint32_t tol_ppm,
+		   struct ref_agreement *out);
+
+// What the RTC check does with the rate in use, given the RTC's bounds.
+enum rtc_verdict {
+	RTC_RATE_INSIDE,	// within the bounds: nothing to do
+	RTC_RATE_CORRECT,	// outside: correct it to the RTC's rate
+	RTC_RATE_KEEP,		// outside, but the RTC is not on the guest's clock
+};
+
+// The RTC disagrees "far" beyond this (1 %): more than the widest scatter
+// (0.8 %) rate_estimate lets windows agree within, so no calibration error.
+#define RTC_FAR_PPM	10000
+
+// The rule (docs/architecture.md, "The clock"): a rate in use outside the
+// RTC's bounds [lo, hi] is kept when the measured references agree (a),
+// the rate in use is theirs, within a->width_ppm, and the bounds miss
+// their agreed rate by more than max(RTC_FAR_PPM, 10 * a->width_ppm);
+// else it is corrected.  *gap_ppm (if not null) is set to how far the
+// bounds miss the agreed rate (0 if they hold it, or without agreement).
+enum rtc_verdict rtc_check_verdict(const struct ref_agreement *a, uint64_t in_use,
+				   uint64_t lo, uint64_t hi, uint32_t *gap_ppm);
+
 // A second boundary of a slow reference (the RTC), seen by the clock: at
 // the 'second'-th boundary the clock read between lo and hi.
 struct clock_edge {

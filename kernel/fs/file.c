@@ -83,19 +83,6 @@ void file_put(struct file *f)
 	kfree(f);
 }
 
-bool file_readable(const struct file *f)
-{
-	uint32_t acc = f->flags & O_ACCMODE;
-
-	return !(f->flags & O_PATH) && (acc == O_RDONLY || acc == O_RDWR);
-}
-
-bool file_writable(const struct file *f)
-{
-	uint32_t acc = f->flags & O_ACCMODE;
-
-	return !(f->flags & O_PATH) && (acc == O_WRONLY || acc == O_RDWR);
-}
 
 // inotify's IN_ACCESS and IN_MODIFY after a read or write that moved
 // bytes (Linux's vfs_read and vfs_write); nothing for an anonymous pipe.

@@ -314,7 +314,7 @@ long pipe_read_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait)
 				rc = -EAGAIN;
 				break;
 			}
-			if (!told) {
+			if (!told && sigio_any()) {
 				// Linux tells the async writers before a reader
 				// sleeps, then looks again.
 				spin_unlock_irqrestore(&p->lock, flags);
@@ -407,7 +407,7 @@ static int wait_for_slot_locked(struct pipe *p, bool wait, bool *slept)
 			return -EPIPE;
 		if (!wait)
 			return -EAGAIN;
-		if (!told) {
+		if (!told && sigio_any()) {
 			// The async readers hear of it before a writer sleeps,
 			// as on Linux; then look again.
 			spin_unlock(&p->lock);
@@ -458,6 +458,12 @@ long pipe_write_nowait(struct file *f, struct iobuf *b, size_t n, bool nowait)
 		rc = -EPIPE;
 	} else if (rc == 0 && first && top_up_locked(p, bb.buf, first)) {
 		done = first;
+		added_locked(p, false);
+	} else if (rc == 0 && first == n && !ring_full(p)) {
+		// Less than a page, in hand already, and a slot free: it is
+		// the loop's one buffer below, without copying it in again.
+		ring_push(p, bb.buf, n, buf_flags);
+		done = n;
 		added_locked(p, false);
 	}
 	spin_unlock_irqrestore(&p->lock, flags);

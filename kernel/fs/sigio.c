@@ -41,7 +41,7 @@ struct fasync_entry {
 
 static struct spinlock fasync_lock = SPINLOCK_INIT("fasync");
 static struct fasync_entry *entries;
-static int nentries;
+int sigio_entries;		// entries in the list (sigio_any)
 
 // ---- owners ----
 
@@ -288,7 +288,7 @@ void sigio_notify(const void *key, unsigned which, int reason)
 {
 	uint64_t flags;
 
-	if (!__atomic_load_n(&nentries, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&sigio_entries, __ATOMIC_RELAXED))
 		return;
 	flags = spin_lock_irqsave(&fasync_lock);
 	for (struct fasync_entry *e = entries; e; e = e->next)
@@ -320,7 +320,7 @@ static struct fasync_entry *unlink_entry_locked(struct file *f)
 
 		if (e->f == f) {
 			*pp = e->next;
-			__atomic_sub_fetch(&nentries, 1, __ATOMIC_RELAXED);
+			__atomic_sub_fetch(&sigio_entries, 1, __ATOMIC_RELAXED);
 			return e;
 		}
 	}
@@ -346,7 +346,7 @@ int fasync_set(struct file *f, int fd, bool on)
 		fresh->next = entries;
 		entries = fresh;
 		fresh = NULL;
-		__atomic_add_fetch(&nentries, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&sigio_entries, 1, __ATOMIC_RELAXED);
 	} else {
 		old = unlink_entry_locked(f);
 	}

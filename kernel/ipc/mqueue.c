@@ -630,7 +630,7 @@ SYSCALL_DEFINE(SYS_mq_open, mq_open)
 	int oflag = (int)args->a[1];
 	uint32_t mode = (uint16_t)args->a[2];	// umode_t
 	struct user_mq_attr attr;
-	struct vnode *vn;
+	struct vnode *vn = NULL;
 	struct file *f;
 	char *name;
 	long len;

@@ -170,13 +170,20 @@ int calibrate_from_windows(const struct cal_window *w, int n, uint64_t ref_hz,
 	return rate_estimate(hz, k, n, tol_ppm, out);
 }
 
-static bool consistent(const struct rate_ref *a, const struct rate_ref *b, uint32_t tol_ppm)
+// The tolerance two references are allowed: max(tol_ppm, 3 * the sum of
+// their errors).
+static uint32_t pair_tolerance(const struct rate_ref *a, const struct rate_ref *b, uint32_t tol_ppm)
 {
 	uint64_t allowed = 3 * ((uint64_t)a->error_ppm + b->error_ppm);
 
 	if (allowed < tol_ppm)
 		allowed = tol_ppm;
-	return diff_ppm(a->hz, b->hz) <= allowed;
+	return allowed > UINT32_MAX ? UINT32_MAX : (uint32_t)allowed;
+}
+
+static bool consistent(const struct rate_ref *a, const struct rate_ref *b, uint32_t tol_ppm)
+{
+	return diff_ppm(a->hz, b->hz) <= pair_tolerance(a, b, tol_ppm);
 }
 
 int rate_choose(struct rate_ref *refs, int n, uint32_t tol_ppm)
@@ -201,6 +208,75 @@ int rate_choose(struct rate_ref *refs, int n, uint32_t tol_ppm)
 	for (int i = 0; i < n; i++)
 		refs[i].agrees = best >= 0 && refs[i].hz && consistent(&refs[i], &refs[best], tol_ppm);
 	return best;
+}
+
+int rate_agreement(const struct rate_ref *refs, int n, uint32_t tol_ppm,
+		   struct ref_agreement *out)
+{
+	uint64_t hz[EST_MAX_SAMPLES];
+	const struct rate_ref *m[EST_MAX_SAMPLES];
+	int k = 0;
+
+	*out = (struct ref_agreement){ 0 };
+	for (int i = 0; i < n && k < EST_MAX_SAMPLES; i++)
+		if (refs[i].hz && !refs[i].declared)
+			m[k++] = &refs[i];
+	out->n = k;
+	if (k < 2)
+		return -1;
+	uint32_t spread = 0, width = 0;
+	for (int i = 0; i < k; i++) {
+		hz[i] = m[i]->hz;
+		for (int j = i + 1; j < k; j++) {
+			uint32_t d = diff_ppm(m[i]->hz, m[j]->hz);
+			uint32_t allowed = pair_tolerance(m[i], m[j], tol_ppm);
+			if (d > allowed)
+				return -1;
+			if (d > spread)
+				spread = d;
+			if (allowed > width)
+				width = allowed;
+		}
+	}
+	out->hz = median_u64(hz, k);
+	out->spread_ppm = spread;
+	out->width_ppm = width;
+	return 0;
+}
+
+// The rule.  A rate in use outside the RTC's bounds is kept when all of
+// these hold:
+//  - the measured references agree (a->hz): separate timers, each compared
+//    with the TSC on its own, agree within their errors;
+//  - the rate in use is theirs, within a->width_ppm (not clock_skew's, not
+//    a guess);
+//  - the bounds miss their rate by more than max(1 %, 10 x width): more
+//    than any calibration error could.
+// Then the RTC is the odd one out, and does not keep the guest's time
+// (QEMU's -icount without -rtc clock=vm: the RTC follows the host, the
+// rest the instruction count); the boot calibration stands, as in Linux,
+// which never lets the RTC re-calibrate the TSC.  Otherwise the RTC is the
+// best witness left (one reference, references at odds, a rate they do
+// not confirm, a gap that a calibration error could explain): correct.
+enum rtc_verdict rtc_check_verdict(const struct ref_agreement *a, uint64_t in_use,
+				   uint64_t lo, uint64_t hi, uint32_t *gap_ppm)
+{
+	uint32_t gap = 0;
+
+	if (a->hz && a->hz < lo)
+		gap = diff_ppm(lo, a->hz);
+	else if (a->hz && a->hz > hi)
+		gap = diff_ppm(hi, a->hz);
+	if (gap_ppm)
+		*gap_ppm = gap;
+	if (in_use >= lo && in_use <= hi)
+		return RTC_RATE_INSIDE;
+	if (!a->hz || diff_ppm(in_use, a->hz) > a->width_ppm)
+		return RTC_RATE_CORRECT;
+	uint64_t far = 10 * (uint64_t)a->width_ppm;
+	if (far < RTC_FAR_PPM)
+		far = RTC_FAR_PPM;
+	return gap > far ? RTC_RATE_KEEP : RTC_RATE_CORRECT;
 }
 
 int rate_bounds(const struct clock_edge *e, int n, uint64_t *lo, uint64_t *hi)

@@ -1,6 +1,5 @@
-// Test-and-test-and-set spinlocks.  Holding a spinlock disables
-// preemption on this CPU (the holder must not be switched out while other
-// CPUs spin on it).
+// Test-and-test-and-set spinlocks: what include/kernel/spinlock.h does
+// not inline.
 
 #include <kernel/spinlock.h>
 #include <kernel/cpu.h>
@@ -34,16 +33,14 @@ static void preempt_enable(void)
 		c->preempt_count--;
 }
 
-void spin_lock(struct spinlock *lock)
+void spin_lock_contended(struct spinlock *lock)
 {
-	preempt_disable();
-	if (lock->locked && lock->owner_cpu == current_cpu_id())
+	if (lock->owner_cpu == current_cpu_id())
 		panic("spinlock '%s' taken twice on cpu %d", lock->name, lock->owner_cpu);
-	while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)) {
+	do {
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
 			cpu_relax();
-	}
-	lock->owner_cpu = current_cpu_id();
+	} while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE));
 }
 
 int spin_trylock(struct spinlock *lock)
@@ -55,26 +52,6 @@ int spin_trylock(struct spinlock *lock)
 	}
 	lock->owner_cpu = current_cpu_id();
 	return 1;
-}
-
-void spin_unlock(struct spinlock *lock)
-{
-	lock->owner_cpu = -1;
-	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
-	preempt_enable();
-}
-
-uint64_t spin_lock_irqsave(struct spinlock *lock)
-{
-	uint64_t flags = irq_save();
-	spin_lock(lock);
-	return flags;
-}
-
-void spin_unlock_irqrestore(struct spinlock *lock, uint64_t flags)
-{
-	spin_unlock(lock);
-	irq_restore(flags);
 }
 
 int spin_held(struct spinlock *lock)

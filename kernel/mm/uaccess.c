@@ -26,11 +26,6 @@ struct ex_entry {
 
 extern const struct ex_entry ex_table_start[], ex_table_end[];
 
-// As Linux's access_ok: the range must lie below USER_TOP (TASK_SIZE_MAX).
-bool user_range_ok(uint64_t addr, size_t n)
-{
-	return addr <= USER_TOP && n <= USER_TOP - addr;
-}
 
 static const struct ex_entry *ex_find(uint64_t rip)
 {

@@ -662,8 +662,7 @@ long sock_rw_iov(struct file *f, const void *uiov, int64_t count, bool write)
 #ifdef SYS_send
 SYSCALL_DEFINE(SYS_send, send)
 {
-	struct syscall_args a = { { args->a[0], args->a[1], args->a[2], args->a[3], 0, 0 },
-				  args->frame };
+	struct syscall_args a = { { args->a[0], args->a[1], args->a[2], args->a[3], 0, 0 } };
 
 	return syscall_call(SYS_sendto, &a);
 }
@@ -672,8 +671,7 @@ SYSCALL_DEFINE(SYS_send, send)
 #ifdef SYS_recv
 SYSCALL_DEFINE(SYS_recv, recv)
 {
-	struct syscall_args a = { { args->a[0], args->a[1], args->a[2], args->a[3], 0, 0 },
-				  args->frame };
+	struct syscall_args a = { { args->a[0], args->a[1], args->a[2], args->a[3], 0, 0 } };
 
 	return syscall_call(SYS_recvfrom, &a);
 }

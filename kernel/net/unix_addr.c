@@ -598,7 +598,7 @@ SYSCALL_DEFINE(SYS_accept4, accept4)
 	return do_accept((int)args->a[0], args->a[1], args->a[2], (int)args->a[3]);
 }
 
-static long do_getname(struct syscall_args *args, bool peer)
+static long do_getname(const struct syscall_args *args, bool peer)
 {
 	struct unix_addr a;
 	struct usock *s;

@@ -338,12 +338,14 @@ long do_clone_tid(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid, 
 
 SYSCALL_DEFINE(SYS_fork, fork)
 {
-	return do_clone(SIGCHLD, 0, 0, 0, 0, args->frame);
+	(void)args;
+	return do_clone(SIGCHLD, 0, 0, 0, 0, syscall_frame());
 }
 
 SYSCALL_DEFINE(SYS_vfork, vfork)
 {
-	return do_clone(CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0, args->frame);
+	(void)args;
+	return do_clone(CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0, 0, syscall_frame());
 }
 
 // clone(flags, newsp, parent_tid, child_tid, tls) on x86-64; as on
@@ -353,7 +355,7 @@ SYSCALL_DEFINE(SYS_vfork, vfork)
 SYSCALL_DEFINE(SYS_clone, clone)
 {
 	return do_clone(args->a[0] & 0xffffffffULL, args->a[1], args->a[2],
-			args->a[CLONE_ARG_CHILD_TID], args->a[CLONE_ARG_TLS], args->frame);
+			args->a[CLONE_ARG_CHILD_TID], args->a[CLONE_ARG_TLS], syscall_frame());
 }
 
 struct clone_args {
@@ -458,7 +460,7 @@ SYSCALL_DEFINE(SYS_clone3, clone3)
 		return r;
 	uint64_t sp = ca.stack ? ca.stack + ca.stack_size : 0;
 	return do_clone_tid(ca.flags | ca.exit_signal, sp, ca.parent_tid, ca.child_tid, ca.tls,
-			    want, ca.pidfd, args->frame);
+			    want, ca.pidfd, syscall_frame());
 }
 
 // ---- unshare ----

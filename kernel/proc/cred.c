@@ -256,7 +256,7 @@ SYSCALL_DEFINE(SYS_geteuid, geteuid) { (void)args; return id_of_current(offsetof
 SYSCALL_DEFINE(SYS_getgid, getgid) { (void)args; return id_of_current(offsetof(struct cred, gid)); }
 SYSCALL_DEFINE(SYS_getegid, getegid) { (void)args; return id_of_current(offsetof(struct cred, egid)); }
 
-static long put_three(struct syscall_args *args, uint32_t a, uint32_t b, uint32_t c)
+static long put_three(const struct syscall_args *args, uint32_t a, uint32_t b, uint32_t c)
 {
 	if (put_user_u32(args->a[0], a) < 0 || put_user_u32(args->a[1], b) < 0 ||
 	    put_user_u32(args->a[2], c) < 0)

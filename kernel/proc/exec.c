@@ -575,6 +575,7 @@ static void kill_other_threads(struct process *p)
 	for (struct thread *o = p->threads; o; o = o->proc_next) {
 		if (o != current_thread()) {
 			o->exiting = true;
+			thread_work_set(o, WORK_SIGNAL);
 			wake_interruptible(o);
 		}
 	}
@@ -629,6 +630,9 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	strlcpy(t->name, base ? base + 1 : path, sizeof(t->name));
 	arch_exec_reset_thread(t);
 	arch_frame_init_user(f, entry, sp);
+	// A new frame, and signal state that exec reset: the return to
+	// user mode looks at both (kernel/proc/return_to_user.c).
+	thread_work_set(t, WORK_FRAME | WORK_SIGNAL | WORK_STATE);
 }
 
 // Runs the file 'path' names (from 'start', NULL for the cwd, with the
@@ -808,13 +812,13 @@ static long execveat(int dirfd, uint64_t upath, uint64_t uargv, uint64_t uenvp, 
 
 SYSCALL_DEFINE(SYS_execve, execve)
 {
-	return execveat(AT_FDCWD, args->a[0], args->a[1], args->a[2], 0, args->frame);
+	return execveat(AT_FDCWD, args->a[0], args->a[1], args->a[2], 0, syscall_frame());
 }
 
 SYSCALL_DEFINE(SYS_execveat, execveat)
 {
 	return execveat((int)args->a[0], args->a[1], args->a[2], args->a[3], (int)args->a[4],
-			args->frame);
+			syscall_frame());
 }
 
 // The kernel starting init: argv and envp from kernel strings.

@@ -261,6 +261,7 @@ void process_kill_others(struct process *p, int wait_status)
 		p->exit_status = wait_status;
 	}
 	for (struct thread *o = p->threads; o; o = o->proc_next) {
+		thread_work_set(o, WORK_SIGNAL);	// the exit, at its next return
 		if (o == current_thread())
 			continue;
 		o->exiting = true;

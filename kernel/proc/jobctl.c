@@ -113,6 +113,7 @@ static void kick_threads(struct process *p)
 
 	spin_lock(&p->lock);
 	for (struct thread *t = p->threads; t; t = t->proc_next) {
+		thread_work_set(t, WORK_SIGNAL);	// the stop, at its next return
 		if (t == me)
 			continue;
 		wake_interruptible(t);

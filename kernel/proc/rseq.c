@@ -81,6 +81,7 @@ static void note_event(struct thread *t, uint32_t ev)
 	// the thread itself takes them: atomic with respect to it.
 	__atomic_fetch_or(&t->rseq.events, ev, __ATOMIC_RELAXED);
 	t->rseq.resume = true;
+	thread_work_set(t, WORK_STATE);		// the fast return must not skip it
 }
 
 // Interrupts off, from schedule(): the thread stops running here, so a
@@ -325,5 +326,6 @@ SYSCALL_DEFINE(SYS_rseq, rseq)
 	t->rseq.sig = sig;
 	t->rseq.ids_written = false;
 	t->rseq.resume = true;
+	thread_work_set(t, WORK_STATE);
 	return 0;
 }

@@ -365,6 +365,24 @@ static bool some_thread_takes(struct process *p, int sig)
 	return any;
 }
 
+// The fast return from a system call looks at signals only when told
+// (WORK_SIGNAL, kernel/proc/return_to_user.c): every change that can make
+// thread_signal_pending() true tells the threads it concerns, after the
+// change is made.
+static void notify_thread(struct thread *t)
+{
+	thread_work_set(t, WORK_SIGNAL);
+}
+
+// A process-directed signal: any thread may be the one to take it.
+static void notify_process(struct process *p)
+{
+	spin_lock(&p->lock);
+	for (struct thread *t = p->threads; t; t = t->proc_next)
+		notify_thread(t);
+	spin_unlock(&p->lock);
+}
+
 // Picks the thread that should take a process-directed signal and wakes it.
 static void signal_wake_one(struct process *p, int sig)
 {
@@ -416,6 +434,7 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 	}
 	int rc = make_pending(p, &p->sig_pending, p->sig_info, &p->sig_queue, sig, info);
 	if (rc == 0) {
+		notify_process(p);
 		signal_wake_one(p, sig);
 		poll_event(&p->sighand->poll_events, 0);
 	}
@@ -446,6 +465,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		rc = make_pending(p, &t->sig_pending, t->sig_info, &t->sig_queue, sig, info);
 		if (rc == 0) {
 			queued = true;
+			notify_thread(t);
 			poll_event(&p->sighand->poll_events, 0);
 			wake_interruptible(t);
 			if (t != current_thread() && t->on_cpu)
@@ -506,6 +526,10 @@ int signal_send_timer(struct process *p, struct thread *t, struct sigqueue *e, i
 	*tail = e;
 	e->queued = true;
 	*pending |= sigmask_of(sig);
+	if (t)
+		notify_thread(t);
+	else
+		notify_process(p);
 	if (t) {
 		wake_interruptible(t);
 		if (t != current_thread() && t->on_cpu)
@@ -588,6 +612,7 @@ void signal_force_info(const struct ksiginfo *pinfo)
 	}
 	t->sig_pending |= sigmask_of(sig);
 	t->sig_info[sig] = info;
+	notify_thread(t);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 }
 
@@ -814,6 +839,7 @@ SYSCALL_DEFINE(SYS_rt_sigprocmask, rt_sigprocmask)
 		case SIG_SETMASK: t->sig_blocked = set; break;
 		default: return -EINVAL;
 		}
+		notify_thread(t);	// a pending signal may be unblocked now
 	}
 	if (args->a[2] && copy_to_user(args->a[2], &old, 8) < 0)
 		return -EFAULT;
@@ -838,6 +864,7 @@ void signal_set_temporary_mask(uint64_t mask)
 	t->sig_saved_mask = t->sig_blocked;
 	t->sig_restore_mask = true;
 	t->sig_blocked = mask & ~UNBLOCKABLE;
+	notify_thread(t);	// the return to user restores it, or handles one
 }
 
 // The call that set a temporary mask ended without a signal to handle.
@@ -848,6 +875,7 @@ void signal_restore_temporary_mask(void)
 	if (t->sig_restore_mask) {
 		t->sig_blocked = t->sig_saved_mask;
 		t->sig_restore_mask = false;
+		notify_thread(t);
 	}
 }
 
@@ -918,6 +946,7 @@ SYSCALL_DEFINE(SYS_rt_sigtimedwait, rt_sigtimedwait)
 		rc = wq_wait(0, &p->sighand->lock, deadline, true);
 		t->sig_blocked = blocked;
 		t->sig_real_blocked = 0;
+		notify_thread(t);
 		sig = signal_take_one_of(t, these, &info);
 	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -946,7 +975,7 @@ SYSCALL_DEFINE(SYS_sigaltstack, sigaltstack)
 {
 	struct thread *t = current_thread();
 	struct user_stack_t ss, old = t->altstack;
-	uint64_t sp = args->frame ? arch_frame_sp(args->frame) : 0;
+	uint64_t sp = arch_frame_sp(syscall_frame());
 	bool on = old.ss_flags != SS_DISABLE && sp - old.ss_sp < old.ss_size;
 
 	if (old.ss_size == 0)
@@ -1080,7 +1109,11 @@ SYSCALL_DEFINE(SYS_restart_syscall, restart_syscall)
 
 SYSCALL_DEFINE(SYS_rt_sigreturn, rt_sigreturn)
 {
-	return arch_signal_frame_return(args->frame);
+	(void)args;
+	// The whole frame comes back, and the mask: the return to user mode
+	// checks the one and looks for signals the other unblocked.
+	thread_work_set(current_thread(), WORK_FRAME | WORK_SIGNAL);
+	return arch_signal_frame_return(syscall_frame());
 }
 
 // Resets handlers at exec: caught signals go back to the default action;

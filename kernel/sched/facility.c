@@ -59,7 +59,7 @@
 // differs only in its decisions, so a change takes effect at the next
 // decision on each CPU with nothing to convert; the two fields are read
 // one at a time and each is valid on its own.
-static struct fac_policy fac_policy = { FAC_DEFERRED, 256 };
+struct fac_policy fac_policy = { FAC_DEFERRED, 256 };
 
 static enum fac_policy_kind policy_kind(void)
 {
@@ -182,6 +182,7 @@ static void save_owner(int f)
 
 	if (!c->owner || !c->dirty)
 		return;
+	c->closed = false;		// the mechanisms may open the gate
 	arch_fac_save(f, c->owner);
 	c->owner->fac[f].saved = true;
 	set_dirty(c, false);
@@ -205,6 +206,9 @@ static void release_here(void *arg)
 		return;
 	save_owner(r->f);
 	set_owner(c, NULL);
+	// The save opened the gate (arch_fac_save) under whatever runs here:
+	// its way back to user mode closes it again if it must.
+	thread_work_set(this_cpu()->current, WORK_STATE);
 }
 
 // The calling thread t needs its own state; if another CPU holds it
@@ -239,6 +243,7 @@ static void take_registers(struct thread *t, int f)
 
 	save_owner(f);
 	fetch(t, f);
+	c->closed = false;
 	if (t->fac[f].saved) {
 		arch_fac_restore(f, t);
 		c->stats.restores++;
@@ -262,25 +267,53 @@ static void guard_registers(struct thread *t, int f)
 	if (c->space == 0 || c->space == space_of(t))
 		return;
 	save_owner(f);
+	c->closed = false;
 	arch_fac_load_init(f);
 	set_owner(c, NULL);
 	c->space = 0;
 	c->stats.resets++;
 }
 
+// The facilities this CPU type has (arch_fac_present), known once the
+// arch has set itself up, which is before any user thread runs; 0 until
+// the first look.
+uint32_t fac_present;
+
+uint32_t fac_present_facilities(void)
+{
+	uint32_t mask = __atomic_load_n(&fac_present, __ATOMIC_RELAXED);
+
+	if (!mask) {
+		for (int f = 0; f < NR_FACILITIES; f++)
+			if (arch_fac_present(f))
+				mask |= 1u << f;
+		__atomic_store_n(&fac_present, mask, __ATOMIC_RELAXED);
+	}
+	return mask;
+}
+
+static inline uint32_t present_facilities(void)
+{
+	uint32_t mask = __atomic_load_n(&fac_present, __ATOMIC_RELAXED);
+
+	return mask ? mask : fac_present_facilities();
+}
+
 void fac_switch_out(struct thread *prev)
 {
 	if (!prev->mm)
 		return;		// kernel threads never touch these registers
-	for (int f = 0; f < NR_FACILITIES; f++) {
-		if (!arch_fac_present(f))
-			continue;
+	uint32_t present = present_facilities();
+	struct fac_cpu *cf = this_cpu()->fac;
+
+	for (uint32_t left = present; left; left &= left - 1) {
+		int f = __builtin_ctz(left);
 		struct fac_thread *pf = &prev->fac[f];
-		struct fac_cpu *c = here(f);
+		struct fac_cpu *c = &cf[f];
 
 		// The seed's counter: one more switch with the facility
 		// on; when it wraps, the facility goes back to lazy.
-		if (counts_loads() && pf->on && pf->load_count &&
+		if (pf->on && pf->load_count && counts_loads() &&
 		    ++pf->load_count >= policy_window())
 			pf->load_count = 0;
 		if (c->owner == prev && c->dirty && saves_at_switch_out())
@@ -292,16 +325,17 @@ void fac_switch_out(struct thread *prev)
 
 static bool loads_eagerly(struct thread *t, int f)
 {
-	if (!arch_fac_usable(f, t))
-		return false;
 	switch (policy_kind()) {
 	case FAC_EAGER:
-		return true;
+		break;
 	case FAC_LAZY:
 		return false;
 	default:
-		return t->fac[f].load_count != 0;
+		if (t->fac[f].load_count == 0)
+			return false;
+		break;
 	}
+	return arch_fac_usable(f, t);
 }
 
 // The registers hold t's state: is the facility on for it?  Under the
@@ -319,30 +353,37 @@ static bool on_while_live(struct thread *t, int f)
 	return counts_loads() ? t->fac[f].load_count != 0 : true;
 }
 
-void fac_return_to_user(struct thread *t)
+// Only after a switch into t or a change of its state (WORK_STATE,
+// kernel/proc/return_to_user.c): otherwise the registers and gates are
+// still as the last return left them.
+// Sets the gate for user mode and remembers that it is closed.
+static void set_gate(struct fac_cpu *c, int f, bool on)
 {
-	for (int f = 0; f < NR_FACILITIES; f++) {
-		struct fac_cpu *c = here(f);
-		bool on;
+	arch_fac_switch(f, on);
+	c->closed = !on;
+}
 
-		if (!arch_fac_present(f))
-			continue;
-		if (live_here(t, f)) {
-			on = on_while_live(t, f);
-			c->stats.restore_skips++;
-		} else if (loads_eagerly(t, f)) {
-			take_registers(t, f);
-			c->stats.eager_loads++;
-			on = true;
-		} else {
-			guard_registers(t, f);
-			on = false;
-		}
-		arch_fac_switch(f, on);
-		t->fac[f].on = on;
-		if (on)		// user code may change it from now on
-			set_dirty(c, true);
+// What fac_return_to_user (kernel/facility_return.h) decides for one
+// facility outside its common case.
+void fac_decide(struct thread *t, int f, bool live)
+{
+	struct fac_cpu *c = here(f);
+	bool on;
+
+	if (live) {
+		on = on_while_live(t, f);
+	} else if (loads_eagerly(t, f)) {
+		take_registers(t, f);
+		c->stats.eager_loads++;
+		on = true;
+	} else {
+		guard_registers(t, f);
+		on = false;
 	}
+	set_gate(c, f, on);
+	t->fac[f].on = on;
+	if (on)		// user code may change it from now on
+		set_dirty(c, true);
 }
 
 // A facility-unavailable trap.  From user mode: the thread's first use
@@ -368,7 +409,7 @@ void fac_trap(int f, bool from_user, uint64_t ip, struct trap_frame *frame)
 	t->fac[f].traps++;
 	if (!live_here(t, f))
 		take_registers(t, f);
-	arch_fac_switch(f, true);
+	set_gate(c, f, true);
 	t->fac[f].on = true;
 	set_dirty(c, true);
 	if (counts_loads())
@@ -384,9 +425,10 @@ void fac_make_live(int f)
 {
 	struct thread *t = current_thread();
 
+	thread_work_set(t, WORK_STATE);
 	if (!live_here(t, f))
 		take_registers(t, f);
-	arch_fac_switch(f, true);
+	set_gate(here(f), f, true);
 	t->fac[f].on = true;
 	set_dirty(here(f), true);
 }
@@ -395,6 +437,9 @@ void fac_sync(struct thread *t)
 {
 	uint64_t flags = irq_save();
 
+	// A save leaves the registers clean: the return to user must mark
+	// them dirty again (fac_return_to_user) before user code runs.
+	thread_work_set(t, WORK_STATE);
 	for (int f = 0; f < NR_FACILITIES; f++) {
 		if (live_here(t, f))
 			save_owner(f);
@@ -421,6 +466,7 @@ void fac_reset(struct thread *t)
 {
 	uint64_t flags = irq_save();
 
+	thread_work_set(t, WORK_STATE);	// the return to user decides again
 	for (int f = 0; f < NR_FACILITIES; f++) {
 		let_go(t, f);
 		t->fac[f].saved = false;
@@ -433,6 +479,7 @@ void fac_take_area(struct thread *t)
 {
 	uint64_t flags = irq_save();
 
+	thread_work_set(t, WORK_STATE);	// the return to user decides again
 	for (int f = 0; f < NR_FACILITIES; f++) {
 		let_go(t, f);
 		t->fac[f].saved = true;

@@ -8,8 +8,8 @@
 // and the one with the least runs next.  A fair thread runs at least a
 // slice of SCHED_SLICE_TICKS ticks unless a thread that should preempt it
 // wakes; an RR thread runs a quantum of 100 ms before going to the back
-// of its priority.  Time is measured in ns (clock_monotonic_ns), the tick
-// only decides when to look.
+// of its priority.  Time is measured in ns of the scheduler's clock (the
+// cycle counter in ns: sched_clock), the tick only decides when to look.
 //
 // A woken thread goes to the queue of the CPU it last ran on (a real-time
 // one to a CPU running a lower class if its own cannot take it at once);
@@ -104,6 +104,8 @@ static uint32_t weight_of(const struct thread *t)
 // ns run, in the vruntime of a thread of weight w.
 static uint64_t scaled(uint64_t ns, uint32_t w)
 {
+	if (w == NICE_0_WEIGHT)
+		return ns;	// the common weight: no division on the switch path
 	return ns * NICE_0_WEIGHT / w;
 }
 
@@ -275,11 +277,25 @@ static void update_min_vruntime(struct runqueue *rq, const struct thread *curr)
 		rq->min_vruntime = v;
 }
 
+// The scheduler's clock: the cycle counter in ns, without the monotonic
+// clock's sequence lock and fences (Linux's sched_clock).  The CPUs'
+// counters run in step (arch/cycles.h); a correction of the rate may
+// move it once, which update_curr's check of the delta absorbs.  A
+// switch reads the counter once for this and for the CPU-time accounts.
+static uint64_t sched_clock_at(uint64_t cycles)
+{
+	return arch_cycles_to_ns(cycles);
+}
+
+static uint64_t sched_clock(void)
+{
+	return sched_clock_at(arch_cycles());
+}
+
 // Charges the running thread for the time since it was last charged; the
 // run queue lock is held (or interrupts are off on its own CPU).
-static void update_curr(struct runqueue *rq, struct thread *curr)
+static void update_curr_at(struct runqueue *rq, struct thread *curr, uint64_t now)
 {
-	uint64_t now = clock_monotonic_ns();
 	uint64_t delta = now - curr->exec_start;
 
 	if (curr->is_idle || (int64_t)delta <= 0)
@@ -296,6 +312,11 @@ static void update_curr(struct runqueue *rq, struct thread *curr)
 		curr->vruntime += scaled(delta, curr->weight);
 		update_min_vruntime(rq, curr);
 	}
+}
+
+static void update_curr(struct runqueue *rq, struct thread *curr)
+{
+	update_curr_at(rq, curr, sched_clock());
 }
 
 // Where a fair thread that was away comes back: not far behind the
@@ -324,7 +345,7 @@ static bool should_preempt(int cpu, const struct thread *t)
 		return true;
 	if (t->policy == SCHED_BATCH || t->policy == SCHED_IDLE)
 		return false;
-	uint64_t ran = clock_monotonic_ns() - cur->exec_start;
+	uint64_t ran = sched_clock() - cur->exec_start;
 	uint64_t cur_v = cur->vruntime + ((int64_t)ran > 0 ? scaled(ran, cur->weight) : 0);
 	return (int64_t)(cur_v - t->vruntime) > (int64_t)scaled(WAKEUP_GRAN_NS, t->weight);
 }
@@ -568,9 +589,9 @@ static void yield_to_back(struct runqueue *rq, struct thread *t)
 
 // Also ends prev's system (or the CPU's idle) time, and counts the
 // switch for getrusage as Linux does: voluntary if prev blocked.
-static void account_switch(struct cpu *c, struct thread *prev)
+static void account_switch(struct cpu *c, struct thread *prev, uint64_t cycles)
 {
-	acct_kernel_lap(&c->acct, &prev->acct, prev->is_idle);
+	acct_kernel_lap_at(&c->acct, &prev->acct, prev->is_idle, cycles);
 	if (prev->state == THREAD_RUNNABLE)
 		prev->acct.nivcsw++;
 	else
@@ -620,7 +641,8 @@ void schedule(void)
 		      c->preempt_count, prev->name);
 	spin_lock(&rq->lock);
 	c->need_resched = false;
-	update_curr(rq, prev);
+	uint64_t cycles = arch_cycles(), now = sched_clock_at(cycles);
+	update_curr_at(rq, prev, now);
 	if (prev->state == THREAD_RUNNABLE && !prev->is_idle) {
 		if (may_run_on(prev, c->id)) {
 			bool head = prev->preempted && rt_prio_of(prev) && !prev->rr_expired;
@@ -640,7 +662,7 @@ void schedule(void)
 	struct thread *next = pick_next(c, rq, skip);
 	if (next->state != THREAD_RUNNABLE)
 		panic("schedule: picked thread %s (tid %d) in state %d", next->name, next->tid, next->state);
-	next->exec_start = clock_monotonic_ns();
+	next->exec_start = now;
 	if (next->policy != SCHED_RR || next->slice <= 0)
 		next->slice = next->policy == SCHED_RR ? rr_ticks() : SCHED_SLICE_TICKS;
 	tick_switch_in(next, rq->nr_waiting);
@@ -654,7 +676,10 @@ void schedule(void)
 	// stack to be free.
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
-	account_switch(c, prev);
+	account_switch(c, prev, cycles);
+	// Its registers' owners may have changed meanwhile: its way back to
+	// user mode decides the facilities and rseq again.
+	thread_work_set(next, WORK_STATE);
 	next->on_cpu = true;
 	next->nr_switches++;
 	c->current = next;

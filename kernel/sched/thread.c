@@ -32,6 +32,9 @@ struct thread *thread_alloc(const char *name)
 	t->slice = SCHED_SLICE_TICKS;
 	wait_thread_init(t);
 	t->weight = 1024;	// SCHED_OTHER, nice 0
+	// Its first return to user mode (if it is a user thread) decides
+	// everything.
+	t->work = WORK_SIGNAL | WORK_STATE | WORK_FRAME;
 	return t;
 }
 

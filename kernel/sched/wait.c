@@ -60,8 +60,13 @@ enum sleep_kind {
 	SLEEP_INTERRUPTIBLE,	// by any signal to handle
 };
 
+// Whatever can make a signal pending, a stop or an exit sets the
+// thread's WORK_SIGNAL first (kernel/proc/return_to_user.c): without it
+// there is nothing to look at.
 static bool sleep_broken(struct thread *t, enum sleep_kind kind)
 {
+	if (!(__atomic_load_n(&t->work, __ATOMIC_SEQ_CST) & WORK_SIGNAL))
+		return false;
 	if (kind == SLEEP_INTERRUPTIBLE)
 		return thread_signal_pending(t);
 	if (kind == SLEEP_KILLABLE)

@@ -384,7 +384,7 @@ static void trap(uint64_t nr, uint64_t ip, uint32_t data)
 	signal_force_info(&info);
 }
 
-bool seccomp_check(uint64_t nr, struct syscall_args *args, long *ret)
+bool seccomp_check(uint64_t nr, const struct syscall_args *args, long *ret)
 {
 	struct thread *t = current_thread();
 
@@ -394,7 +394,7 @@ bool seccomp_check(uint64_t nr, struct syscall_args *args, long *ret)
 		thread_exit_user(SIGKILL, false);
 	}
 	struct seccomp_data d = {
-		.nr = (int32_t)nr, .arch = ARCH_AUDIT_ARCH, .instruction_pointer = arch_frame_ip(args->frame),
+		.nr = (int32_t)nr, .arch = ARCH_AUDIT_ARCH, .instruction_pointer = arch_frame_ip(syscall_frame()),
 	};
 	memcpy(d.args, args->a, sizeof(d.args));
 	uint32_t r = run_filters(t->seccomp.filter, &d), data = r & RET_DATA;

@@ -12,6 +12,7 @@
 
 #include <kernel/smp.h>
 #include <kernel/cpu.h>
+#include <kernel/spinlock.h>
 #include <kernel/arch.h>
 #include <kernel/panic.h>
 #include <mm/kmalloc.h>

@@ -54,6 +54,30 @@ struct file *fget(int fd)
 	return f;
 }
 
+struct file *fdget(int fd, bool *ref)
+{
+	struct thread *t = current_thread();
+	struct fdtable *fdt = t->own_fdt ? t->own_fdt : t->proc->fdt;
+	struct file *f;
+
+	// Only this thread could make the table shared (clone), and only
+	// sharers could close a descriptor: if it is not shared now, it
+	// stays so until this call returns.
+	if (__atomic_load_n(&fdt->refcount, __ATOMIC_RELAXED) != 1 ||
+	    (!t->own_fdt && __atomic_load_n(&t->proc->nthreads, __ATOMIC_RELAXED) != 1)) {
+		*ref = true;
+		f = fd_get(fdt, fd);
+	} else {
+		*ref = false;
+		f = fd >= 0 && fd < fdt->size ? fdt->files[fd] : NULL;
+	}
+	if (f && (f->flags & O_PATH)) {
+		fdput(f, *ref);
+		return NULL;
+	}
+	return f;
+}
+
 int at_start(int dirfd, const char *path, struct vnode **start)
 {
 	struct file *f;

@@ -28,11 +28,12 @@ static long do_rw(int fd, uint64_t ubuf, size_t n, bool writing, bool positioned
 {
 	struct iobuf b = iobuf_user(ubuf);
 	struct file *f;
+	bool ref;
 	long rc;
 
 	if (positioned && off < 0)
 		return -EINVAL;
-	f = fget(fd);
+	f = fdget(fd, &ref);
 	if (!f)
 		return -EBADF;
 	if (positioned && !file_can_pread(f))
@@ -50,7 +51,7 @@ static long do_rw(int fd, uint64_t ubuf, size_t n, bool writing, bool positioned
 		else
 			rc = writing ? file_write(f, &b, n) : file_read(f, &b, n);
 	}
-	file_put(f);
+	fdput(f, ref);
 	return rc;
 }
 

@@ -5,12 +5,14 @@
 #include <kernel/console.h>
 #include <kernel/panic.h>
 #include <kernel/thread.h>
+#include <kernel/proc_internal.h>
 #include <lib/string.h>
 #include <uapi/errno.h>
 
 extern const struct syscall_entry syscalls_start[], syscalls_end[];
 
-static syscall_fn table[SYSCALL_MAX];
+syscall_fn syscall_table[SYSCALL_MAX];
+#define table syscall_table
 static const char *names[SYSCALL_MAX];
 static bool log_unknown;
 static uint64_t unknown_logged[SYSCALL_MAX / 64];
@@ -37,6 +39,11 @@ void syscall_table_init(void)
 	}
 }
 
+struct trap_frame *syscall_frame(void)
+{
+	return arch_thread_user_frame(current_thread());
+}
+
 const char *syscall_name(uint64_t nr)
 {
 	return nr < SYSCALL_MAX && names[nr] ? names[nr] : "?";
@@ -54,13 +61,12 @@ static long unknown(uint64_t nr)
 	return -ENOSYS;
 }
 
-long syscall_invoke(uint64_t nr, struct syscall_args *args)
+long syscall_invoke_slow(struct thread *t, uint64_t nr, const struct syscall_args *args)
 {
 	long ret;
 
 	// A seccomp filter sees every call, implemented or not.
-	if (current_thread()->seccomp.mode != SECCOMP_MODE_DISABLED &&
-	    !seccomp_check(nr, args, &ret))
+	if (t->seccomp.mode != SECCOMP_MODE_DISABLED && !seccomp_check(nr, args, &ret))
 		return ret;
 	if (nr >= SYSCALL_MAX || !table[nr])
 		return unknown(nr);
@@ -69,7 +75,7 @@ long syscall_invoke(uint64_t nr, struct syscall_args *args)
 
 // A call made on behalf of another (ipc's and socketcall-like
 // multiplexers): the table alone, since seccomp saw the outer call.
-long syscall_call(uint64_t nr, struct syscall_args *args)
+long syscall_call(uint64_t nr, const struct syscall_args *args)
 {
 	if (nr >= SYSCALL_MAX || !table[nr])
 		return -ENOSYS;

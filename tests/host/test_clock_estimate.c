@@ -1,7 +1,8 @@
 // Host tests of kernel/lib/clock_estimate.c: medians and the bit-by-bit
 // 128-bit division against the host's, outlier rejection, the wrap check of
-// calibration windows, the choice between references, and RTC edge bounds
-// on simulated measurements (with the errors a loaded host causes).
+// calibration windows, the choice between references, RTC edge bounds on
+// simulated measurements (with the errors a loaded host causes), and what
+// the RTC check does when the RTC is not on the guest's clock.
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -312,9 +313,119 @@ static void test_bounds(void)
 	ktap_ok(rate_bounds(e, 2, &lo, &hi) == -1, "bounds_same_second_only");
 }
 
+// PIT, PM timer and HPET as the boot measures them under QEMU: 'hz' with
+// each reference a few ppm off it.
+static int three_refs(struct rate_ref *refs, uint64_t hz)
+{
+	refs[0] = (struct rate_ref){ .hz = hz - hz / 10000, .error_ppm = 1 };	// -100 ppm
+	refs[1] = (struct rate_ref){ .hz = hz + hz / 100000, .error_ppm = 2 };
+	refs[2] = (struct rate_ref){ .hz = hz, .error_ppm = 1 };
+	return 3;
+}
+
+static void test_agreement(void)
+{
+	struct rate_ref refs[5];
+	struct ref_agreement a;
+	int n = three_refs(refs, TSC_HZ);
+
+	// Stated rates are no measurement: they neither join nor break it.
+	refs[n++] = (struct rate_ref){ .hz = TSC_HZ / 10 * 11, .error_ppm = 10000,
+				       .declared = true };
+	int r = rate_agreement(refs, n, 500, &a);
+	ktap_ok(r == 0 && a.n == 3 && a.hz == TSC_HZ && a.spread_ppm >= 100 &&
+		a.spread_ppm <= 115 && a.width_ppm == 500, "agreement_of_three_references");
+
+	// microvm: the PIT alone (beside a stated rate) agrees with nothing.
+	r = rate_agreement(refs + 2, 2, 500, &a);
+	ktap_ok(r == -1 && a.hz == 0 && a.n == 1, "agreement_needs_two_measured_references");
+
+	// A reference 3 % off: they do not agree.
+	refs[1].hz = TSC_HZ / 100 * 103;
+	r = rate_agreement(refs, 3, 500, &a);
+	ktap_ok(r == -1 && a.hz == 0 && a.n == 3, "agreement_none_when_one_disagrees");
+
+	// One reference without a rate (no majority of windows): two agree.
+	refs[1].hz = 0;
+	r = rate_agreement(refs, 3, 500, &a);
+	ktap_ok(r == 0 && a.n == 2 && diff_ppm(a.hz, TSC_HZ) <= 50, "agreement_of_the_two_that_measured");
+
+	// Noisy references agree within a wider tolerance, and say so.
+	three_refs(refs, TSC_HZ);
+	refs[0].error_ppm = 2000;
+	r = rate_agreement(refs, 3, 500, &a);
+	ktap_ok(r == 0 && a.width_ppm == 3 * (2000 + 2), "agreement_width_follows_errors");
+}
+
+// -icount shift=0 without -rtc clock=vm: the references say 1 GHz, the
+// RTC (host time) says the TSC runs at whatever pace the host ran the
+// guest (0.22 GHz measured on a busy host, or faster than 1 GHz).
+static void test_verdict(void)
+{
+	const uint64_t ghz = 1000000000ULL;
+	struct rate_ref refs[3];
+	struct ref_agreement a, none;
+	uint32_t gap;
+
+	three_refs(refs, ghz);
+	rate_agreement(refs, 3, 500, &a);
+	enum rtc_verdict v1 = rtc_check_verdict(&a, refs[0].hz, 209900000, 229900000, &gap);
+	enum rtc_verdict v2 = rtc_check_verdict(&a, refs[0].hz, 1500000000, 1600000000, 0);
+	ktap_ok(v1 == RTC_RATE_KEEP && v2 == RTC_RATE_KEEP && gap > 770000 && gap < 791000,
+		"rtc_far_from_agreeing_references_keeps_rate");
+
+	// The same from simulated edges: 10 s of an RTC at host pace.
+	struct clock_edge e[11];
+	uint64_t lo, hi;
+	make_edges(e, 11, 220000000, 1ULL << 34, 220000000 / 100);
+	rate_bounds(e, 11, &lo, &hi);
+	ktap_ok(rtc_check_verdict(&a, refs[0].hz, lo, hi, 0) == RTC_RATE_KEEP,
+		"rtc_on_host_clock_under_icount_keeps_rate");
+
+	// clock_skew=250000: the references agree on 1 GHz, the rate in use
+	// is 1.25 GHz, the RTC says 1 GHz: corrected.
+	ktap_ok(rtc_check_verdict(&a, ghz / 4 * 5, ghz - ghz / 500, ghz + ghz / 500, 0) ==
+		RTC_RATE_CORRECT, "rtc_corrects_skewed_rate");
+
+	// microvm: the PIT alone, however far the RTC is.
+	rate_agreement(refs, 1, 500, &none);
+	ktap_ok(rtc_check_verdict(&none, ghz, 209900000, 229900000, &gap) == RTC_RATE_CORRECT &&
+		gap == 0, "rtc_corrects_with_one_reference");
+
+	// References that disagree: the RTC decides, as before.
+	refs[1].hz = ghz / 100 * 103;
+	rate_agreement(refs, 3, 500, &none);
+	ktap_ok(rtc_check_verdict(&none, refs[0].hz, 209900000, 229900000, 0) == RTC_RATE_CORRECT,
+		"rtc_corrects_when_references_disagree");
+	three_refs(refs, ghz);
+
+	// A small disagreement (0.4 % to 0.6 %) could be a calibration error:
+	// corrected.  Just over 1 % is not: kept; just under it is corrected.
+	enum rtc_verdict small = rtc_check_verdict(&a, ghz, ghz + ghz / 250, ghz + 6 * ghz / 1000, 0);
+	enum rtc_verdict over = rtc_check_verdict(&a, ghz, ghz + ghz / 100 + 2000, ghz + ghz / 50, 0);
+	enum rtc_verdict under = rtc_check_verdict(&a, ghz, ghz + ghz / 100 - 2000, ghz + ghz / 50, 0);
+	enum rtc_verdict below = rtc_check_verdict(&a, ghz, ghz / 2, ghz - ghz / 100 - 2000, 0);
+	ktap_ok(small == RTC_RATE_CORRECT && over == RTC_RATE_KEEP && under == RTC_RATE_CORRECT &&
+		below == RTC_RATE_KEEP, "rtc_far_means_over_one_percent");
+
+	// Noisy references (width 0.6 %) need the RTC 6 % off to be kept.
+	refs[0].error_ppm = 2000;
+	struct ref_agreement wide;
+	rate_agreement(refs, 3, 500, &wide);
+	ktap_ok(rtc_check_verdict(&wide, ghz, ghz / 100 * 105, ghz / 100 * 106, 0) ==
+		RTC_RATE_CORRECT && rtc_check_verdict(&wide, ghz, ghz / 100 * 113, ghz / 100 * 114,
+						       0) == RTC_RATE_KEEP,
+		"rtc_far_scales_with_agreement_width");
+
+	// Within the bounds: nothing to do, agreement or not.
+	ktap_ok(rtc_check_verdict(&a, ghz, ghz - 1000, ghz + 1000, 0) == RTC_RATE_INSIDE &&
+		rtc_check_verdict(&none, ghz, ghz - 1000, ghz + 1000, 0) == RTC_RATE_INSIDE,
+		"rtc_inside_bounds_nothing_to_do");
+}
+
 int main(void)
 {
-	ktap_plan(23);
+	ktap_plan(36);
 	test_median();
 	test_muldiv();
 	test_diff_ppm();
@@ -326,5 +437,7 @@ int main(void)
 	test_windows();
 	test_choose();
 	test_bounds();
+	test_agreement();
+	test_verdict();
 	return ktap_exit();
 }

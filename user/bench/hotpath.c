@@ -26,10 +26,11 @@
 // All threads run on CPU (-c, default 0).  Each OP runs WARMUP times
 // (default N/10), then N times (default 10000) inside window K, its place
 // in the list (1, 2, ...), and prints
-//   RESULT hotpath op=OP window=K ops=N switches=S ns=NS ns_per_op=X
+//   RESULT hotpath op=OP window=K ops=N switches=S involuntary=I ns=NS ns_per_op=X
 // where an operation of the switch kinds is one switch: S, the voluntary
 // and involuntary switches getrusage reports for the process (both
-// kernels count them), is what N means for the switch kinds; ns_per_op is wall time per operation (under -icount shift=0,
+// kernels count them), is what N means for the switch kinds (I of them
+// involuntary: preemptions); ns_per_op is wall time per operation (under -icount shift=0,
 // instructions).
 // With -K it then prints the kernel's text symbols from /proc/kallsyms
 // (mounting /proc if it must) as "KSYM ADDRESS NAME" lines: Debian ships
@@ -73,6 +74,14 @@ static void die(const char *what)
 	exit(1);
 }
 
+static long involuntary(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_nivcsw;
+}
+
 static long switches(void)
 {
 	struct rusage ru;
@@ -97,10 +106,12 @@ struct window {
 	int id;
 	long long t0, t1;
 	long sw0, sw1;
+	long inv0, inv1;
 };
 
 static void window_open(struct window *w)
 {
+	w->inv0 = involuntary();
 	w->sw0 = switches();
 	w->t0 = now_ns(CLOCK_MONOTONIC);
 	mark(w->id, 1);
@@ -111,6 +122,7 @@ static void window_close(struct window *w)
 	mark(w->id, 0);
 	w->t1 = now_ns(CLOCK_MONOTONIC);
 	w->sw1 = switches();
+	w->inv1 = involuntary();
 }
 
 static void report(const char *op, const struct window *w, long ops)
@@ -118,8 +130,9 @@ static void report(const char *op, const struct window *w, long ops)
 	long sw = w->sw1 - w->sw0;
 	long long ns = w->t1 - w->t0;
 
-	printf("RESULT hotpath op=%s window=%d ops=%ld switches=%ld ns=%lld ns_per_op=%.1f\n", op,
-	       w->id, ops, sw, ns, ops ? (double)ns / (double)ops : 0.0);
+	printf("RESULT hotpath op=%s window=%d ops=%ld switches=%ld involuntary=%ld ns=%lld "
+	       "ns_per_op=%.1f\n", op, w->id, ops, sw, w->inv1 - w->inv0, ns,
+	       ops ? (double)ns / (double)ops : 0.0);
 	fflush(stdout);
 }
 
@@ -208,6 +221,7 @@ struct ring {
 	_Atomic int *word;		// per side: tokens waiting (futex ring)
 	pthread_barrier_t go;
 	int processes;
+	struct window win;		// side 0's
 };
 
 static long futex(_Atomic int *addr, int op, int val)
@@ -271,13 +285,28 @@ struct side_arg {
 	int side;
 };
 
+// Every side is a new thread (or process) made the same way, so that they
+// start with the same standing in the scheduler (a new thread starts a
+// slice behind the others, and a ping-pong between unequal sides would
+// settle into wake-up preemptions that come and go as the gap closes);
+// side 0 also opens and closes the window.
+static void run_side(struct ring *r, int side)
+{
+	pin_self(cpu);
+	pthread_barrier_wait(&r->go);
+	side_loop(r, side, n_warm);
+	if (side == 0)
+		window_open(&r->win);
+	side_loop(r, side, r->rounds);
+	if (side == 0)
+		window_close(&r->win);
+}
+
 static void *side_thread(void *p)
 {
 	struct side_arg *a = p;
 
-	pin_self(cpu);
-	pthread_barrier_wait(&a->r->go);
-	side_loop(a->r, a->side, n_warm + a->r->rounds);
+	run_side(a->r, a->side);
 	return NULL;
 }
 
@@ -302,14 +331,15 @@ static void op_ring(const char *op, enum ring_kind kind, int sides, int processe
 			      -1, 0);
 	pthread_t *tids = calloc((size_t)sides, sizeof(*tids));
 	struct side_arg *args = calloc((size_t)sides, sizeof(*args));
-	pid_t child = -1;
+	pid_t *children = calloc((size_t)sides, sizeof(*children));
 
-	if (r == MAP_FAILED || !tids || !args)
+	if (r == MAP_FAILED || !tids || !args || !children)
 		die("memory");
 	r->kind = kind;
 	r->sides = sides;
 	r->processes = processes;
 	r->rounds = n_ops / sides ? n_ops / sides : 1;
+	r->win = *w;
 	r->fd = calloc((size_t)sides, sizeof(*r->fd));
 	r->word = mmap(NULL, (size_t)sides * sizeof(*r->word), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -324,39 +354,35 @@ static void op_ring(const char *op, enum ring_kind kind, int sides, int processe
 		pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
 	pthread_barrier_init(&r->go, &ba, (unsigned)sides);
 	seed_tokens(r);
-	if (processes) {
-		child = fork();
-		if (child < 0)
-			die("fork");
-		if (child == 0) {
-			pin_self(cpu);
-			pthread_barrier_wait(&r->go);
-			side_loop(r, 1, n_warm + r->rounds);
-			_exit(0);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (int i = 0; i < sides; i++) {
+		if (processes) {
+			children[i] = fork();
+			if (children[i] < 0)
+				die("fork");
+			if (children[i] == 0) {
+				run_side(r, i);
+				_exit(0);
+			}
+			continue;
 		}
-	} else {
-		pthread_attr_t attr;
-		pthread_attr_init(&attr);
-		pthread_attr_setstacksize(&attr, 64 * 1024);
-		for (int i = 1; i < sides; i++) {
-			args[i] = (struct side_arg){ r, i };
-			if (pthread_create(&tids[i], &attr, side_thread, &args[i]) != 0)
-				die("pthread_create");
-		}
+		args[i] = (struct side_arg){ r, i };
+		if (pthread_create(&tids[i], &attr, side_thread, &args[i]) != 0)
+			die("pthread_create");
 	}
-	pthread_barrier_wait(&r->go);
-	side_loop(r, 0, n_warm);
-	window_open(w);
-	side_loop(r, 0, r->rounds);
-	window_close(w);
-	for (int i = 1; i < sides && !processes; i++)
-		pthread_join(tids[i], NULL);
-	if (processes)
-		waitpid(child, NULL, 0);
+	for (int i = 0; i < sides; i++) {
+		if (processes)
+			waitpid(children[i], NULL, 0);
+		else
+			pthread_join(tids[i], NULL);
+	}
+	*w = r->win;
 	// A switch is what getrusage counted: a pipe or futex side blocks
 	// once per hand-off, a yielding side switches at each yield.  A
-	// child process's switches are its own: count the hand-offs then.
-	long ops = processes ? 2 * r->rounds : w->sw1 - w->sw0;
+	// process's count is its own: for processes, count the hand-offs.
+	long ops = processes ? (long)sides * r->rounds : w->sw1 - w->sw0;
 	report(op, w, ops);
 	for (int i = 0; i < sides && kind == RING_PIPE; i++) {
 		close(r->fd[i][0]);
@@ -367,6 +393,7 @@ static void op_ring(const char *op, enum ring_kind kind, int sides, int processe
 	munmap(r, sizeof(*r));
 	free(tids);
 	free(args);
+	free(children);
 }
 
 // The kernel's text symbols, for the profile's report.

@@ -2,7 +2,8 @@
 // space or interrupt: the general registers pushed by entry.S, then the
 // vector and error code, then what the CPU pushes for an interrupt.
 // Syscalls build the same frame so that fork, exec and signals have one
-// layout to work with.
+// layout to work with.  The first six are a system call's arguments in
+// their order, so the frame itself is its struct syscall_args.
 #ifndef ARCH_TRAPFRAME_H
 #define ARCH_TRAPFRAME_H
 
@@ -10,10 +11,10 @@
 #include <stdint.h>
 
 struct trap_frame {
-	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
-	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t rdi, rsi, rdx, r10, r8, r9;	// struct syscall_args
+	uint64_t rax, rbx, rcx, rbp, r11, r12, r13, r14, r15;
 	uint64_t vector;
-	uint64_t error;
+	uint64_t error;		// a system call's number (for restarting it)
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 #endif
