@@ -214,14 +214,3 @@ void cpu_set_kernel_stack(uint64_t top)
 	c->arch.kstack_top = top;
 }
 
-void user_access_begin(void)
-{
-	if (cpu_has.smap)
-		__asm__ volatile("stac" ::: "memory");
-}
-
-void user_access_end(void)
-{
-	if (cpu_has.smap)
-		__asm__ volatile("clac" ::: "memory");
-}

@@ -41,13 +41,19 @@ void fasync_file_gone(struct file *f);
 // lock of the caller may be held but a vfs_tree_lock or inotify's
 // (it takes proc_tree_lock and the sighand locks); callable from
 // interrupt context.
-void sigio_notify(const void *key, unsigned which, int reason);
 // Is any file set up for SIGIO at all?  (Then sigio_notify may send one;
 // otherwise it does nothing, and its callers may skip their preparations.)
 extern int sigio_entries;
 static inline bool sigio_any(void)
 {
 	return __atomic_load_n(&sigio_entries, __ATOMIC_RELAXED) != 0;
+}
+
+void sigio_notify_entries(const void *key, unsigned which, int reason);
+static inline void sigio_notify(const void *key, unsigned which, int reason)
+{
+	if (sigio_any())
+		sigio_notify_entries(key, which, reason);
 }
 
 #endif

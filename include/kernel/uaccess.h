@@ -9,18 +9,10 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <arch/memlayout.h>
+#include <arch/uaccess_arch.h>
+#include <uapi/errno.h>
 
 #define PATH_MAX 4096
-
-// 0 on success, -EFAULT if any byte is inaccessible (a prefix may have
-// been copied).
-int copy_from_user(void *dst, uint64_t usrc, size_t n);
-int copy_to_user(uint64_t udst, const void *src, size_t n);
-int clear_user(uint64_t udst, size_t n);
-
-// Copies a NUL-terminated string of at most max-1 characters plus NUL.
-// Returns its length, -EFAULT, or -ENAMETOOLONG if no NUL within max.
-long strncpy_from_user(char *dst, uint64_t usrc, size_t max);
 
 // Is [addr, addr+n) entirely in the user half (no wrap-around)?  As
 // Linux's access_ok: the range must lie below USER_TOP (TASK_SIZE_MAX).
@@ -28,6 +20,36 @@ static inline bool user_range_ok(uint64_t addr, size_t n)
 {
 	return addr <= USER_TOP && n <= USER_TOP - addr;
 }
+
+// 0 on success, -EFAULT if any byte is inaccessible (a prefix may have
+// been copied).  Inline: a range check around the arch's copy loop, whose
+// faults kernel/mm/uaccess.c resolves.
+static inline int copy_from_user(void *dst, uint64_t usrc, size_t n)
+{
+	if (!user_range_ok(usrc, n))
+		return -EFAULT;
+	user_access_begin();
+	size_t left = uaccess_copy(dst, (const void *)usrc, n);
+	user_access_end();
+	return left ? -EFAULT : 0;
+}
+
+static inline int copy_to_user(uint64_t udst, const void *src, size_t n)
+{
+	if (!user_range_ok(udst, n))
+		return -EFAULT;
+	user_access_begin();
+	size_t left = uaccess_copy((void *)udst, src, n);
+	user_access_end();
+	return left ? -EFAULT : 0;
+}
+
+int clear_user(uint64_t udst, size_t n);
+
+// Copies a NUL-terminated string of at most max-1 characters plus NUL.
+// Returns its length, -EFAULT, or -ENAMETOOLONG if no NUL within max.
+long strncpy_from_user(char *dst, uint64_t usrc, size_t max);
+
 
 // A user iovec array (readv, writev, process_vm_readv...).
 #define IOV_MAX 1024

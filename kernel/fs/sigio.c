@@ -284,12 +284,10 @@ static void send_sigio(struct file *f, int fd, int reason)
 	spin_unlock_irqrestore(&proc_tree_lock, flags);
 }
 
-void sigio_notify(const void *key, unsigned which, int reason)
+void sigio_notify_entries(const void *key, unsigned which, int reason)
 {
 	uint64_t flags;
 
-	if (!__atomic_load_n(&sigio_entries, __ATOMIC_RELAXED))
-		return;
 	flags = spin_lock_irqsave(&fasync_lock);
 	for (struct fasync_entry *e = entries; e; e = e->next)
 		if (e->key == key && (e->which & which))

@@ -83,25 +83,6 @@ bool uaccess_fixup(struct trap_frame *f, uint64_t addr)
 	return true;
 }
 
-int copy_from_user(void *dst, uint64_t usrc, size_t n)
-{
-	if (!user_range_ok(usrc, n))
-		return -EFAULT;
-	user_access_begin();
-	size_t left = uaccess_copy(dst, (const void *)usrc, n);
-	user_access_end();
-	return left ? -EFAULT : 0;
-}
-
-int copy_to_user(uint64_t udst, const void *src, size_t n)
-{
-	if (!user_range_ok(udst, n))
-		return -EFAULT;
-	user_access_begin();
-	size_t left = uaccess_copy((void *)udst, src, n);
-	user_access_end();
-	return left ? -EFAULT : 0;
-}
 
 int clear_user(uint64_t udst, size_t n)
 {

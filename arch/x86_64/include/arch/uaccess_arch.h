@@ -10,6 +10,20 @@
 #include <arch/x86.h>
 #include <arch/trapframe.h>
 #include <arch/irq_vectors.h>
+#include <arch/cpu_arch.h>
+
+// SMAP: allow (stac) or forbid (clac) supervisor access to user pages.
+static inline void user_access_begin(void)
+{
+	if (cpu_has.smap)
+		__asm__ volatile("stac" ::: "memory");
+}
+
+static inline void user_access_end(void)
+{
+	if (cpu_has.smap)
+		__asm__ volatile("clac" ::: "memory");
+}
 
 // Bytes not copied (0: all of them).
 size_t uaccess_copy(void *dst, const void *src, size_t n);

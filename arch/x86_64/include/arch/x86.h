@@ -129,10 +129,6 @@ static inline uint64_t read_cr2(void)
 }
 
 
-// SMAP: allow (stac) or forbid (clac) supervisor access to user pages.
-void user_access_begin(void);
-void user_access_end(void);
-
 static inline void invlpg(uint64_t va)
 {
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
