@@ -51,7 +51,10 @@ bool ktimer_cancel(struct ktimer *t);
 // before freeing the timer's owner, or where a late call would be wrong.
 // Must not be called with a lock the function takes.
 void ktimer_cancel_sync(struct ktimer *t);
-bool ktimer_queued(const struct ktimer *t);
+static inline bool ktimer_queued(const struct ktimer *t)
+{
+	return __atomic_load_n(&t->queue, __ATOMIC_RELAXED) != 0;
+}
 
 // From the timer interrupt: runs the timers that are due, then programs
 // the hardware for the next one.

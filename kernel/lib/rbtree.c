@@ -52,9 +52,9 @@ static void rotate_right(struct rb_tree *t, struct rb_node *n)
 	n->parent = l;
 }
 
-// n is red and may have a red parent: recolour upward while the uncle
-// is red, then at most two rotations end it.
-static void insert_fixup(struct rb_tree *t, struct rb_node *n)
+// n is red and has a red parent: recolour upward while the uncle is
+// red, then at most two rotations end it.
+void rb_insert_fixup(struct rb_tree *t, struct rb_node *n)
 {
 	struct rb_node *p, *g, *u;
 
@@ -96,29 +96,6 @@ static void insert_fixup(struct rb_tree *t, struct rb_node *n)
 	t->root->red = false;
 }
 
-void rb_insert(struct rb_tree *t, struct rb_node *n, struct rb_node *parent, bool left)
-{
-	n->parent = parent;
-	n->left = n->right = NULL;
-	n->red = true;
-	if (!parent) {
-		t->root = t->first = t->last = n;
-		n->red = false;
-		return;
-	}
-	if (left) {
-		parent->left = n;
-		if (parent == t->first)
-			t->first = n;
-	} else {
-		parent->right = n;
-		if (parent == t->last)
-			t->last = n;
-	}
-	if (parent->red)
-		insert_fixup(t, n);
-}
-
 struct rb_node *rb_next(const struct rb_node *n)
 {
 	const struct rb_node *p;
@@ -153,7 +130,7 @@ struct rb_node *rb_prev(const struct rb_node *n)
 // fewer on its paths than its sibling's: recolour upward while the
 // sibling and its children are black, else at most three rotations end
 // it.  The sibling exists: its side has at least one black node.
-static void erase_fixup(struct rb_tree *t, struct rb_node *x, struct rb_node *p)
+void rb_erase_fixup(struct rb_tree *t, struct rb_node *x, struct rb_node *p)
 {
 	struct rb_node *w;
 
@@ -214,44 +191,33 @@ static void erase_fixup(struct rb_tree *t, struct rb_node *x, struct rb_node *p)
 		x->red = false;
 }
 
-void rb_erase(struct rb_tree *t, struct rb_node *n)
+// rb_erase of n with two children (so neither the first nor the last):
+// its successor y, leftmost on its right and so without a left child,
+// takes n's place and colour; the colour lost is y's, where y was, and
+// y's right child (if any) takes that place.
+void rb_erase_inner(struct rb_tree *t, struct rb_node *n)
 {
-	struct rb_node *x, *xp, *y;
+	struct rb_node *y = n->right, *x, *xp;
 	bool removed_red;
 
-	if (n == t->first)
-		t->first = rb_next(n);
-	if (n == t->last)
-		t->last = rb_prev(n);
-	if (!n->left || !n->right) {
-		// At most one child: it takes n's place.
-		x = n->left ? n->left : n->right;
-		xp = n->parent;
-		removed_red = n->red;
-		replace_child(t, xp, n, x);
+	while (y->left)
+		y = y->left;
+	removed_red = y->red;
+	x = y->right;
+	if (y->parent == n) {
+		xp = y;
 	} else {
-		// Two children: n's successor y (leftmost on its right, so
-		// without a left child) takes n's place and colour; the colour
-		// lost is y's, where y was.
-		y = n->right;
-		while (y->left)
-			y = y->left;
-		removed_red = y->red;
-		x = y->right;
-		if (y->parent == n) {
-			xp = y;
-		} else {
-			xp = y->parent;
-			replace_child(t, xp, y, x);
-			y->right = n->right;
-			y->right->parent = y;
-		}
-		replace_child(t, n->parent, n, y);
-		y->left = n->left;
-		y->left->parent = y;
-		y->red = n->red;
+		xp = y->parent;
+		xp->left = x;
+		if (x)
+			x->parent = xp;
+		y->right = n->right;
+		y->right->parent = y;
 	}
-	n->parent = n->left = n->right = NULL;
+	replace_child(t, n->parent, n, y);
+	y->left = n->left;
+	y->left->parent = y;
+	y->red = n->red;
 	if (!removed_red)
-		erase_fixup(t, x, xp);
+		rb_erase_fixup(t, x, xp);
 }

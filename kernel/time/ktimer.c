@@ -49,11 +49,6 @@ void ktimer_init(struct ktimer *t, ktimer_fn fn)
 	t->deferrable = false;
 }
 
-bool ktimer_queued(const struct ktimer *t)
-{
-	return __atomic_load_n(&t->queue, __ATOMIC_RELAXED) != 0;
-}
-
 // A deadline as monotonic ns: a realtime one through the clock's offset
 // as it is now (ktimer_clock_was_set recomputes when it changes).
 static uint64_t to_monotonic(uint64_t deadline)
