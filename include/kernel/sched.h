@@ -46,7 +46,9 @@ struct runqueue {
 	// thread waits.
 	uint64_t rt_period_start, rt_time;
 	bool rt_throttled;
-};
+} __attribute__((aligned(2048)));	// a power of two: &runqueues[cpu] is a
+					// shift, and a switch works it out more
+					// than once
 
 void sched_init_cpu(struct cpu *c);	// run queue and idle thread
 void sched_tick(void);			// from the timer interrupt

@@ -63,6 +63,9 @@ struct thread {
 	// threads waiting for it (linked by pi_next and pi_prev).  Under sched's
 	// pi_lock.
 	uint8_t pi_boost;
+	// The real-time priority it runs at, own or lent (0: a fair class);
+	// sched.c keeps it, where policy, rt_prio or pi_boost change.
+	uint8_t run_prio;
 	struct thread *pi_owner;
 	struct thread *pi_waiters, *pi_next, *pi_prev;
 

@@ -86,12 +86,19 @@ static struct runqueue *rq_of(int cpu)
 }
 
 // The real-time priority a thread runs at: its own or an inherited one;
-// 0 for the fair classes.
+// 0 for the fair classes.  Kept in t->run_prio and worked out again
+// wherever the policy, the priority or the boost change (set_run_prio):
+// a switch asks it four times.
 static int rt_prio_of(const struct thread *t)
+{
+	return t->run_prio;
+}
+
+static void set_run_prio(struct thread *t)
 {
 	int own = (t->policy == SCHED_FIFO || t->policy == SCHED_RR) ? t->rt_prio : 0;
 
-	return t->pi_boost > own ? t->pi_boost : own;
+	t->run_prio = (uint8_t)(t->pi_boost > own ? t->pi_boost : own);
 }
 
 // For comparing what runs: idle below every fair thread, real time above.
@@ -1161,6 +1168,7 @@ void sched_set_params(struct thread *t, int policy, int rt_prio, int nice, bool 
 		t->slice = rr_ticks();		// a whole first quantum
 	t->policy = (uint8_t)policy;
 	t->rt_prio = (uint8_t)rt_prio;
+	set_run_prio(t);
 	t->nice = (int8_t)nice;
 	t->reset_on_fork = reset_on_fork;
 	change_end(t, rq, flags, queued, was_rt);
@@ -1191,6 +1199,7 @@ void sched_fork(struct thread *child, struct thread *parent)
 		}
 	}
 	child->pi_boost = 0;
+	set_run_prio(child);
 	child->pi_owner = child->pi_waiters = child->pi_next = child->pi_prev = 0;
 	child->weight = weight_of(child);
 }
@@ -1214,6 +1223,7 @@ static void set_boost_locked(struct thread *t, int boost)
 	if (boost > t->pi_boost)
 		this_cpu()->stats.pi_boosts++;
 	t->pi_boost = (uint8_t)boost;
+	set_run_prio(t);
 	change_end(t, rq, flags, queued, was_rt);
 }
 
@@ -1301,6 +1311,7 @@ void sched_pi_thread_exit(struct thread *t)
 		w->pi_owner = w->pi_next = w->pi_prev = 0;
 	}
 	t->pi_boost = 0;
+	set_run_prio(t);
 	spin_unlock_irqrestore(&pi_lock, flags);
 }
 
