@@ -29,13 +29,15 @@
 //                timers queued (a few hundred at T = 1000)
 // All threads run on CPU (-c, default 0).  Each OP runs WARMUP times
 // (default N/10; sleep:T's threads about WARMUP/T times each), then N
-// times (default 10000) inside window K, its place
-// in the list (1, 2, ...), and prints
+// times (default 10000) inside window K, its place in the list (1, 2,
+// ...), and prints
 //   RESULT hotpath op=OP window=K ops=N switches=S ns=NS ns_per_op=X
 // where an operation of the switch kinds is one switch: S, the voluntary
 // and involuntary switches getrusage reports for the process (both
-// kernels count them), is what N means for the switch kinds; ns_per_op is wall time per operation (under -icount shift=0,
-// instructions).
+// kernels count them), is what N means for them; one of sleep:T is one
+// nanosleep, whose wake-up may or may not preempt the thread running
+// then (counted per switch, that mix would move the figure).  ns_per_op
+// is wall time per operation (under -icount shift=0, instructions).
 // With -K it then prints the kernel's text symbols from /proc/kallsyms
 // (mounting /proc if it must) as "KSYM ADDRESS NAME" lines: Debian ships
 // Linux's System.map only in its 800 MB debug package, so the profile of
@@ -389,13 +391,15 @@ static void op_ring(const char *op, enum ring_kind kind, int sides, int processe
 struct sleepers {
 	struct timespec nap;
 	_Atomic int stop;
+	_Atomic long naps;		// all threads' sleeps so far
 	pthread_barrier_t go;
 };
 
-static void nap(const struct sleepers *s)
+static void nap(struct sleepers *s)
 {
 	if (nanosleep(&s->nap, NULL) != 0)
 		die("nanosleep");
+	atomic_fetch_add_explicit(&s->naps, 1, memory_order_relaxed);
 }
 
 static void *sleeper_thread(void *p)
@@ -413,7 +417,7 @@ static void op_sleep(const char *op, int threads, struct window *w)
 {
 	static struct sleepers s;
 	pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
-	long rounds = n_ops / threads ? n_ops / threads : 1;
+	long rounds = n_ops / threads ? n_ops / threads : 1, naps;
 	pthread_attr_t attr;
 
 	if (!tids)
@@ -435,16 +439,18 @@ static void op_sleep(const char *op, int threads, struct window *w)
 	// minutes of TCG at T = 1000).
 	for (long i = 0; i <= n_warm / threads; i++)
 		nap(&s);
+	naps = atomic_load(&s.naps);
 	window_open(w);
 	for (long i = 0; i < rounds; i++)
 		nap(&s);
 	window_close(w);
+	naps = atomic_load(&s.naps) - naps;
 	atomic_store(&s.stop, 1);
 	for (int i = 1; i < threads; i++)
 		pthread_join(tids[i], NULL);
 	pthread_barrier_destroy(&s.go);
 	prctl(PR_SET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
-	report(op, w, w->sw1 - w->sw0);
+	report(op, w, naps);
 	free(tids);
 }
 
