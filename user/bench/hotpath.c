@@ -251,16 +251,17 @@ static void side_loop(struct ring *r, int side, long rounds)
 	}
 }
 
-// A side other than 0: hands on until side 0 is done.  It passes before
-// it looks, so a partner that waits has a token coming and ends too;
-// side 0, done, sets 'stop' and passes once more for side 1's sake (a
-// token may be left unread in a pipe: no matter).
+// A side other than 0: hands on until side 0 is done.  Seeing 'stop', it
+// passes once more: its partner may have taken its last token and be
+// waiting for the next (side 0, done, sets 'stop' and passes once more
+// for side 1 likewise).  Tokens may be left unread: no matter.
 static void side_run(struct ring *r, int side)
 {
 	while (!atomic_load(&r->stop)) {
 		take_token(r, side);
 		pass_token(r, side);
 	}
+	pass_token(r, side);
 }
 
 struct side_arg {
