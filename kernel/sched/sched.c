@@ -324,12 +324,12 @@ static int rt_top(const struct runqueue *rq)
 // tree), other than 'skip' if there is another.
 static struct thread *fair_leftmost(const struct runqueue *rq, const struct thread *skip)
 {
-	struct rb_node *n = rq->fair.first;
+	struct rb_node *n = rq->fair.first, *next;
 
 	if (!n)
 		return 0;
-	if (fair_thread(n) == skip && rb_next(n))
-		n = rb_next(n);
+	if (fair_thread(n) == skip && (next = rb_next(n)))
+		n = next;
 	return fair_thread(n);
 }
 
