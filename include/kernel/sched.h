@@ -30,8 +30,9 @@ struct runqueue {
 	// tree keyed by vruntime, equal ones in order of arrival; the pick
 	// takes its cached first.
 	struct rb_tree fair;
-	// Fires when the running fair thread's slice ends, while fair
-	// threads wait (kernel/sched/sched.c: slice_arm).
+	// While fair threads wait: due no later than the running fair
+	// thread's slice ends, and never more than the shortest slice ahead
+	// (kernel/sched/sched.c, "the end of a fair slice").
 	struct ktimer slice_timer;
 	// Real-time threads waiting, one FIFO list per priority, and a bitmap
 	// of the non-empty ones.
