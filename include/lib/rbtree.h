@@ -1,7 +1,8 @@
 // An intrusive red-black tree with its least and greatest nodes cached:
-// the ordered queues whose cost must not grow with their length (the
-// fair run queue, keyed by vruntime; the kernel timer queue, keyed by
-// expiry).  Pure bookkeeping, host-tested with sanitizers
+// for ordered queues whose cost must not grow with their length and
+// that need both ends and any node (the fair run queue, keyed by
+// vruntime; the timer queue, which needs only the least, is a pairing
+// heap: lib/pheap.h).  Pure bookkeeping, host-tested with sanitizers
 // (tests/host/test_rbtree.c); the caller serialises access.
 //
 // The tree knows no keys.  The caller finds the place of a new node
