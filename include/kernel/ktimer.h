@@ -4,9 +4,10 @@
 // epoll, nanosleep), interval timers, POSIX timers, timerfd, and the
 // tick itself, which runs only while a CPU needs it (kernel/time/tick.c).
 //
-// A timer sits in the queue of the CPU that armed it, sorted by when it
-// must fire; that CPU's hardware timer is programmed for the head of its
-// queue.  The function runs on that CPU in the timer interrupt, with
+// A timer sits in the queue of the CPU that armed it, ordered by when it
+// must fire (a pairing heap: arming costs O(1), firing and cancelling
+// O(log n) amortized); that CPU's hardware timer is programmed for the
+// first of its queue.  The function runs on that CPU in the timer interrupt, with
 // interrupts off and no timer lock held: it may take locks (never one
 // held around ktimer_cancel_sync of the same timer) and arm timers,
 // itself included.
@@ -20,12 +21,13 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <lib/pheap.h>
 
 struct ktimer;
 typedef void (*ktimer_fn)(struct ktimer *t);
 
 struct ktimer {
-	struct ktimer *next, *prev;	// in its CPU's queue, by 'expires'
+	struct ph_node node;	// in its CPU's queue, by 'expires'
 	uint64_t deadline;	// as asked: monotonic ns or DEADLINE_REALTIME-tagged
 	uint64_t soft;		// monotonic ns: may fire from here ...
 	uint64_t expires;	// ... and must by here (soft + slack)
@@ -33,7 +35,8 @@ struct ktimer {
 	ktimer_fn fn;
 	int queue;		// 1 + the CPU whose queue it is on; 0: none
 				// (so a zeroed timer is a disarmed one)
-	bool deferrable;	// does not wake an idle CPU (housekeeping)
+	bool deferrable;	// does not wake an idle CPU (housekeeping);
+				// set before arming, never while queued
 };
 
 void ktimer_init_cpu(int cpu);		// each CPU's queue, before interrupts
@@ -51,7 +54,10 @@ bool ktimer_cancel(struct ktimer *t);
 // before freeing the timer's owner, or where a late call would be wrong.
 // Must not be called with a lock the function takes.
 void ktimer_cancel_sync(struct ktimer *t);
-bool ktimer_queued(const struct ktimer *t);
+static inline bool ktimer_queued(const struct ktimer *t)
+{
+	return __atomic_load_n(&t->queue, __ATOMIC_RELAXED) != 0;
+}
 
 // From the timer interrupt: runs the timers that are due, then programs
 // the hardware for the next one.

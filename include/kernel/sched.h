@@ -7,10 +7,18 @@
 #include <stdbool.h>
 #include <kernel/spinlock.h>
 #include <kernel/smp.h>
+#include <kernel/ktimer.h>
+#include <lib/rbtree.h>
 
 struct thread;
 
-#define SCHED_SLICE_TICKS	2	// fair time slice, in ticks
+// The fair slice (Linux 6.1's sched_slice and defaults): SCHED_LATENCY_NS
+// shared among the fair threads of a CPU by weight, or SCHED_MIN_GRAN_NS
+// each when there are more than SCHED_NR_LATENCY of them, and never less
+// than SCHED_MIN_GRAN_NS; both times 1 + log2 of the CPUs (at most 8).
+#define SCHED_LATENCY_NS	6000000ULL
+#define SCHED_MIN_GRAN_NS	750000ULL
+#define SCHED_NR_LATENCY	8
 #define SCHED_RR_NS		100000000ULL	// SCHED_RR quantum: Linux's RR_TIMESLICE
 #define RT_PRIO_LEVELS		100	// real-time priorities 1..99 (0 unused)
 #define RT_PERIOD_NS		1000000000ULL	// Linux's sched_rt_period_us
@@ -18,9 +26,14 @@ struct thread;
 
 struct runqueue {
 	struct spinlock lock;
-	// Fair threads waiting (SCHED_OTHER, _BATCH, _IDLE), in vruntime
-	// order: the pick takes the head.
-	struct thread *head, *tail;
+	// Fair threads waiting (SCHED_OTHER, _BATCH, _IDLE): a red-black
+	// tree keyed by vruntime, equal ones in order of arrival; the pick
+	// takes its cached first.
+	struct rb_tree fair;
+	// While fair threads wait: due no later than the running fair
+	// thread's slice ends, and never more than the shortest slice ahead
+	// (kernel/sched/sched.c, "the end of a fair slice").
+	struct ktimer slice_timer;
 	// Real-time threads waiting, one FIFO list per priority, and a bitmap
 	// of the non-empty ones.
 	struct thread *rt_head[RT_PRIO_LEVELS], *rt_tail[RT_PRIO_LEVELS];
@@ -34,7 +47,9 @@ struct runqueue {
 	// thread waits.
 	uint64_t rt_period_start, rt_time;
 	bool rt_throttled;
-};
+} __attribute__((aligned(2048)));	// a power of two: &runqueues[cpu] is a
+					// shift, and a switch works it out more
+					// than once
 
 void sched_init_cpu(struct cpu *c);	// run queue and idle thread
 void sched_tick(void);			// from the timer interrupt

@@ -14,6 +14,7 @@
 #include <kernel/seccomp.h>
 #include <kernel/mempolicy.h>
 #include <kernel/ktimer.h>
+#include <lib/rbtree.h>
 
 enum thread_state {
 	THREAD_RUNNABLE,	// on a run queue, or running (cpu->current)
@@ -53,7 +54,7 @@ struct thread {
 	bool is_idle;
 	cpumask_t affinity;
 	uint64_t last_migration;	// jiffies, to avoid ping-pong
-	int slice;			// ticks left in its time slice
+	int slice;			// SCHED_RR: ticks left in its quantum
 	bool preempted;			// last switch-out was involuntary
 	bool yielding;			// in sched_yield: goes behind the others
 
@@ -67,19 +68,24 @@ struct thread {
 	uint64_t vruntime;		// fair classes: weighted ns run (per-CPU scale)
 	uint64_t exec_start;		// ns, start of the stretch not yet accounted
 	uint64_t sum_exec_ns;		// ns run, all together
+	uint64_t slice_start;		// sum_exec_ns when its fair slice began
 	uint64_t nr_switches;		// times it got a CPU
 	// Priority inheritance (PI futexes): the real-time priority it runs
 	// at because of waiters (0: none), the thread it waits for, and the
 	// threads waiting for it (linked by pi_next and pi_prev).  Under sched's
 	// pi_lock.
 	uint8_t pi_boost;
+	// The real-time priority it runs at, own or lent (0: a fair class);
+	// sched.c keeps it, where policy, rt_prio or pi_boost change.
+	uint8_t run_prio;
 	struct thread *pi_owner;
 	struct thread *pi_waiters, *pi_next, *pi_prev;
 
-	struct thread *rq_next;		// run queue links
+	struct thread *rq_next;		// real-time run queue links
 	struct thread *rq_prev;
+	struct rb_node rq_node;		// in the fair run queue's tree
 	// Where it was queued: the real-time priority list (0: the fair
-	// list) and the weight counted there, so taking it off is exact even
+	// tree) and the weight counted there, so taking it off is exact even
 	// if its class changed meanwhile (a change racing with a migration).
 	uint8_t rq_list;
 	uint32_t rq_weight;

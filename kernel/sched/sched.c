@@ -6,10 +6,13 @@
 // threads (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE) share a CPU by virtual
 // runtime: ns run scaled by 1024 / weight (Linux's nice-to-weight table),
 // and the one with the least runs next.  A fair thread runs at least a
-// slice of SCHED_SLICE_TICKS ticks unless a thread that should preempt it
-// wakes; an RR thread runs a quantum of 100 ms before going to the back
+// slice unless a thread that should preempt it wakes: Linux's slice,
+// which shrinks as more threads share the CPU (fair_slice), ended by a
+// timer of its own (slice_arm) so that a slice shorter than a tick is
+// exact; an RR thread runs a quantum of 100 ms before going to the back
 // of its priority.  Time is measured in ns of the scheduler's clock (the
-// cycle counter in ns: sched_clock), the tick only decides when to look.
+// cycle counter in ns: sched_clock); the tick and the slice timer only
+// decide when to look.
 //
 // A woken thread goes to the queue of the CPU it last ran on (a real-time
 // one to a CPU running a lower class if its own cannot take it at once);
@@ -45,6 +48,8 @@
 
 #include <mm/kmalloc.h>
 #include <uapi/sched.h>
+#include <lib/rbtree.h>
+#include <stddef.h>
 
 #define MIGRATION_COOLDOWN_TICKS 4
 #define BALANCE_TICKS		4	// the busy balancer runs every this many ticks
@@ -60,8 +65,13 @@
 
 static struct runqueue runqueues[MAX_CPUS];
 static struct spinlock pi_lock = SPINLOCK_INIT("sched_pi");
+// SCHED_LATENCY_NS and SCHED_MIN_GRAN_NS scaled for the CPUs there are
+// (sched_init_cpu).
+static uint64_t latency_ns = SCHED_LATENCY_NS, min_gran_ns = SCHED_MIN_GRAN_NS;
 
 static void pi_propagate_locked(struct thread *t);
+static void slice_timer_fn(struct ktimer *kt);
+static void slice_queued(struct runqueue *rq, int cpu);
 
 // Linux's sched_prio_to_weight: each nice step is about 10 % of CPU.
 static const uint32_t nice_weight[40] = {
@@ -77,12 +87,19 @@ static struct runqueue *rq_of(int cpu)
 }
 
 // The real-time priority a thread runs at: its own or an inherited one;
-// 0 for the fair classes.
+// 0 for the fair classes.  Kept in t->run_prio and worked out again
+// wherever the policy, the priority or the boost change (set_run_prio):
+// a switch asks it four times.
 static int rt_prio_of(const struct thread *t)
+{
+	return t->run_prio;
+}
+
+static void set_run_prio(struct thread *t)
 {
 	int own = (t->policy == SCHED_FIFO || t->policy == SCHED_RR) ? t->rt_prio : 0;
 
-	return t->pi_boost > own ? t->pi_boost : own;
+	t->run_prio = (uint8_t)(t->pi_boost > own ? t->pi_boost : own);
 }
 
 // For comparing what runs: idle below every fair thread, real time above.
@@ -109,9 +126,30 @@ static uint64_t scaled(uint64_t ns, uint32_t w)
 	return ns * NICE_0_WEIGHT / w;
 }
 
-static uint64_t rq_slice_ns(void)
+// Linux's sched_slice: the period (latency_ns, or min_gran_ns a thread
+// when more than SCHED_NR_LATENCY share the CPU) divided among the 'nr'
+// fair threads of a CPU, of total weight 'load', in proportion to the
+// weight w of the one asking; at least min_gran_ns.  So with n equal
+// threads each runs latency / n, down to the minimum granularity, and a
+// round of all of them takes the period.
+static uint64_t fair_slice(uint64_t nr, uint64_t load, uint32_t w)
 {
-	return (uint64_t)SCHED_SLICE_TICKS * 1000000000ULL / timer_hz;
+	uint64_t period = nr > SCHED_NR_LATENCY ? nr * min_gran_ns : latency_ns;
+	uint64_t slice = period * w / load;
+
+	return slice > min_gran_ns ? slice : min_gran_ns;
+}
+
+// Fair threads waiting in rq.
+static int fair_waiting(const struct runqueue *rq)
+{
+	return rq->nr_waiting - rq->nr_rt_waiting;
+}
+
+// The slice of t, a fair thread running on rq's CPU (not in its queue).
+static uint64_t running_slice(const struct runqueue *rq, const struct thread *t)
+{
+	return fair_slice((uint64_t)fair_waiting(rq) + 1, rq->fair_weight + t->weight, t->weight);
 }
 
 static int rr_ticks(void)
@@ -121,13 +159,36 @@ static int rr_ticks(void)
 	return t ? (int)t : 1;
 }
 
-// Linux reports 0 for SCHED_FIFO, the quantum for SCHED_RR and the slice
-// for the fair classes.
+// The slice fair thread t gets on cpu as it is loaded now, t counted
+// once whether it runs there, waits there or is not there yet (a
+// lock-free snapshot unless the caller holds the run queue's lock).
+static uint64_t slice_on(int cpu, const struct thread *t)
+{
+	const struct runqueue *rq = rq_of(cpu);
+	const struct thread *cur = __atomic_load_n(&cpus[cpu].current, __ATOMIC_RELAXED);
+	uint64_t nr = (uint64_t)fair_waiting(rq), load = rq->fair_weight;
+
+	if (cur && !cur->is_idle && !sched_thread_rt(cur)) {
+		nr++;
+		load += cur->weight;
+	}
+	if (!(t->on_rq && t->cpu == cpu) && cur != t) {
+		nr++;
+		load += t->weight;
+	}
+	return fair_slice(nr, load, t->weight);
+}
+
+// Linux reports 0 for SCHED_FIFO, the quantum for SCHED_RR and for the
+// fair classes the slice the thread gets on its CPU now (in ns; Linux
+// 6.1 rounds it down to whole jiffies).
 uint64_t sched_rr_interval_ns(const struct thread *t)
 {
 	if (t->policy == SCHED_FIFO)
 		return 0;
-	return t->policy == SCHED_RR ? SCHED_RR_NS : rq_slice_ns();
+	if (t->policy == SCHED_RR)
+		return SCHED_RR_NS;
+	return slice_on(t->cpu >= 0 && t->cpu < ncpus ? t->cpu : 0, t);
 }
 
 int sched_stat_prio(const struct thread *t)
@@ -160,34 +221,45 @@ static void rt_list_push(struct runqueue *rq, struct thread *t, int prio, bool a
 	rq->nr_rt_waiting++;
 }
 
-// The fair list is kept in vruntime order, so the pick and min_vruntime
-// read its head: a switch costs no scan of the queue (with ~100 threads
-// a CPU yielding in a loop, three scans per switch made every switch
-// several times dearer than the round-robin scheduler's).  The place is
-// looked for from the tail: a thread that ran, yielded or is new has the
-// most vruntime or nearly, so the walk is short; one placed before the
-// head (a woken sleeper) goes there at once.  Equal vruntimes keep their
-// order of arrival.  A queued thread's vruntime never changes (it is
-// set before the push, or the thread is taken off and queued again).
-static void fair_list_push(struct runqueue *rq, struct thread *t)
+static struct thread *fair_thread(const struct rb_node *n)
 {
-	struct thread *after = rq->tail;
+	return (struct thread *)((const char *)n - offsetof(struct thread, rq_node));
+}
 
-	if (rq->head && (int64_t)(t->vruntime - rq->head->vruntime) < 0)
-		after = 0;
-	while (after && (int64_t)(t->vruntime - after->vruntime) < 0)
-		after = after->rq_prev;
+// vruntimes are compared by their difference, so that they may wrap.
+static bool vruntime_before(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0;
+}
+
+// The fair queue is a red-black tree keyed by vruntime (lib/rbtree.h):
+// the pick and min_vruntime read its cached first node, and no switch,
+// wake-up or yield costs more than O(log n) however many threads wait
+// (a sorted list walked from its tail cost a woken thread placed near
+// the head a walk over all the others: 2900 instructions a sleep with
+// 1000 threads).  A thread with no less vruntime than the last (one that
+// yielded, a new one) goes after it, one with less than the first (a
+// woken sleeper) before it, without a descent; any other descends from
+// the root.  Equal vruntimes go right: they keep their order of arrival.
+// A queued thread's vruntime never changes (it is set before the push,
+// or the thread is taken off and queued again), so the order holds.
+static void fair_enqueue(struct runqueue *rq, struct thread *t)
+{
+	struct rb_node *parent = rq->fair.last, *n;
+	bool left = false;
+
+	if (parent && vruntime_before(t->vruntime, fair_thread(parent)->vruntime)) {
+		parent = rq->fair.first;
+		left = true;
+		if (!vruntime_before(t->vruntime, fair_thread(parent)->vruntime)) {
+			for (n = rq->fair.root; n; n = left ? n->left : n->right) {
+				parent = n;
+				left = vruntime_before(t->vruntime, fair_thread(n)->vruntime);
+			}
+		}
+	}
+	rb_insert(&rq->fair, &t->rq_node, parent, left);
 	t->rq_weight = t->weight;
-	t->rq_prev = after;
-	t->rq_next = after ? after->rq_next : rq->head;
-	if (t->rq_next)
-		t->rq_next->rq_prev = t;
-	else
-		rq->tail = t;
-	if (after)
-		after->rq_next = t;
-	else
-		rq->head = t;
 	rq->fair_weight += t->rq_weight;
 }
 
@@ -204,32 +276,37 @@ static void rq_push(struct runqueue *rq, struct thread *t, bool at_head)
 	if (prio)
 		rt_list_push(rq, t, prio, at_head);
 	else
-		fair_list_push(rq, t);
+		fair_enqueue(rq, t);
 	rq->nr_waiting++;
 	t->on_rq = true;
 }
 
-// Unlinks t from the list it is on: the one it was queued on.
-static void rq_remove(struct runqueue *rq, struct thread *t)
+// Unlinks t from the real-time list of priority prio.
+static void rt_list_remove(struct runqueue *rq, struct thread *t, int prio)
 {
-	int prio = t->rq_list;
-	struct thread **head = prio ? &rq->rt_head[prio] : &rq->head;
-	struct thread **tail = prio ? &rq->rt_tail[prio] : &rq->tail;
-
 	if (t->rq_prev)
 		t->rq_prev->rq_next = t->rq_next;
 	else
-		*head = t->rq_next;
+		rq->rt_head[prio] = t->rq_next;
 	if (t->rq_next)
 		t->rq_next->rq_prev = t->rq_prev;
 	else
-		*tail = t->rq_prev;
+		rq->rt_tail[prio] = t->rq_prev;
 	t->rq_next = t->rq_prev = 0;
+	if (!rq->rt_head[prio])
+		rq->rt_bitmap[prio / 64] &= ~(1ULL << (prio % 64));
+	rq->nr_rt_waiting--;
+}
+
+// Takes t off the list or tree it is on: the one it was queued on.
+static void rq_remove(struct runqueue *rq, struct thread *t)
+{
+	int prio = t->rq_list;
+
 	if (prio) {
-		if (!*head)
-			rq->rt_bitmap[prio / 64] &= ~(1ULL << (prio % 64));
-		rq->nr_rt_waiting--;
+		rt_list_remove(rq, t, prio);
 	} else {
+		rb_erase(&rq->fair, &t->rq_node);
 		rq->fair_weight -= t->rq_weight;
 	}
 	rq->nr_waiting--;
@@ -246,34 +323,29 @@ static int rt_top(const struct runqueue *rq)
 	return 0;
 }
 
-// The waiting fair thread with the least vruntime (the head of the
-// sorted list), other than 'skip' if there is another.
+// The waiting fair thread with the least vruntime (the first of the
+// tree), other than 'skip' if there is another.
 static struct thread *fair_leftmost(const struct runqueue *rq, const struct thread *skip)
 {
-	struct thread *best = rq->head;
+	struct rb_node *n = rq->fair.first, *next;
 
-	if (best && best == skip && best->rq_next)
-		return best->rq_next;
-	return best;
+	if (!n)
+		return 0;
+	if (fair_thread(n) == skip && (next = rb_next(n)))
+		n = next;
+	return fair_thread(n);
 }
 
 // min_vruntime follows the least vruntime of the CPU's fair threads
-// (running or waiting) and never goes back.
-static void update_min_vruntime(struct runqueue *rq, const struct thread *curr)
+// (running or waiting) and never goes back.  v is the running fair
+// thread's, just charged: the least is v or the tree's first.
+static void update_min_vruntime(struct runqueue *rq, uint64_t v)
 {
-	const struct thread *left = fair_leftmost(rq, 0);
-	bool have = false;
-	uint64_t v = 0;
+	struct rb_node *first = rq->fair.first;
 
-	if (curr && !curr->is_idle && !rt_prio_of(curr)) {
-		v = curr->vruntime;
-		have = true;
-	}
-	if (left && (!have || (int64_t)(left->vruntime - v) < 0)) {
-		v = left->vruntime;
-		have = true;
-	}
-	if (have && (int64_t)(v - rq->min_vruntime) > 0)
+	if (first && vruntime_before(fair_thread(first)->vruntime, v))
+		v = fair_thread(first)->vruntime;
+	if (vruntime_before(rq->min_vruntime, v))
 		rq->min_vruntime = v;
 }
 
@@ -310,7 +382,7 @@ static void update_curr_at(struct runqueue *rq, struct thread *curr, uint64_t no
 		rq->rt_time += delta;
 	else {
 		curr->vruntime += scaled(delta, curr->weight);
-		update_min_vruntime(rq, curr);
+		update_min_vruntime(rq, curr->vruntime);
 	}
 }
 
@@ -330,6 +402,9 @@ static void place_woken(struct runqueue *rq, struct thread *t)
 }
 
 // Should t, just queued on cpu, take that CPU from what runs there?
+// What runs there was charged up to now (update_curr) by the caller, as
+// it had to be before t was placed against min_vruntime: its vruntime is
+// today's without another read of the clock.
 static bool should_preempt(int cpu, const struct thread *t)
 {
 	const struct thread *cur = cpus[cpu].current;
@@ -345,27 +420,42 @@ static bool should_preempt(int cpu, const struct thread *t)
 		return true;
 	if (t->policy == SCHED_BATCH || t->policy == SCHED_IDLE)
 		return false;
-	uint64_t ran = sched_clock() - cur->exec_start;
-	uint64_t cur_v = cur->vruntime + ((int64_t)ran > 0 ? scaled(ran, cur->weight) : 0);
-	return (int64_t)(cur_v - t->vruntime) > (int64_t)scaled(WAKEUP_GRAN_NS, t->weight);
+	return (int64_t)(cur->vruntime - t->vruntime) > (int64_t)scaled(WAKEUP_GRAN_NS, t->weight);
 }
 
 // After t was queued on cpu (its lock held): make that CPU reschedule if
-// t should run there now.  The IPI itself is sent by the caller after
-// the unlock.  Returns whether an IPI is due.
+// t should run there now, else see that the slice of what runs there
+// ends on time.  The IPI itself is sent by the caller after the unlock.
+// Returns whether an IPI is due.
 static bool kick_locked(int cpu, const struct thread *t)
 {
 	struct cpu *c = &cpus[cpu];
 	bool was_idle = c->current->is_idle;
 
-	if (!should_preempt(cpu, t))
+	if (!should_preempt(cpu, t)) {
+		slice_queued(rq_of(cpu), cpu);
 		return false;
+	}
 	c->need_resched = true;
 	if (cpu == this_cpu()->id)
 		return false;
 	if (!was_idle)
 		this_cpu()->stats.preempt_ipi++;
 	return true;
+}
+
+// Linux scales its latency and minimum granularity by 1 + log2 of the
+// CPUs, at most 8 of them (SCHED_TUNABLESCALING_LOG): more CPUs, longer
+// slices, since a thread waiting on one may be taken by another.
+static void init_granularity(void)
+{
+	int n = ncpus < 8 ? ncpus : 8;
+	uint64_t factor = 1;
+
+	while (n >>= 1)
+		factor++;
+	latency_ns = SCHED_LATENCY_NS * factor;
+	min_gran_ns = SCHED_MIN_GRAN_NS * factor;
 }
 
 static void idle_thread_fn(void *arg)
@@ -384,6 +474,10 @@ void sched_init_cpu(struct cpu *c)
 	struct thread *first;
 
 	spin_init(&rq->lock, "runqueue");
+	rb_init(&rq->fair);
+	ktimer_init(&rq->slice_timer, slice_timer_fn);
+	rq->slice_timer.deferrable = true;	// an idle CPU has no slice to end
+	init_granularity();
 	ktimer_init_cpu(c->id);
 	tick_init_cpu(c->id);
 	acct_cpu_init(c);
@@ -500,13 +594,12 @@ void sched_start(struct thread *t)
 	if (cpu < 0 || cpu >= ncpus || !cpus[cpu].online || !may_run_on(t, cpu))
 		cpu = first_allowed_cpu(t);
 	t->state = THREAD_RUNNABLE;
-	t->slice = SCHED_SLICE_TICKS;
 	t->weight = weight_of(t);
 	t->cpu = cpu;
 	struct runqueue *rq = rq_of(cpu);
 	uint64_t flags = spin_lock_irqsave(&rq->lock);
 	update_curr(rq, cpus[cpu].current);	// min_vruntime of now (enqueue_on)
-	t->vruntime = rq->min_vruntime + scaled(rq_slice_ns(), t->weight);
+	t->vruntime = rq->min_vruntime + scaled(slice_on(cpu, t), t->weight);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	enqueue_on(t, select_cpu(t, cpu), false);
 }
@@ -552,7 +645,7 @@ bool sched_wake(struct thread *t)
 // thread that yielded ('skip') is passed over if another fair one waits.
 static struct thread *pick_next(struct cpu *c, struct runqueue *rq, struct thread *skip)
 {
-	int prio = rt_top(rq);
+	int prio = rq->nr_rt_waiting ? rt_top(rq) : 0;
 	struct thread *t = 0;
 
 	if (prio && rq->rt_throttled)
@@ -569,22 +662,131 @@ static struct thread *pick_next(struct cpu *c, struct runqueue *rq, struct threa
 // A fair thread that yields goes behind every fair thread waiting (its
 // vruntime raised to the last one's, as Linux's old compat_yield): the
 // others run first, as POSIX has it for a priority's list, and its place
-// is the tail, found without a walk.  It gives up at most one slice of
-// its own time: behind a light thread whose vruntime is far ahead (a
-// SCHED_IDLE one after its slice) it goes only that far, or one yield
-// could cost it seconds.
+// is after the tree's cached last, found without a descent.  It gives up
+// at most one slice of its own time: behind a light thread whose
+// vruntime is far ahead (a SCHED_IDLE one after its slice) it goes only
+// that far, or one yield could cost it seconds.
 static void yield_to_back(struct runqueue *rq, struct thread *t)
 {
-	uint64_t v, cap;
+	uint64_t v, cap, diff;
 
-	if (rt_prio_of(t) || !rq->tail)
+	if (rt_prio_of(t) || !rq->fair.last)
 		return;
-	v = rq->tail->vruntime;
-	cap = t->vruntime + scaled(rq_slice_ns(), t->weight);
-	if ((int64_t)(v - cap) > 0)
-		v = cap;
-	if ((int64_t)(v - t->vruntime) > 0)
-		t->vruntime = v;
+	v = fair_thread(rq->fair.last)->vruntime;
+	if (!vruntime_before(t->vruntime, v))
+		return;
+	// The cap is a slice at t's weight: within the shortest slice there
+	// is, no need to work out t's (two divisions a yield).
+	diff = v - t->vruntime;
+	if (diff >= 1ULL << 40 || diff * t->weight > min_gran_ns * NICE_0_WEIGHT) {
+		cap = t->vruntime + scaled(running_slice(rq, t), t->weight);
+		if (vruntime_before(cap, v))
+			v = cap;
+	}
+	t->vruntime = v;
+}
+
+// ---- the end of a fair slice ----
+//
+// Each CPU has a slice timer (rq->slice_timer) that ends the running
+// fair thread's slice on time while fair threads wait, however short the
+// slice (a tick is 10 ms at hz=100, a slice down to 0.75 ms).  The rule:
+// while it is queued, the timer is due no later than the running
+// thread's slice ends.  To keep it without working out each slice at
+// each switch, the timer is never set further than min_gran_ns ahead:
+// then a thread that starts running finds it due within the shortest
+// slice there is, so within its own, and a switch costs one look at
+// whether the timer is queued.  When the timer fires (or the tick
+// comes), the running thread's slice is worked out: over, the thread
+// gives way to a waiting fair thread that is behind it or starts a new
+// slice; not over, the timer comes back at its end or within
+// min_gran_ns, whichever is sooner.  Nothing waiting, it is not set
+// again.  So it costs at most an interrupt every min_gran_ns, and only
+// while fair threads wait on the CPU.  It is armed where a thread starts
+// running with fair threads waiting (slice_begin), where a thread is
+// queued on this CPU behind a fair one (slice_queued) and by the tick,
+// which covers threads queued from another CPU; it is deferrable: an
+// idle CPU does not wake for it.  rq->lock is held throughout.
+
+// t (fair, running here, charged up to now) has fair threads waiting:
+// the timer fires when its slice ends or within min_gran_ns.  (Timers
+// run on the monotonic clock, not the scheduler's: read it here, which
+// happens at most once a min_gran_ns.)
+static void slice_arm(struct runqueue *rq, struct thread *t)
+{
+	uint64_t slice = running_slice(rq, t), ran = t->sum_exec_ns - t->slice_start;
+	uint64_t left = ran < slice ? slice - ran : 0;
+
+	ktimer_arm(&rq->slice_timer, clock_monotonic_ns() + (left < min_gran_ns ? left : min_gran_ns),
+		   0);
+}
+
+// The slice of t (fair, running here, charged by update_curr) is looked
+// at: once it is over, t gives way to a waiting fair thread that is
+// behind it, or else starts a new slice; the timer comes back as
+// slice_arm says.  Nothing waiting: nothing to do (the next thread
+// queued here arms the timer, or the tick does).
+static void fair_slice_check(struct cpu *c, struct runqueue *rq, struct thread *t)
+{
+	struct thread *left = fair_leftmost(rq, 0);
+
+	if (!left)
+		return;
+	if (t->sum_exec_ns - t->slice_start >= running_slice(rq, t)) {
+		if (vruntime_before(left->vruntime, t->vruntime)) {
+			c->need_resched = true;
+			return;
+		}
+		t->slice_start = t->sum_exec_ns;
+	}
+	slice_arm(rq, t);
+}
+
+static void slice_timer_fn(struct ktimer *kt)
+{
+	struct cpu *c = this_cpu();
+	struct runqueue *rq = rq_of(c->id);
+	uint64_t flags = spin_lock_irqsave(&rq->lock);
+	struct thread *t = c->current;
+
+	(void)kt;
+	if (!t->is_idle && !rt_prio_of(t)) {
+		update_curr(rq, t);
+		fair_slice_check(c, rq, t);
+	}
+	spin_unlock_irqrestore(&rq->lock, flags);
+}
+
+// next gets this CPU (rq->lock held, interrupts off): a SCHED_RR thread
+// goes on with what is left of its quantum (a new one if it used it up),
+// any other starts a slice, timed in its own run time from here, and a
+// fair one with fair threads waiting needs the slice timer queued (if
+// it is, it is due in time: see above).
+static void slice_begin(struct runqueue *rq, struct thread *next)
+{
+	if (next->policy == SCHED_RR) {
+		if (next->slice <= 0)
+			next->slice = rr_ticks();
+		return;
+	}
+	next->slice_start = next->sum_exec_ns;
+	if (fair_waiting(rq) && !ktimer_queued(&rq->slice_timer) && !next->is_idle &&
+	    !rt_prio_of(next))
+		slice_arm(rq, next);
+}
+
+// t was queued on this CPU: if a fair thread runs here, its slice must
+// now end on time (rq->lock held, interrupts off).  A thread queued from
+// another CPU leaves that to this CPU's tick, which the queuing starts
+// if it had stopped.
+static void slice_queued(struct runqueue *rq, int cpu)
+{
+	struct thread *cur = cpus[cpu].current;
+
+	if (ktimer_queued(&rq->slice_timer) || cur->is_idle || rt_prio_of(cur) ||
+	    cpu != this_cpu()->id)
+		return;
+	slice_arm(rq, cur);
 }
 
 // Also ends prev's system (or the CPU's idle) time, and counts the
@@ -663,8 +865,7 @@ void schedule(void)
 	if (next->state != THREAD_RUNNABLE)
 		panic("schedule: picked thread %s (tid %d) in state %d", next->name, next->tid, next->state);
 	next->exec_start = now;
-	if (next->policy != SCHED_RR || next->slice <= 0)
-		next->slice = next->policy == SCHED_RR ? rr_ticks() : SCHED_SLICE_TICKS;
+	slice_begin(rq, next);
 	tick_switch_in(next, rq->nr_waiting);
 	if (next == prev) {
 		prev->preempted = false;
@@ -779,11 +980,14 @@ static bool pull_from(struct cpu *c, int from, int min_rank, uint64_t max_weight
 		for (struct thread *t = rq->rt_head[p]; t && !pick; t = t->rq_next)
 			if (may_pull(t, c->id))
 				pick = t;
-	if (!pick && max_weight)
-		for (struct thread *t = rq->head; t; t = t->rq_next)
+	if (!pick && max_weight) {
+		for (struct rb_node *n = rq->fair.first; n; n = rb_next(n)) {
+			struct thread *t = fair_thread(n);
 			if (may_pull(t, c->id) && t->weight <= max_weight &&
 			    (!pick || t->weight > pick->weight))
 				pick = t;
+		}
+	}
 	if (pick)
 		rq_remove(rq, pick);
 	spin_unlock_irqrestore(&rq->lock, flags);
@@ -890,7 +1094,7 @@ void sched_tick(void)
 	update_curr(rq, t);
 	int rank = rt_prio_of(t);
 	rt_throttle(rq);
-	if (rq->rt_throttled && rank && rq->head) {
+	if (rq->rt_throttled && rank && !rb_empty(&rq->fair)) {
 		c->need_resched = true;		// real time used up its share
 	} else if (rt_top(rq) > rank && !(rq->rt_throttled && !rank)) {
 		c->need_resched = true;		// a higher class waits
@@ -902,12 +1106,8 @@ void sched_tick(void)
 				c->need_resched = true;
 			}
 		}
-	} else if (!rank && --t->slice <= 0) {
-		// The slice is over: give way to a fair thread that is behind.
-		struct thread *left = fair_leftmost(rq, 0);
-		t->slice = SCHED_SLICE_TICKS;
-		if (left && (int64_t)(left->vruntime - t->vruntime) < 0)
-			c->need_resched = true;
+	} else if (!rank) {
+		fair_slice_check(c, rq, t);
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 }
@@ -975,6 +1175,7 @@ static void change_end(struct thread *t, struct runqueue *rq, uint64_t flags, bo
 	if (was_rt && !rt_prio_of(t))
 		place_woken(rq, t);	// back to fair: no credit for the time away
 	if (queued) {
+		update_curr(rq, cpus[cpu].current);	// for should_preempt
 		rq_push(rq, t, false);
 		ipi = kick_locked(cpu, t);
 	} else if (cpus[cpu].current == t) {
@@ -992,8 +1193,11 @@ void sched_set_params(struct thread *t, int policy, int rt_prio, int nice, bool 
 	struct runqueue *rq = change_begin(t, &flags, &queued);
 	bool was_rt = rt_prio_of(t) != 0;
 
+	if (policy == SCHED_RR && t->policy != SCHED_RR)
+		t->slice = rr_ticks();		// a whole first quantum
 	t->policy = (uint8_t)policy;
 	t->rt_prio = (uint8_t)rt_prio;
+	set_run_prio(t);
 	t->nice = (int8_t)nice;
 	t->reset_on_fork = reset_on_fork;
 	change_end(t, rq, flags, queued, was_rt);
@@ -1024,6 +1228,7 @@ void sched_fork(struct thread *child, struct thread *parent)
 		}
 	}
 	child->pi_boost = 0;
+	set_run_prio(child);
 	child->pi_owner = child->pi_waiters = child->pi_next = child->pi_prev = 0;
 	child->weight = weight_of(child);
 }
@@ -1047,6 +1252,7 @@ static void set_boost_locked(struct thread *t, int boost)
 	if (boost > t->pi_boost)
 		this_cpu()->stats.pi_boosts++;
 	t->pi_boost = (uint8_t)boost;
+	set_run_prio(t);
 	change_end(t, rq, flags, queued, was_rt);
 }
 
@@ -1134,6 +1340,7 @@ void sched_pi_thread_exit(struct thread *t)
 		w->pi_owner = w->pi_next = w->pi_prev = 0;
 	}
 	t->pi_boost = 0;
+	set_run_prio(t);
 	spin_unlock_irqrestore(&pi_lock, flags);
 }
 

@@ -29,7 +29,6 @@ struct thread *thread_alloc(const char *name)
 	t->state = THREAD_BLOCKED;
 	t->cpu = -1;
 	t->affinity = ~(cpumask_t)0;
-	t->slice = SCHED_SLICE_TICKS;
 	wait_thread_init(t);
 	t->weight = 1024;	// SCHED_OTHER, nice 0
 	// Its first return to user mode (if it is a user thread) decides

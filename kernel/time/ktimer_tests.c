@@ -90,6 +90,60 @@ KTEST(ktimer, fire_in_deadline_order)
 	return true;
 }
 
+#define MANY		240
+#define MANY_STEPS	40	// distinct deadlines, 0.1 ms apart: 6 timers each
+
+// Many timers on one CPU, armed in a scrambled order with runs of equal
+// deadlines, some cancelled and some re-armed meanwhile: they fire in
+// deadline order, equal ones in the order they were (last) armed, and
+// the cancelled ones never.  The queue is a tree: this walks its inserts
+// at either end and in the middle, and erases of every shape.
+KTEST(ktimer, many_timers_fire_in_order)
+{
+	static struct probe p[MANY];
+	static uint64_t due[MANY];
+	static int armed_at[MANY];
+	uint64_t t0 = clock_monotonic_ns() + 20 * MS;
+	uint64_t flags = irq_save();	// arm all before any fires, on this CPU
+	int expected = 0, seq = 0;
+
+	fired_count = 0;
+	for (int i = 0; i < MANY; i++) {
+		probe_init(&p[i]);
+		due[i] = t0 + (uint64_t)((i * 17) % MANY_STEPS) * 100000;
+		armed_at[i] = seq++;
+		ktimer_arm(&p[i].kt, due[i], 0);
+	}
+	for (int i = 0; i < MANY; i += 7)
+		ktimer_cancel(&p[i].kt);
+	for (int i = 3; i < MANY; i += 11) {	// again, with a new deadline
+		if (i % 7 == 0)
+			continue;
+		due[i] = t0 + (uint64_t)((i * 13) % MANY_STEPS) * 100000;
+		armed_at[i] = seq++;
+		ktimer_arm(&p[i].kt, due[i], 0);
+	}
+	irq_restore(flags);
+	for (int i = 0; i < MANY; i++)
+		expected += i % 7 != 0;
+	wait_fired(expected, 5000 * MS);
+	KEXPECT(fired_count == expected);
+	for (int i = 0; i < MANY; i++) {
+		if (i % 7 == 0) {
+			KEXPECT(p[i].fired_at == 0);
+			continue;
+		}
+		KEXPECT(p[i].fired_at >= due[i]);
+		for (int j = 0; j < MANY; j++) {
+			if (j % 7 == 0 || j == i)
+				continue;
+			bool before = due[i] < due[j] || (due[i] == due[j] && armed_at[i] < armed_at[j]);
+			KEXPECT(!before || p[i].order < p[j].order);
+		}
+	}
+	return true;
+}
+
 // A cancelled timer never runs; re-arming moves it.
 KTEST(ktimer, cancel_and_rearm)
 {

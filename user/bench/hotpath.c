@@ -23,15 +23,25 @@
 //                its batching: every hand-off is a wake-up and a switch)
 //   futex:T      the same with futex pairs
 //   yield:T      T threads calling sched_yield, all runnable
+//   sleep:T      T threads each in a loop of nanosleeps of (T - 1) us,
+//                timer slack 1 ns: each sleep arms a timer, switches away
+//                and is woken by its timer's interrupt.  The sleep is
+//                shorter than the others' turns take, so another thread
+//                is always runnable (an idle CPU would count its polling),
+//                and long enough that many of the T sleep at once, their
+//                timers queued (a few hundred at T = 1000)
 // All threads run on CPU (-c, default 0).  Each OP runs WARMUP times
-// (default N/10), then N times (default 10000) inside window K, its place
-// in the list (1, 2, ...), and prints
+// (default N/10; sleep:T's threads about WARMUP/T times each), then N
+// times (default 10000) inside window K, its place in the list (1, 2,
+// ...), and prints
 //   RESULT hotpath op=OP window=K ops=N switches=S involuntary=I ns=NS ns_per_op=X
 // where an operation of the switch kinds is one switch: S, the voluntary
 // and involuntary switches getrusage reports for the process (both
-// kernels count them), is what N means for the switch kinds (I of them
-// involuntary: preemptions); ns_per_op is wall time per operation (under -icount shift=0,
-// instructions).
+// kernels count them; I of them involuntary: preemptions), is what N
+// means for them; one of sleep:T is one nanosleep, whose wake-up may or
+// may not preempt the thread running then (counted per switch, that mix
+// would move the figure).  ns_per_op is wall time per operation (under
+// -icount shift=0, instructions).
 // With -K it then prints the kernel's text symbols from /proc/kallsyms
 // (mounting /proc if it must) as "KSYM ADDRESS NAME" lines: Debian ships
 // Linux's System.map only in its 800 MB debug package, so the profile of
@@ -48,6 +58,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -209,14 +220,18 @@ static void op_mb_sibling(struct window *w)
 // Side i waits on its own pipe (or futex word), then hands the token to
 // its partner i^1: every pair is a ping-pong, and T/2 of them run at
 // once on one CPU.  Yielding sides just yield: all T stay runnable.
-// Side 0 (the main thread) opens and closes the window.
+// Side 0 (the main thread) opens and closes the window; the other sides
+// go on until it has closed it, so the load is the same throughout
+// (with a fixed number of rounds each, the threads that had done theirs
+// exited inside the window, and their exits counted as switches' cost).
 
 enum ring_kind { RING_PIPE, RING_FUTEX, RING_YIELD };
 
 struct ring {
 	enum ring_kind kind;
 	int sides;
-	long rounds;			// hand-offs each side makes
+	long rounds;			// hand-offs side 0 makes in the window
+	_Atomic int stop;		// side 0 is done: the others end
 	int (*fd)[2];			// per side: its pipe
 	_Atomic int *word;		// per side: tokens waiting (futex ring)
 	pthread_barrier_t go;
@@ -280,6 +295,19 @@ static void side_loop(struct ring *r, int side, long rounds)
 	}
 }
 
+// A side other than 0: hands on until side 0 is done.  Seeing 'stop', it
+// passes once more: its partner may have taken its last token and be
+// waiting for the next (side 0, done, sets 'stop' and passes once more
+// for side 1 likewise).  Tokens may be left unread: no matter.
+static void side_run(struct ring *r, int side)
+{
+	while (!atomic_load(&r->stop)) {
+		take_token(r, side);
+		pass_token(r, side);
+	}
+	pass_token(r, side);
+}
+
 struct side_arg {
 	struct ring *r;
 	int side;
@@ -294,12 +322,16 @@ static void run_side(struct ring *r, int side)
 {
 	pin_self(cpu);
 	pthread_barrier_wait(&r->go);
-	side_loop(r, side, n_warm);
-	if (side == 0)
-		window_open(&r->win);
-	side_loop(r, side, r->rounds);
-	if (side == 0)
-		window_close(&r->win);
+	if (side != 0) {
+		side_run(r, side);
+		return;
+	}
+	side_loop(r, 0, n_warm);
+	window_open(&r->win);
+	side_loop(r, 0, r->rounds);
+	window_close(&r->win);
+	atomic_store(&r->stop, 1);
+	pass_token(r, 0);
 }
 
 static void *side_thread(void *p)
@@ -324,6 +356,19 @@ static void seed_tokens(struct ring *r)
 	}
 }
 
+// A pipe ring of T sides needs 2T descriptors: the soft limit (1024 on
+// both kernels) goes up to the hard one (4096) when it must.
+static void room_for_fds(long n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || (rlim_t)n <= rl.rlim_cur)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		die("setrlimit(RLIMIT_NOFILE)");
+}
+
 static void op_ring(const char *op, enum ring_kind kind, int sides, int processes,
 		    struct window *w)
 {
@@ -345,6 +390,8 @@ static void op_ring(const char *op, enum ring_kind kind, int sides, int processe
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (!r->fd || r->word == MAP_FAILED)
 		die("memory");
+	if (kind == RING_PIPE)
+		room_for_fds(2 * sides + 16);
 	for (int i = 0; i < sides && kind == RING_PIPE; i++)
 		if (pipe(r->fd[i]) != 0)
 			die("pipe");
@@ -396,6 +443,77 @@ static void op_ring(const char *op, enum ring_kind kind, int sides, int processe
 	free(children);
 }
 
+// ---- sleeps: T threads in a loop of short nanosleeps ----
+//
+// The others sleep until side 0 has closed its window, so the load is
+// the same from its first sleep to its last.
+
+struct sleepers {
+	struct timespec nap;
+	_Atomic int stop;
+	_Atomic long naps;		// all threads' sleeps so far
+	pthread_barrier_t go;
+};
+
+static void nap(struct sleepers *s)
+{
+	if (nanosleep(&s->nap, NULL) != 0)
+		die("nanosleep");
+	atomic_fetch_add_explicit(&s->naps, 1, memory_order_relaxed);
+}
+
+static void *sleeper_thread(void *p)
+{
+	struct sleepers *s = p;
+
+	pin_self(cpu);
+	pthread_barrier_wait(&s->go);
+	while (!atomic_load(&s->stop))
+		nap(s);
+	return NULL;
+}
+
+static void op_sleep(const char *op, int threads, struct window *w)
+{
+	static struct sleepers s;
+	pthread_t *tids = calloc((size_t)threads, sizeof(*tids));
+	long rounds = n_ops / threads ? n_ops / threads : 1, naps;
+	pthread_attr_t attr;
+
+	if (!tids)
+		die("memory");
+	// Inherited by the threads made below.
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0)
+		die("PR_SET_TIMERSLACK");
+	s.nap = (struct timespec){ 0, 1000L * (threads - 1) };
+	atomic_store(&s.stop, 0);
+	pthread_barrier_init(&s.go, NULL, (unsigned)threads);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (int i = 1; i < threads; i++)
+		if (pthread_create(&tids[i], &attr, sleeper_thread, &s) != 0)
+			die("pthread_create");
+	pthread_barrier_wait(&s.go);
+	// The others sleep as often as side 0: n_warm sleeps in all (each
+	// of side 0's is T us of the virtual clock, and 2000 of them took
+	// minutes of TCG at T = 1000).
+	for (long i = 0; i <= n_warm / threads; i++)
+		nap(&s);
+	naps = atomic_load(&s.naps);
+	window_open(w);
+	for (long i = 0; i < rounds; i++)
+		nap(&s);
+	window_close(w);
+	naps = atomic_load(&s.naps) - naps;
+	atomic_store(&s.stop, 1);
+	for (int i = 1; i < threads; i++)
+		pthread_join(tids[i], NULL);
+	pthread_barrier_destroy(&s.go);
+	prctl(PR_SET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+	report(op, w, naps);
+	free(tids);
+}
+
 // The kernel's text symbols, for the profile's report.
 static void dump_kallsyms(void)
 {
@@ -425,8 +543,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: hotpath [-n N] [-w WARMUP] [-c CPU] [-K] OP...\n"
 			"  OP: getppid read_zero write_null mb_private mb_sibling pipe futex yield\n"
-			"      pipe_proc\n"
-			"      pipe:THREADS futex:THREADS yield:THREADS\n");
+			"      pipe_proc pipe:THREADS futex:THREADS yield:THREADS sleep:THREADS\n");
 	exit(2);
 }
 
@@ -454,6 +571,8 @@ static void run_op(const char *op, int id)
 		op_ring(op, RING_FUTEX, t, 0, &w);
 	else if (sscanf(op, "yield:%d", &t) == 1 && t >= 2 && t <= RING_MAX)
 		op_ring(op, RING_YIELD, t, 0, &w);
+	else if (sscanf(op, "sleep:%d", &t) == 1 && t >= 2 && t <= RING_MAX)
+		op_sleep(op, t, &w);
 	else
 		usage();
 }

@@ -6,10 +6,11 @@
 // scheduling fields, and what the classes do: a SCHED_FIFO thread woken
 // on the CPU of a spinning SCHED_OTHER thread runs at once and alone,
 // nice levels share a CPU by their weights, three threads share two CPUs
-// evenly, and a priority-inheritance futex lends its owner the waiter's
-// priority.  Every case runs in a child, so the runner keeps its own
-// class.  Measurements compare threads with each other (CPU time, shared
-// counters), never with the clock.
+// evenly, the fair slice shrinks as more threads share a CPU, and a
+// priority-inheritance futex lends its owner the waiter's priority.
+// Every case runs in a child, so the runner keeps its own class.
+// Measurements compare threads with each other (CPU time, shared
+// counters, turns), never with the clock, but for the length of a turn.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -914,6 +915,141 @@ static void t_nice_two_cpus(void)
 	in_child(c_nice_two_cpus, "nice on two CPUs");
 }
 
+// ---- the fair slice shrinks with the load ----
+//
+// Spinning threads pinned to one CPU take turns; each notes when its
+// turn begins: it spins on a shared owner word and, finding another
+// thread's mark there, puts its own and logs the time.  A turn lasts
+// from one mark to the next (a pause of the whole CPU, an interrupt or
+// the host taking the vCPU away, ends no turn; the clock is read once a
+// turn, at its start, never across the switch that ends it).  Linux
+// 6.1's slice is sched_latency shared among the CPU's threads, at least
+// min_granularity (6 ms and 0.75 ms, times 1 + log2 of the CPUs, at
+// most 8 of them): on one CPU two threads run 3 ms each and eight
+// 0.75 ms, where a fixed slice is the same for both.  Switchyard ends a
+// slice with a timer of its own, so its turns are the slices.  Linux
+// 6.1 ends them at its next tick (4 ms at HZ=250), and 6.6 and later
+// (EEVDF) have one base slice whatever the load: there the turns are
+// only reported.
+
+#define TURNS_MAX	4096
+
+struct turner {
+	pthread_t thread;
+	int cpu, id;
+	atomic_int ready;
+};
+
+static atomic_int turn_owner, turn_n;
+static long long turn_t[TURNS_MAX];
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *turn_thread(void *arg)
+{
+	struct turner *s = arg;
+
+	pin(s->cpu);
+	atomic_store(&s->ready, 1);
+	while (!atomic_load(&share_go))
+		;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (atomic_load_explicit(&turn_owner, memory_order_relaxed) != s->id) {
+			atomic_store_explicit(&turn_owner, s->id, memory_order_relaxed);
+			int k = atomic_fetch_add(&turn_n, 1);
+			if (k < TURNS_MAX)
+				turn_t[k] = mono_ns();
+		}
+	}
+	return NULL;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+// n threads on 'cpu' for ms milliseconds: the median of their turns in
+// us (0 if fewer than 10 turns).
+static long long median_turn(int cpu, int n, int ms)
+{
+	static struct turner tt[8];
+	static long long len[TURNS_MAX];
+	int turns;
+
+	atomic_store(&stop, 0);
+	atomic_store(&share_go, 0);
+	atomic_store(&turn_owner, 0);
+	atomic_store(&turn_n, 0);
+	for (int i = 0; i < n; i++) {
+		memset(&tt[i], 0, sizeof(tt[i]));
+		tt[i].cpu = cpu;
+		tt[i].id = i + 1;
+		if (pthread_create(&tt[i].thread, NULL, turn_thread, &tt[i]) != 0) {
+			cfail("pthread_create");
+			_exit(1);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		while (!atomic_load(&tt[i].ready))
+			sleep_ms_(1);
+	atomic_store(&share_go, 1);
+	sleep_ms_(ms);
+	atomic_store(&stop, 1);
+	for (int i = 0; i < n; i++)
+		pthread_join(tt[i].thread, NULL);
+	turns = atomic_load(&turn_n);
+	turns = turns < TURNS_MAX ? turns : TURNS_MAX;
+	// The last turn ends at the stop: not one.
+	for (int k = 0; k + 1 < turns; k++)
+		len[k] = (turn_t[k + 1] - turn_t[k]) / 1000;
+	if (turns < 11)
+		return 0;
+	qsort(len, (size_t)(turns - 1), sizeof(len[0]), cmp_ll);
+	return len[(turns - 1) / 2];
+}
+
+static int c_slice_shrinks(void)
+{
+	int cpus[64], n = usable(cpus, 64), cpu = cpus[n - 1];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), f = 1;
+
+	pin(cpus[0]);	// the clock keeper out of the way where it can be
+	for (long c = ncpu < 8 ? ncpu : 8; c > 1; c >>= 1)
+		f++;
+	long long two = median_turn(cpu, 2, 600), eight = median_turn(cpu, 8, 600);
+	ktap_diag("median turn: %lld us with 2 threads, %lld us with 8 (Linux's slices: %ld, %ld)",
+		  two, eight, 3000 * f, 750 * f);
+	if (!two || !eight)
+		return cfail("too few turns (2 threads: %lld us, 8: %lld us)", two, eight);
+	// Linux only shows here: 6.1 ends slices at a tick, and 6.6's EEVDF
+	// has one base slice whatever the load.
+	if (!on_switchyard)
+		return 0;
+	if (eight > two * 0.7)
+		return cfail("8 threads ran %lld us at a time, 2 threads %lld us: the slice did not shrink",
+			     eight, two);
+	// Switchyard ends a slice on time, tick or not.
+	if (two < 1500 * f || two > 4500 * f)
+		return cfail("2 threads ran %lld us at a time, want %ld us within 50 %%", two, 3000 * f);
+	if (eight < 375 * f || eight > 1125 * f)
+		return cfail("8 threads ran %lld us at a time, want %ld us within 50 %%", eight, 750 * f);
+	return 0;
+}
+
+static void t_slice_shrinks(void)
+{
+	in_child(c_slice_shrinks, "slice shrinks");
+}
+
 // ---- priority inheritance ----
 //
 // All on one CPU: a SCHED_FIFO 10 owner holds a PI futex, a FIFO 20
@@ -1102,6 +1238,7 @@ static const struct test_case cases[] = {
 	{ "nice_shares_on_one_cpu", t_fair_nice },
 	{ "three_threads_two_cpus_even", t_three_on_two },
 	{ "nice_0_0_5_5_on_two_cpus", t_nice_two_cpus },
+	{ "fair_slice_shrinks_with_load", t_slice_shrinks },
 	{ "pi_futex_boosts_owner", t_pi_boost },
 	{ "pi_unlock_hands_to_best_priority", t_pi_order },
 };
