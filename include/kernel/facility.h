@@ -98,10 +98,9 @@ void fac_policy_name(char *buf, size_t size);
 // Changes the policy at run time; -1 for a name xstate= would refuse.
 int fac_set_policy(const char *value);
 
-// The switch path, with interrupts off: prev leaves this CPU.  (What the
-// next thread may see is decided when it returns to user mode:
-// fac_return_to_user, in kernel/facility_return.h.)
-void fac_switch_out(struct thread *prev);
+// The switch path (fac_switch_out, kernel/facility_return.h) for a
+// facility f that was on for prev or whose registers are prev's.
+void fac_switch_out_one(struct thread *prev, int f);
 // The policy in force, the facilities present (bit f; 0 until
 // fac_present_facilities has looked), and the decision for facility f
 // of t outside the common case (live: its state is in this CPU's

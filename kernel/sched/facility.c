@@ -292,35 +292,19 @@ uint32_t fac_present_facilities(void)
 	return mask;
 }
 
-static inline uint32_t present_facilities(void)
+void fac_switch_out_one(struct thread *prev, int f)
 {
-	uint32_t mask = __atomic_load_n(&fac_present, __ATOMIC_RELAXED);
+	struct fac_thread *pf = &prev->fac[f];
+	struct fac_cpu *c = here(f);
 
-	return mask ? mask : fac_present_facilities();
-}
-
-void fac_switch_out(struct thread *prev)
-{
-	if (!prev->mm)
-		return;		// kernel threads never touch these registers
-	uint32_t present = present_facilities();
-	struct fac_cpu *cf = this_cpu()->fac;
-
-	for (uint32_t left = present; left; left &= left - 1) {
-		int f = __builtin_ctz(left);
-		struct fac_thread *pf = &prev->fac[f];
-		struct fac_cpu *c = &cf[f];
-
-		// The seed's counter: one more switch with the facility
-		// on; when it wraps, the facility goes back to lazy.
-		if (pf->on && pf->load_count && counts_loads() &&
-		    ++pf->load_count >= policy_window())
-			pf->load_count = 0;
-		if (c->owner == prev && c->dirty && saves_at_switch_out())
-			save_owner(f);
-		else
-			c->stats.save_skips++;
-	}
+	// The seed's counter: one more switch with the facility on; when
+	// it wraps, the facility goes back to lazy.
+	if (pf->on && pf->load_count && counts_loads() && ++pf->load_count >= policy_window())
+		pf->load_count = 0;
+	if (c->owner == prev && c->dirty && saves_at_switch_out())
+		save_owner(f);
+	else
+		c->stats.save_skips++;
 }
 
 static bool loads_eagerly(struct thread *t, int f)

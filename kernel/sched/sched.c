@@ -41,7 +41,7 @@
 #include <arch/irq.h>
 #include <kernel/trap.h>
 #include <kernel/wait.h>
-#include <kernel/facility.h>
+#include <kernel/facility_return.h>
 #include <kernel/membarrier.h>
 #include <kernel/rseq.h>
 #include <kernel/ktimer.h>
@@ -812,7 +812,7 @@ static void account_switch(struct cpu *c, struct thread *prev, uint64_t cycles)
 // Whether the leaving thread is dead must be read before on_cpu is
 // cleared: from that moment it may run on another CPU (a migrating thread
 // is enqueued elsewhere right below), exit there and be freed there.
-void sched_finish_switch(void)
+static inline void finish_switch(void)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->switch_prev;
@@ -828,6 +828,13 @@ void sched_finish_switch(void)
 		enqueue_on(migrating, first_allowed_cpu(migrating), false);
 	if (prev_dead)
 		thread_free(prev);
+}
+
+// A new thread's first steps (thread_start); schedule() has its own
+// copy inline.
+void sched_finish_switch(void)
+{
+	finish_switch();
 }
 
 void schedule(void)
@@ -866,7 +873,8 @@ void schedule(void)
 		panic("schedule: picked thread %s (tid %d) in state %d", next->name, next->tid, next->state);
 	next->exec_start = now;
 	slice_begin(rq, next);
-	tick_switch_in(next, rq->nr_waiting);
+	if (__atomic_load_n(&c->tick_stopped, __ATOMIC_RELAXED))	// else nothing to do
+		tick_switch_in(next, rq->nr_waiting);
 	if (next == prev) {
 		prev->preempted = false;
 		spin_unlock(&rq->lock);
@@ -886,14 +894,15 @@ void schedule(void)
 	c->current = next;
 	// Publish the address space now running here, with the barriers
 	// membarrier(2) relies on (docs/membarrier.md).
-	membarrier_switch_mm(next->mm);
+	if (c->mb_mm != next->mm)	// else nothing to publish
+		membarrier_switch_mm(next->mm);
 	c->switch_prev = prev;
 	fac_switch_out(prev);
 	if (rseq_registered(&prev->rseq))
 		rseq_switched_out(prev);
 	arch_context_switch(prev, next);
 	// Back in prev, possibly on another CPU, with that CPU's lock held.
-	sched_finish_switch();
+	finish_switch();
 	irq_restore(flags);
 }
 

@@ -313,14 +313,20 @@ struct side_arg {
 	int side;
 };
 
-// Every side is a new thread (or process) made the same way, so that they
-// start with the same standing in the scheduler (a new thread starts a
-// slice behind the others, and a ping-pong between unequal sides would
-// settle into wake-up preemptions that come and go as the gap closes);
-// side 0 also opens and closes the window.
+// Every side is a new thread (or process) made the same way, running
+// SCHED_BATCH; side 0 also opens and closes the window.
 static void run_side(struct ring *r, int side)
 {
+	struct sched_param batch = { 0 };
+
 	pin_self(cpu);
+	// SCHED_BATCH: a wake-up never preempts (on Linux as here), so every
+	// switch of a ping-pong is the waiting side blocking.  Under
+	// SCHED_OTHER whether the woken side preempts the waker depends on
+	// how far apart their virtual runtimes happen to start, and the same
+	// operation measured as a mix of two paths that changed with it.
+	if (syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &batch) != 0)
+		die("sched_setscheduler(SCHED_BATCH)");
 	pthread_barrier_wait(&r->go);
 	if (side != 0) {
 		side_run(r, side);
