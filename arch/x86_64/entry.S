@@ -152,10 +152,10 @@ syscall_entry:
 	// The fast return (syscall_dispatch said so): no work was done on
 	// the way out and no system call rewrote the frame, so rip, rflags,
 	// cs, ss and rsp are what SYSCALL left, and rcx and r11 still equal
-	// rip and rflags: SYSRET restores them exactly.  Only TF sends it
-	// by IRET, which traps after the next user instruction where SYSRET
-	// would trap before it.
-	testq	$0x100, TF_R11(%rsp)		// TF
+	// rip and rflags: SYSRET restores them exactly, but for TF and RF:
+	// IRET traps after the next user instruction where SYSRET would trap
+	// before it, and only IRET restores RF.  Those go by IRET, as Linux's.
+	testq	$0x10100, TF_R11(%rsp)		// RF | TF
 	jnz	interrupt_return
 syscall_sysret:
 	POP_REGS
