@@ -900,33 +900,22 @@ static int timeout_deadline(uint64_t utime, bool absolute, bool realtime, uint64
 	return 0;
 }
 
-SYSCALL_DEFINE(SYS_futex, futex)
+// The commands other than FUTEX_WAIT and FUTEX_WAKE, out of line so that
+// those two, which every mutex and condition variable makes, pay for
+// none of the others' locals.
+static __attribute__((noinline)) long futex_other(const struct syscall_args *args, int cmd,
+						  bool private, bool realtime)
 {
 	uint64_t uaddr = args->a[0], utime = args->a[3], uaddr2 = args->a[4];
-	int op = (int)args->a[1];
 	uint32_t val = (uint32_t)args->a[2], val3 = (uint32_t)args->a[5];
-	bool private = op & FUTEX_PRIVATE_FLAG;
-	bool realtime = op & FUTEX_CLOCK_REALTIME;
-	int cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
 	uint64_t deadline;
 	int r;
 
-	// As on Linux, only the calls with an absolute timeout take a realtime
-	// clock; FUTEX_WAIT's relative one would ignore it.
-	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI2 &&
-	    cmd != FUTEX_WAIT_REQUEUE_PI)
-		return -ENOSYS;
 	switch (cmd) {
-	case FUTEX_WAIT:
-		if ((r = timeout_deadline(utime, false, false, &deadline)) < 0)
-			return r;
-		return futex_wait(uaddr, private, val, deadline, FUTEX_BITSET_MATCH_ANY);
 	case FUTEX_WAIT_BITSET:
 		if ((r = timeout_deadline(utime, true, realtime, &deadline)) < 0)
 			return r;
 		return futex_wait(uaddr, private, val, deadline, val3);
-	case FUTEX_WAKE:
-		return futex_wake(uaddr, private, (int)val, FUTEX_BITSET_MATCH_ANY);
 	case FUTEX_WAKE_BITSET:
 		return futex_wake(uaddr, private, (int)val, val3);
 	case FUTEX_REQUEUE:
@@ -954,6 +943,29 @@ SYSCALL_DEFINE(SYS_futex, futex)
 	default:
 		return -ENOSYS;
 	}
+}
+
+SYSCALL_DEFINE(SYS_futex, futex)
+{
+	int op = (int)args->a[1];
+	bool private = op & FUTEX_PRIVATE_FLAG;
+	bool realtime = op & FUTEX_CLOCK_REALTIME;
+	int cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+	uint64_t deadline;
+	int r;
+
+	// As on Linux, only the calls with an absolute timeout take a realtime
+	// clock; FUTEX_WAIT's relative one would ignore it.
+	if (realtime && cmd != FUTEX_WAIT_BITSET && cmd != FUTEX_LOCK_PI2 &&
+	    cmd != FUTEX_WAIT_REQUEUE_PI)
+		return -ENOSYS;
+	if (cmd == FUTEX_WAKE)
+		return futex_wake(args->a[0], private, (int)args->a[2], FUTEX_BITSET_MATCH_ANY);
+	if (cmd != FUTEX_WAIT)
+		return futex_other(args, cmd, private, realtime);
+	if ((r = timeout_deadline(args->a[3], false, false, &deadline)) < 0)
+		return r;
+	return futex_wait(args->a[0], private, (uint32_t)args->a[2], deadline, FUTEX_BITSET_MATCH_ANY);
 }
 
 // ---- futex_waitv ----
