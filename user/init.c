@@ -32,7 +32,8 @@
 // executes itself anew as "/init --memory-final STATUS LEFT SNAPSHOT STARTED":
 // that fresh init runs /tests/hello, takes a second snapshot and reports
 // both checks as KTAP ("# init: checks"); after a failed memory check it
-// names the files changed since STARTED, the usual culprit.  A fresh image on both sides
+// names the files changed since STARTED, the usual culprit, and (booted
+// with kmalloc_trace) the heap objects left by who allocated them.  A fresh image on both sides
 // means init's own memory is the same in both snapshots, so they can be
 // compared exactly (user/lib/memstat.h says what must match); its exit
 // status is the task's.
@@ -1009,6 +1010,42 @@ static void name_changed_files(void)
 	closedir(root);
 }
 
+#define KMALLOC_LIVE_PATH "/proc/switchyard/kmalloc_live"
+
+// With the kmalloc_trace boot option: from here on, the heap objects
+// still live are listed by who allocated them.
+static void kmalloc_live_mark(void)
+{
+	int fd = open(KMALLOC_LIVE_PATH, O_WRONLY);
+
+	if (fd < 0)
+		return;
+	if (write(fd, "mark", 4) != 4)
+		say("# init: cannot mark %s: %s", KMALLOC_LIVE_PATH, strerror(errno));
+	close(fd);
+}
+
+// After a failed memory check: the heap objects allocated during the run
+// and still live, by caller, when the kernel records them.
+static void kmalloc_live_show(void)
+{
+	static char text[8192];
+	int fd = open(KMALLOC_LIVE_PATH, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0 || strncmp(text, "off", 3) == 0) {
+		say("# init: boot with kmalloc_trace to see who allocated what is left");
+		return;
+	}
+	text[n] = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		say("# init: kmalloc_live: %s", line);
+}
+
 static void memory_final_exec(int status, const struct memstat *base)
 {
 	static char snapshot[SNAPSHOT_MAX], code[16], left_text[16], started_text[24];
@@ -1085,6 +1122,7 @@ static int memory_final(char **argv, int argc, char **all_argv)
 		say("ok 3 memory_returned");
 	else {
 		run_started = atoll(argv[3]);
+		kmalloc_live_show();
 		name_changed_files();
 		if (changed_names[0])
 			say("not ok 3 memory_returned # %s; files the run left: %s", why,
@@ -1147,6 +1185,7 @@ int main(int argc, char **argv)
 			say("# init: no memory statistics: %s", strerror(errno));
 		if (fresh == -1 || !WIFEXITED(fresh) || WEXITSTATUS(fresh) != 0)
 			say("# init: %s/%s did not run: status %#x", tests_dir, FRESH_PROGRAM, fresh);
+		kmalloc_live_mark();
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
 		run_started = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;

@@ -15,6 +15,7 @@
 #include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
+#include <mm/kmalloc_trace.h>
 #include <mm/phys.h>
 #include <uapi/errno.h>
 #include <fs/procfs.h>
@@ -381,6 +382,30 @@ static long fail_alloc_write(struct vnode *vn, struct file *f, uint64_t off, str
 static const struct vnode_ops fail_alloc_ops = { .read = fail_alloc_read,
 						 .write = fail_alloc_write };
 
+// ---- /proc/switchyard/kmalloc_live ----
+
+static long kmalloc_live_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			      size_t n)
+{
+	(void)vn; (void)f;
+	return procfs_text_read(kmalloc_trace_render, 8192, off, b, n);
+}
+
+static long kmalloc_live_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
+			       size_t n)
+{
+	char cmd[8];
+	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
+
+	(void)vn; (void)f; (void)off;
+	if (rc == 0)
+		rc = kmalloc_trace_command(cmd);
+	return rc < 0 ? rc : (long)n;
+}
+
+static const struct vnode_ops kmalloc_live_ops = { .read = kmalloc_live_read,
+						   .write = kmalloc_live_write };
+
 // ---- the tree ----
 
 int procfs_add(const char *dir, const char *name, enum vnode_type type, uint32_t perm,
@@ -415,5 +440,8 @@ int procfs_init(void)
 		rc = procfs_add("/proc/switchyard", "memstat", VNODE_REG, 0644, &memstat_ops, NULL);
 	if (rc == 0)
 		rc = procfs_add("/proc/switchyard", "fail_alloc", VNODE_REG, 0644, &fail_alloc_ops, NULL);
+	if (rc == 0)
+		rc = procfs_add("/proc/switchyard", "kmalloc_live", VNODE_REG, 0644, &kmalloc_live_ops,
+				NULL);
 	return rc;
 }

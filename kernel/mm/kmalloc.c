@@ -17,6 +17,7 @@
 #include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
+#include <mm/kmalloc_trace.h>
 #include <mm/phys.h>
 
 // Written into the second word of every free object of 16 bytes or more,
@@ -205,18 +206,30 @@ static void *large_alloc(size_t size)
 	return phys_to_virt(pa);
 }
 
-void *kmalloc(size_t size)
+// caller: where kmalloc or kzalloc was called from, for kmalloc_trace.
+static void *kmalloc_from(size_t size, uintptr_t caller)
 {
+	void *p;
+
 	if (fail_inject_alloc())
 		return NULL;
 	if (size <= KMALLOC_MAX_SLAB_SIZE)
-		return slab_alloc(size_to_class(size));
-	return large_alloc(size);
+		p = slab_alloc(size_to_class(size));
+	else
+		p = large_alloc(size);
+	if (kmalloc_tracing && p != NULL)
+		kmalloc_trace_alloc(p, size, caller);
+	return p;
+}
+
+void *kmalloc(size_t size)
+{
+	return kmalloc_from(size, (uintptr_t)__builtin_return_address(0));
 }
 
 void *kzalloc(size_t size)
 {
-	uint64_t *p = kmalloc(size);
+	uint64_t *p = kmalloc_from(size, (uintptr_t)__builtin_return_address(0));
 
 	if (p == NULL)
 		return NULL;
@@ -289,6 +302,8 @@ void kfree(void *ptr)
 {
 	if (ptr == NULL)
 		return;
+	if (kmalloc_tracing)
+		kmalloc_trace_free(ptr);
 
 	uint64_t pa = virt_to_phys(ptr);
 	struct page *p = frame_page(pa);

@@ -13,6 +13,7 @@
 #include <mm/fail_inject.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
+#include <mm/kmalloc_trace.h>
 #include <mm/phys.h>
 
 #include "ktap.h"
@@ -447,10 +448,56 @@ static bool test_frame_use(void)
 	return all_frames_back(start) && kmalloc_tagged == 0;
 }
 
+// kmalloc_trace's hooks, as kernel/mm/kmalloc_trace.c provides them:
+// here they keep the last record so the test can see what kmalloc passed.
+bool kmalloc_tracing;
+static int traced_live;
+static void *traced_obj;
+static size_t traced_size;
+static uintptr_t traced_caller;
+
+void kmalloc_trace_alloc(void *p, size_t size, uintptr_t caller)
+{
+	traced_live++;
+	traced_obj = p;
+	traced_size = size;
+	traced_caller = caller;
+}
+
+void kmalloc_trace_free(void *p)
+{
+	(void)p;
+	traced_live--;
+}
+
+// The caller recorded is the code that called kmalloc or kzalloc (here,
+// this function), never kmalloc itself; kfree forgets the object; a
+// failed allocation records nothing.
+static __attribute__((noinline)) bool test_trace_hooks(void)
+{
+	uintptr_t here = (uintptr_t)&test_trace_hooks;
+	bool ok = true;
+
+	kmalloc_tracing = true;
+	void *a = kmalloc(40);
+	ok &= traced_live == 1 && traced_obj == a && traced_size == 40 &&
+	      traced_caller > here && traced_caller < here + 512;
+	void *b = kzalloc(3000);
+	ok &= traced_live == 2 && traced_obj == b && traced_size == 3000 &&
+	      traced_caller > here && traced_caller < here + 512;
+	kfree(a);
+	kfree(b);
+	ok &= traced_live == 0;
+	void *c = kmalloc((size_t)1 << 40);
+	ok &= c == NULL && traced_live == 0;
+	kmalloc_tracing = false;
+	return ok;
+}
+
 int main(void)
 {
 	arena_init();
-	ktap_plan(8);
+	ktap_plan(9);
 	ktap_ok(test_alignment(), "kmalloc_alignment_and_sizes");
 	ktap_ok(test_kzalloc(), "kzalloc_zeroes");
 	ktap_ok(test_slab_accounting(), "kmalloc_slab_accounting");
@@ -459,6 +506,7 @@ int main(void)
 	ktap_ok(test_exhaustion(), "kmalloc_exhaustion");
 	ktap_ok(test_injected_failure(), "kmalloc_injected_failure_changes_nothing");
 	ktap_ok(test_frame_use(), "kmalloc_frames_tagged_and_empty_slabs_counted");
+	ktap_ok(test_trace_hooks(), "kmalloc_trace_sees_the_caller");
 	free((void *)host_direct_map_base);
 	return ktap_exit();
 }
