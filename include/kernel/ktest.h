@@ -40,6 +40,9 @@ struct ktest {
 	} while (0)
 
 void ktest_failed(const char *file, int line, const char *what);
+// The running test checks nothing here (say, one CPU where it needs two):
+// it is reported as skipped, with why, when it returns true.
+void ktest_skip(const char *why);
 // Runs the tests chosen with the test= boot option, if any.
 void ktest_run_selected(void);
 

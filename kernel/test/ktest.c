@@ -63,6 +63,14 @@ static bool selected(const struct ktest *t)
 	return false;
 }
 
+// Set by ktest_skip() in the running test.
+static const char *skip_why;
+
+void ktest_skip(const char *why)
+{
+	skip_why = why;
+}
+
 void ktest_run_selected(void)
 {
 	int n = 0, i = 0;
@@ -77,12 +85,15 @@ void ktest_run_selected(void)
 			continue;
 		i++;
 		failure_what = 0;
+		skip_why = 0;
 		bool ok = t->fn();
 		if (t->expect_panic) {
 			kprintf("not ok %d %s.%s # expected a panic, test returned\n", i, t->suite, t->name);
 			continue;
 		}
-		if (ok)
+		if (ok && skip_why)
+			kprintf("ok %d %s.%s # SKIP %s\n", i, t->suite, t->name, skip_why);
+		else if (ok)
 			kprintf("ok %d %s.%s\n", i, t->suite, t->name);
 		else if (failure_what)
 			kprintf("not ok %d %s.%s # %s:%d: %s\n", i, t->suite, t->name,

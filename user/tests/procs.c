@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -872,9 +873,48 @@ static void t_ids_are_root(void)
 	check(getegid() == 0, "getegid 0");
 }
 
+// Two processes on one CPU: each sched_yield lets the other one run (the
+// yielder goes behind it), so the other's counter moves between two of
+// the parent's yields nearly every time.  A yield that returned at once
+// would leave it still until a preemption.
 static void t_sched_yield(void)
 {
-	check(sched_yield() == 0, "sched_yield returns 0");
+	volatile int *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cpu_set_t before, one;
+	int cpu = sched_getcpu(), moved = 0;
+	pid_t pid;
+
+	if (!check(shared != MAP_FAILED, "mmap") ||
+	    !check(sched_getaffinity(0, sizeof(before), &before) == 0, "sched_getaffinity"))
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (!check(sched_setaffinity(0, sizeof(one), &one) == 0, "pin to one CPU"))
+		return;
+	pid = fork_child();
+	if (pid == 0) {
+		while (!shared[1]) {
+			__atomic_add_fetch(&shared[0], 1, __ATOMIC_RELAXED);
+			sched_yield();
+		}
+		_exit(0);
+	}
+	for (int i = 0; i < 100000 && pid > 0 && shared[0] == 0; i++)
+		sched_yield();
+	for (int i = 0; i < 200 && pid > 0; i++) {
+		int seen = shared[0];
+
+		check(sched_yield() == 0, "sched_yield returns 0");
+		moved += shared[0] != seen;
+	}
+	shared[1] = 1;
+	if (pid > 0)
+		check_child_ok(pid, "the yielding child");
+	sched_setaffinity(0, sizeof(before), &before);
+	munmap((void *)shared, 4096);
+	if (moved < 180)
+		fail("the other process ran after %d of 200 yields", moved);
 }
 
 // ---- time ---------------------------------------------------------------------------------
