@@ -14,7 +14,8 @@
 //			process, a group stop, an exit, the thread's own
 //			mask losing bits (kernel/proc/signal.c, jobctl.c,
 //			exit.c, exec.c)
-//	WORK_STATE	a switch into the thread (schedule), an rseq event
+//	WORK_STATE	a switch into the thread after which its facilities
+//			need deciding (schedule, fac_switch_in), an rseq event
 //			or registration (kernel/proc/rseq.c: a switch-out,
 //			membarrier's RSEQ IPI), and the facility calls that
 //			change where its state is (fac_reset, fac_take_area,

@@ -886,9 +886,6 @@ void schedule(void)
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	account_switch(c, prev, cycles);
-	// Its registers' owners may have changed meanwhile: its way back to
-	// user mode decides the facilities and rseq again.
-	thread_work_set(next, WORK_STATE);
 	next->on_cpu = true;
 	next->nr_switches++;
 	c->current = next;
@@ -900,6 +897,13 @@ void schedule(void)
 	fac_switch_out(prev);
 	if (rseq_registered(&prev->rseq))
 		rseq_switched_out(prev);
+	// The registers' owners may have changed since next last ran: its
+	// way back to user mode decides its facilities again, unless they
+	// all stay off with nothing to do.  (An rseq thread's switch-out
+	// set WORK_STATE already: that return decides them anyway.)
+	if (next->mm && !(__atomic_load_n(&next->work, __ATOMIC_RELAXED) & WORK_STATE) &&
+	    fac_switch_in(next, c))
+		thread_work_set(next, WORK_STATE);
 	arch_context_switch(prev, next);
 	// Back in prev, possibly on another CPU, with that CPU's lock held.
 	finish_switch();
