@@ -59,8 +59,10 @@ static long fcntl_setfl(struct file *f, int fd, uint32_t arg)
 	uint32_t want = arg & O_SETFL_MASK;
 	uint64_t flags;
 
-	// Anonymous files have no direct I/O either (Linux: no direct_IO).
-	if (!f->pipe && f->vn->type == VNODE_ANON && (want & O_DIRECT))
+	// Only pipes and FIFOs take O_DIRECT: no other file here does direct
+	// I/O (Linux 6.1's setfl: EINVAL without FMODE_CAN_ODIRECT, which
+	// tmpfs, ramfs, devices, sockets and anonymous files lack).
+	if (!f->pipe && (want & O_DIRECT))
 		return -EINVAL;
 	// Setting or clearing O_NOATIME: only the owner (or CAP_FOWNER), as
 	// open.  A pipe belongs to whoever holds it here.

@@ -278,6 +278,8 @@ static long reopen_object(struct file *f, struct file *object, uint32_t flags)
 		return -ENOENT;		// an O_PATH file of a pipe has nothing to name here
 	if (flags & O_DIRECTORY)
 		return -ENOTDIR;
+	if (flags & O_DIRECT)
+		return -EINVAL;		// no direct I/O, as below
 	pipe_open_end(f, object->pipe);
 	return fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
 }
@@ -310,6 +312,12 @@ static long open_found(struct file *f, struct vnode *vn, uint32_t flags, bool cr
 		rc = vnode_get_write_access(vn);
 		f->write_access = rc == 0;
 	}
+	// Nothing here does direct I/O (Linux 6.1's do_dentry_open: EINVAL
+	// where the file has no direct_IO, as tmpfs, ramfs, devices, FIFOs
+	// and /proc have none); asked before a driver's open, so that there
+	// is nothing of it to undo.
+	if (rc == 0 && (flags & O_DIRECT) && !(flags & O_PATH))
+		rc = -EINVAL;
 	if (rc == 0 && vn->ops && vn->ops->open && !(flags & O_PATH))
 		rc = vn->ops->open(&vn, flags);
 	if (rc == 0 && (flags & O_TRUNC) && !(flags & O_PATH) && !created &&

@@ -312,6 +312,17 @@ static long r_add_seals(void) { return fcntl_file(F_ADD_SEALS, F_SEAL_WRITE); }
 static long r_pipe_sz_file(void) { return fcntl_file(F_SETPIPE_SZ, 4096); }
 static long r_file_odirect_setfl(void) { return fcntl_file(F_SETFL, O_DIRECT); }
 
+static long r_devnull_odirect_setfl(void)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	long rc = fcntl(fd, F_SETFL, O_DIRECT);
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return rc;
+}
+
 static long pipe2_flags(int flags)
 {
 	int p[2];
@@ -519,6 +530,25 @@ static long r_tmpfile(void)
 static long r_open_odirect(void)
 {
 	int fd = open(scratch("file"), O_RDWR | O_DIRECT);
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -1 : 0;
+}
+
+static long r_open_devnull_odirect(void)
+{
+	int fd = open("/dev/null", O_WRONLY | O_DIRECT);
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? -1 : 0;
+}
+
+// O_PATH keeps none of the other flags: O_DIRECT is not looked at.
+static long r_open_odirect_path(void)
+{
+	int fd = open(scratch("file"), O_PATH | O_DIRECT);
 
 	if (fd >= 0)
 		close(fd);
@@ -1454,7 +1484,10 @@ static const struct flag_row rows[] = {
 	{ "fcntl_unknown_command_EINVAL", r_unknown_cmd, EINVAL, LINUX_SAME, false },
 	{ "fcntl_F_ADD_SEALS_file_EINVAL", r_add_seals, EINVAL, LINUX_SAME, false },
 	{ "fcntl_F_SETFL_O_DIRECT_pipe", r_pipe_odirect_setfl, 0, LINUX_SAME, false },
-	{ "fcntl_F_SETFL_O_DIRECT_file", r_file_odirect_setfl, 0, LINUX_SAME, false },
+	// No direct I/O on an in-memory file: Linux 6.1's tmpfs and ramfs
+	// answer EINVAL (a disk filesystem, or tmpfs from 6.6 on, takes it).
+	{ "fcntl_F_SETFL_O_DIRECT_file_EINVAL", r_file_odirect_setfl, EINVAL, LINUX_SAME, false },
+	{ "fcntl_F_SETFL_O_DIRECT_dev_null_EINVAL", r_devnull_odirect_setfl, EINVAL, LINUX_SAME, false },
 	{ "fcntl_F_SETPIPE_SZ_2G_EINVAL", r_pipe_sz_huge, EINVAL, LINUX_SAME, false },
 	{ "fcntl_F_SETPIPE_SZ_over_max_unprivileged_EPERM", r_pipe_sz_over_max, EPERM, LINUX_SAME, false },
 	{ "fcntl_F_SETPIPE_SZ_file_EBADF", r_pipe_sz_file, EBADF, LINUX_SAME, false },
@@ -1496,7 +1529,9 @@ static const struct flag_row rows[] = {
 	{ "utimensat_fd_with_flags_EINVAL", r_utimens_fd_flags, EINVAL, LINUX_SAME, false },
 	{ "utimensat_AT_FDCWD_no_path_EFAULT", r_utimens_cwd_null, EFAULT, LINUX_SAME, false },
 	{ "openat_O_TMPFILE_EOPNOTSUPP", r_tmpfile, EOPNOTSUPP, LINUX_OK, false },
-	{ "open_O_DIRECT", r_open_odirect, 0, LINUX_SAME, false },
+	{ "open_O_DIRECT_EINVAL", r_open_odirect, EINVAL, LINUX_SAME, false },
+	{ "open_O_DIRECT_dev_null_EINVAL", r_open_devnull_odirect, EINVAL, LINUX_SAME, false },
+	{ "open_O_DIRECT_O_PATH", r_open_odirect_path, 0, LINUX_SAME, false },
 	{ "open_O_NOATIME_by_owner", r_open_noatime, 0, LINUX_SAME, true },
 	{ "fcntl_F_SETFL_O_NOATIME_by_owner", r_setfl_noatime, 0, LINUX_SAME, true },
 	{ "O_PATH_fchmod_EBADF", r_opath_fchmod, EBADF, LINUX_SAME, false },
