@@ -51,7 +51,11 @@ typedef bool (*dir_emit_fn)(void *arg, const char *name, size_t len, uint64_t in
 struct vnode_ops {
 	long (*read)(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n);
 	long (*write)(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n);
-	int (*poll)(struct vnode *vn);				// POLLIN/POLLOUT/...
+	// POLLIN/POLLOUT/...; a negative value: this node has no poll
+	// method after all (nodes sharing one ops table).  Without one a
+	// file is always ready for poll(2), and epoll takes only a regular
+	// one with other ops (kernel/fs/eventpoll.c: can_poll).
+	int (*poll)(struct vnode *vn);
 	// fs/poll.h's count of the wake-ups an item asking for 'events' sees.
 	uint64_t (*poll_events)(struct vnode *vn, uint32_t events);
 	long (*ioctl)(struct vnode *vn, struct file *f, unsigned cmd, uint64_t arg);

@@ -316,13 +316,19 @@ long eventpoll_target(struct file *f, int tfd, uint32_t toff, const struct file 
 // Linux's file_can_poll: pipes, terminals, devices and anonymous files
 // with a poll hook, and the synthetic /proc and /sys files (Linux's proc
 // and kernfs files all poll); not ordinary files, directories, /dev/null.
+// Only files with a poll method, as Linux's file_can_poll: not regular
+// files or directories of the tree, nor a process's /proc files but its
+// mounts (EPERM).  Other synthetic files (/proc's own, /proc/sys, /sys)
+// have one on Linux (proc_reg_poll, proc_sys_poll, kernfs): always ready.
 static bool can_poll(struct file *f)
 {
 	if (f->pipe || f->hung_up)
 		return true;
 	if (!f->vn || !f->vn->ops)
 		return false;
-	return f->vn->ops->poll || f->vn->type == VNODE_REG;
+	if (f->vn->ops->poll)
+		return f->vn->ops->poll(f->vn) >= 0;
+	return f->vn->type == VNODE_REG;
 }
 
 // How many levels of sets lie below ep (0: none), or more than

@@ -287,8 +287,12 @@ int file_poll(struct file *f)
 		return pipe_poll(f);
 	if (f->hung_up)
 		return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM | POLLERR | POLLHUP;
-	if (f->vn->ops && f->vn->ops->poll)
-		return f->vn->ops->poll(f->vn);
+	if (f->vn->ops && f->vn->ops->poll) {
+		int mask = f->vn->ops->poll(f->vn);
+
+		if (mask >= 0)
+			return mask;
+	}
 	// Files and directories never block.
 	return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
 }

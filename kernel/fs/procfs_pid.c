@@ -22,6 +22,7 @@
 
 #include <fs/file.h>
 #include <fs/fcntl.h>
+#include <fs/poll.h>
 #include <fs/procfs.h>
 #include <fs/vfs.h>
 #include <kernel/cpu.h>
@@ -1374,8 +1375,19 @@ static void pnode_release(struct vnode *vn)
 static const struct vnode_ops pnode_dir_ops = {
 	.lookup = pnode_lookup, .readdir = pnode_readdir, .release = pnode_release,
 };
+// Of a process's files only mounts has a poll method on Linux (its
+// mounts_poll: readable); epoll refuses the others (base.c gives them no
+// poll, unlike /proc's own files).
+static int pnode_poll(struct vnode *vn)
+{
+	const struct pnode *pn = vn->priv;
+
+	return pn && pn->kind == PN_MOUNTS ? POLLIN | POLLRDNORM : -1;
+}
+
 static const struct vnode_ops pnode_file_ops = {
 	.read = pnode_read, .write = pnode_write, .open = pnode_open, .release = pnode_release,
+	.poll = pnode_poll,
 };
 static const struct vnode_ops pnode_link_ops = {
 	.target = pnode_target, .jump = pnode_jump, .jump_file = pnode_jump_file,

@@ -15,6 +15,7 @@
 #include <fs/dev.h>
 #include <fs/fcntl.h>
 #include <fs/pipe.h>
+#include <fs/poll.h>
 #include <fs/procfs.h>
 #include <fs/vfs.h>
 #include <kernel/arch.h>
@@ -166,7 +167,16 @@ static long mounts_read(struct vnode *vn, struct file *f, uint64_t off, struct i
 	return text_slice(text, len, off, b, n);
 }
 
-static const struct vnode_ops mounts_ops = { .read = mounts_read, .write = no_write };
+// As Linux's mounts_poll: readable, never writable (the table never
+// changes, so no POLLERR|POLLPRI either).
+static int mounts_poll(struct vnode *vn)
+{
+	(void)vn;
+	return POLLIN | POLLRDNORM;
+}
+
+static const struct vnode_ops mounts_ops = { .read = mounts_read, .write = no_write,
+					     .poll = mounts_poll };
 
 // ---- /proc/sys ----
 

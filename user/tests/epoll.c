@@ -841,6 +841,39 @@ static void t_wait_errors(void)
 }
 #pragma GCC diagnostic pop
 
+// Which /proc files take epoll, as on Linux (file_can_poll): /proc's own
+// files and sysctls (proc_reg_poll, proc_sys_poll), a process's mounts
+// (mounts_poll), but not its other files, which have no poll (EPERM).
+static void t_ctl_proc_files(void)
+{
+	static const struct { const char *path; int err; } files[] = {
+		{ "/proc/meminfo", 0 },
+		{ "/proc/self/status", EPERM },
+		{ "/proc/self/maps", EPERM },
+		{ "/proc/sys/kernel/ostype", 0 },
+		{ "/proc/sys/kernel/pid_max", 0 },
+		{ "/proc/mounts", 0 },
+		{ "/proc/self/mounts", 0 },
+	};
+	int ep = epoll_create1(0);
+
+	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+		int fd = open(files[i].path, O_RDONLY);
+
+		if (!check_ok(fd, files[i].path))
+			continue;
+		if (files[i].err)
+			check_errno(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), files[i].err, files[i].path);
+		else if (check_ok(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), files[i].path))
+			check(epoll_wait(ep, &ev, 1, 0) == 1 && (ev.events & EPOLLIN),
+			      "a pollable /proc file is readable at once");
+		epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+		close(fd);
+	}
+	close(ep);
+}
+
 static const struct test_case cases[] = {
 	{ "create", t_create },
 	{ "level_pipe", t_level_pipe },
@@ -863,6 +896,7 @@ static const struct test_case cases[] = {
 	{ "fdinfo", t_fdinfo },
 	{ "kcmp_EPOLL_TFD", t_kcmp },
 	{ "ctl_errors", t_ctl_errors },
+	{ "ctl_proc_files", t_ctl_proc_files },
 	{ "wait_errors", t_wait_errors },
 };
 
