@@ -396,6 +396,9 @@ static long do_recvmsg(struct usock *s, struct file *f, struct user_msghdr *h, u
 	m.it = (struct msg_iter){ .iov = iov, .nseg = (int)h->iovlen, .left = total };
 	m.len = total;
 	m.flags = flags;
+	// msg_flags starts with the call's MSG_CMSG_CLOEXEC, as Linux's
+	// ___sys_recvmsg sets it (the protocols add to it).
+	m.out_flags = flags & MSG_CMSG_CLOEXEC;
 	m.want_name = h->name != 0;
 	m.ucontrol = h->control;
 	m.controllen = h->controllen;

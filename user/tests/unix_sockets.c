@@ -865,6 +865,9 @@ static void scm_rights_basic(void)
 	n = recv_fds(sv[1], got, 1, MSG_CMSG_CLOEXEC, &flags);
 	if (check(n == 1, "one descriptor")) {
 		check(got[0] != p[0] && fcntl(got[0], F_GETFD) == FD_CLOEXEC, "new fd, MSG_CMSG_CLOEXEC");
+		// Linux's ___sys_recvmsg starts msg_flags with it (Go's
+		// TestSCMCredentials looks).
+		check(flags == MSG_CMSG_CLOEXEC, "msg_flags echoes MSG_CMSG_CLOEXEC");
 		write(p[1], "z", 1);
 		check(read(got[0], &c, 1) == 1 && c == 'z', "the same pipe");
 		close(got[0]);
