@@ -304,7 +304,7 @@ switchyard: init exited with status 0
 @exit 0
 @end' test --no-build --fail-alloc every:7 --fail-seed 3 >"$tmp/out" 2>&1 || status=$?
 check "fault injection tolerates test failures" "3 passed, 0 failed, 1 tolerated" $status 0
-has "fault injection boot options" "accel=tcg: test=none fail_alloc=every:7 fail_seed=3 -- --check-memory --program-timeout 60 --tests"
+has "fault injection boot options" "accel=tcg: test=none fail_alloc=every:7 fail_seed=3 kmalloc_trace -- --check-memory --program-timeout 60 --tests"
 has "fault injection logs" "logs/smp1-microvm-tcg-failalloc/"
 
 # A soak: one boot, the rounds' results all counted, 4 CPUs by default.
