@@ -177,6 +177,22 @@ static void read_clock(void *arg)
 	*(volatile uint64_t *)arg = clock_monotonic_ns();
 }
 
+// Keeps its CPU's tick running: with a second runnable thread there the
+// tick is needed (kernel/time/tick.c stops it on a CPU with one thread).
+struct tick_companions {
+	volatile bool stop;
+	int ended;
+};
+
+static void tick_companion(void *arg)
+{
+	struct tick_companions *tc = arg;
+
+	while (!tc->stop)
+		sched_yield();
+	__atomic_fetch_add(&tc->ended, 1, __ATOMIC_RELEASE);
+}
+
 KTEST(time, clock_monotonic_across_cpus)
 {
 	for (int round = 0; round < 200; round++) {
@@ -193,11 +209,26 @@ KTEST(time, clock_monotonic_across_cpus)
 	// delivers the periodic timer's missed interrupts as one, so ticks can
 	// be lost but never gained (the clock's rate itself is checked against
 	// the RTC at boot and by the clock-under-load test).
+	// jiffies move only while some CPU ticks: a companion on every CPU
+	// keeps this thread's CPU ticking wherever it runs (alone there,
+	// with the others idle, every tick stops and the loop never ends).
+	static struct tick_companions tc;
+	int made = 0;
+
+	tc = (struct tick_companions){ 0 };
+	for (int i = 0; i < ncpus; i++)
+		made += kthread_create("tick-companion", tick_companion, &tc, i) != 0;
 	uint64_t j0 = jiffies, t0 = clock_monotonic_ns();
-	while (jiffies < j0 + 10)
+	while (jiffies < j0 + 10 && clock_monotonic_ns() - t0 < 10000000000ULL)
 		sched_yield();
 	uint64_t elapsed = clock_monotonic_ns() - t0;
+	uint64_t ticks = jiffies - j0;
+	tc.stop = true;
+	while (__atomic_load_n(&tc.ended, __ATOMIC_ACQUIRE) < made)
+		sched_yield();
 	uint64_t expect = 10 * 1000000000ULL / timer_hz;
+	KEXPECT(made == ncpus);
+	KEXPECT(ticks >= 10);
 	KEXPECT(elapsed > expect / 2);
 	return true;
 }
