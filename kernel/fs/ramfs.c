@@ -10,6 +10,7 @@
 #include <kernel/boot.h>
 #include <kernel/uaccess.h>
 #include <kernel/time.h>
+#include <kernel/console.h>
 #include <lib/string.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
@@ -261,6 +262,12 @@ struct vnode *vnode_by_ino(uint64_t ino)
 
 static void vnode_free(struct vnode *vn)
 {
+	// A directory goes only once empty (rmdir, a rename's victim), and
+	// nothing is made in one with no links: an entry left here is a bug
+	// elsewhere, whose names are worth a line (the entry itself leaks).
+	if (vn->type == VNODE_DIR && vn->entries)
+		kprintf("vfs: directory '%s' (ino %lu) freed with entries, the first '%s'\n",
+			vn->name ? vn->name : "?", (unsigned long)vn->ino, vn->entries->name);
 	ino_unlink(vn);
 	fsnotify_vnode_freed(vn);
 	vnode_put(vn->unlinked_parent);
