@@ -154,6 +154,13 @@ static inline const char *scratch(const char *name)
 	static int next;
 	char *p = ring[next++ % 4];
 
+	// A program that forgot to name its directory would make files in
+	// the root, which nothing cleans up: in /tmp then, and say so.
+	if (!scratch_dir[0]) {
+		fail("scratch(\"%s\") without a scratch directory", name);
+		snprintf(p, PATH_MAX, "/tmp/%s", name);
+		return p;
+	}
 	snprintf(p, PATH_MAX, "%s/%s", scratch_dir, name);
 	return p;
 }

@@ -902,6 +902,13 @@ int main(int argc, char **argv)
 		snprintf(self_path, sizeof(self_path), "%s", argv[0]);
 	else
 		self_path[n] = 0;
+	// The core-dump case makes a directory: in /tmp, which init empties
+	// after the run, never in / (where one left by a case that ended
+	// early, say under fault injection, stayed for good).
+	snprintf(scratch_dir, sizeof(scratch_dir), "/tmp/jobctl-%d", (int)getpid());
+	if (mkdir(scratch_dir, 0755) < 0)
+		ktap_diag("cannot create %s: errno %d", scratch_dir, errno);
 	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	rmdir(scratch_dir);
 	return ktap_finish();
 }
