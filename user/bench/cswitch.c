@@ -74,41 +74,16 @@ static void parse_line(const char *line, struct run *r)
 		r->per_sec[r->nsec++] = v;
 }
 
+static void parse_one(const char *line, void *r)
+{
+	parse_line(line, r);
+}
+
 static int run_program(char *const argv[], struct run *r)
 {
-	int fds[2], status;
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *in;
-	pid_t pid;
-
 	memset(r, 0, sizeof(*r));
 	snprintf(r->touch, sizeof(r->touch), "unknown");
-	if (pipe(fds) != 0 || (pid = fork()) < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		execv(argv[0], argv);
-		fprintf(stderr, "cswitch: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
-	while (in && getline(&line, &cap, in) > 0) {
-		line[strcspn(line, "\n")] = 0;
-		printf("# context_switch: %s\n", line);
-		parse_line(line, r);
-	}
-	free(line);
-	if (in)
-		fclose(in);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return status;
+	return run_reading_lines(argv, "context_switch", parse_one, r);
 }
 
 static int compare_longs(const void *a, const void *b)

@@ -61,45 +61,17 @@ static void parse_line(const char *line, struct figures *f)
 		f->tasks = tasks;
 }
 
-// Runs perf with argv, its stdout and stderr through a pipe into
-// parse_line.  Returns its wait status, or -1 if it could not start.
+static void parse_one(const char *line, void *f)
+{
+	parse_line(line, f);
+}
+
+// Runs perf with argv, its output into parse_line.  Returns its wait
+// status, or -1 if it could not start.
 static int run_perf(char *const argv[], struct figures *f)
 {
-	int fds[2], status;
-	char *line = NULL;
-	size_t cap = 0;
-	pid_t pid;
-	FILE *in;
-
 	*f = (struct figures){ -1, -1, -1, -1 };
-	if (pipe(fds) != 0)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		execv(argv[0], argv);
-		fprintf(stderr, "perfbench: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
-	while (in && getline(&line, &cap, in) > 0) {
-		line[strcspn(line, "\n")] = 0;
-		printf("# perf: %s\n", line);
-		parse_line(line, f);
-	}
-	free(line);
-	if (in)
-		fclose(in);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return status;
+	return run_reading_lines(argv, "perf", parse_one, f);
 }
 
 // Why a run gave no figure, for the unsupported= field; NULL if it did.

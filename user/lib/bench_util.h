@@ -1,13 +1,17 @@
-// Helpers shared by Switchyard's benchmarks (ctxsw, pipebench): a clock in
-// seconds, pinning a side to its CPU, and the "-c CPU0,CPU1" option.
+// Helpers shared by Switchyard's benchmarks (ctxsw, pipebench, perfbench,
+// cswitch): a clock in seconds, pinning a side to its CPU, the "-c
+// CPU0,CPU1" option, and running another tool to read what it prints.
 // Header-only, like ktap.h, so each benchmark stays a single C file.
 #ifndef USER_BENCH_UTIL_H
 #define USER_BENCH_UTIL_H
 
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +75,45 @@ static inline void mount_proc(void)
 {
 	if (access("/proc/self/auxv", R_OK) != 0)
 		mount("proc", "/proc", "proc", 0, NULL);
+}
+
+// Runs argv[0] with argv, its stdout and stderr through a pipe: each line
+// is echoed as "# WHO: line" (a comment in the RESULT stream) and handed
+// to each(line, arg).  Returns the wait status, or -1 if it did not start.
+static inline int run_reading_lines(char *const argv[], const char *who,
+				    void (*each)(const char *line, void *arg), void *arg)
+{
+	int fds[2], status;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *in;
+	pid_t pid;
+
+	if (pipe(fds) != 0 || (pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		execv(argv[0], argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	in = fdopen(fds[0], "r");
+	while (in && getline(&line, &cap, in) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		printf("# %s: %s\n", who, line);
+		each(line, arg);
+	}
+	free(line);
+	if (in)
+		fclose(in);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
 }
 
 #endif
