@@ -332,20 +332,32 @@ static long memstat_read(struct vnode *vn, struct file *f, uint64_t off, struct 
 	return procfs_text_read(memstat_render, 2048, off, b, n);
 }
 
-// "trim": give kmalloc's empty slabs back (they are not counted by the
-// leak check, but a reader may want MemFree without them).
-static long memstat_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+// A control file's write: one command line, handed to 'apply' (0 or a
+// negative errno).  Returns n, or the errno.
+static long command_write(struct iobuf *b, size_t n, int (*apply)(const char *cmd))
 {
-	char cmd[8];
+	char cmd[40];
 	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
 
-	(void)vn; (void)f; (void)off;
-	if (rc < 0)
-		return rc;
+	if (rc == 0)
+		rc = apply(cmd);
+	return rc < 0 ? rc : (long)n;
+}
+
+// "trim": give kmalloc's empty slabs back (they are not counted by the
+// leak check, but a reader may want MemFree without them).
+static int memstat_command(const char *cmd)
+{
 	if (strcmp(cmd, "trim") != 0)
 		return -EINVAL;
 	kmalloc_trim();
-	return n;
+	return 0;
+}
+
+static long memstat_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
+{
+	(void)vn; (void)f; (void)off;
+	return command_write(b, n, memstat_command);
 }
 
 static const struct vnode_ops memstat_ops = { .read = memstat_read, .write = memstat_write };
@@ -370,13 +382,8 @@ static long fail_alloc_read(struct vnode *vn, struct file *f, uint64_t off, stru
 static long fail_alloc_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
 			     size_t n)
 {
-	char cmd[40];
-	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
-
 	(void)vn; (void)f; (void)off;
-	if (rc == 0)
-		rc = fail_inject_command(cmd);
-	return rc < 0 ? rc : (long)n;
+	return command_write(b, n, fail_inject_command);
 }
 
 static const struct vnode_ops fail_alloc_ops = { .read = fail_alloc_read,
@@ -394,13 +401,8 @@ static long kmalloc_live_read(struct vnode *vn, struct file *f, uint64_t off, st
 static long kmalloc_live_write(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b,
 			       size_t n)
 {
-	char cmd[8];
-	long rc = procfs_read_command(b, n, cmd, sizeof(cmd));
-
 	(void)vn; (void)f; (void)off;
-	if (rc == 0)
-		rc = kmalloc_trace_command(cmd);
-	return rc < 0 ? rc : (long)n;
+	return command_write(b, n, kmalloc_trace_command);
 }
 
 static const struct vnode_ops kmalloc_live_ops = { .read = kmalloc_live_read,

@@ -799,6 +799,17 @@ static long read_proctitle(struct mm *mm, uint64_t start, uint64_t off, struct i
 	return rc;
 }
 
+// Bytes off.. of the process's memory [start, end), at most n.
+static long range_read(struct mm *mm, uint64_t start, uint64_t end, uint64_t off,
+		       struct iobuf *b, size_t n)
+{
+	if (end <= start || off >= end - start)
+		return 0;
+	if (n > end - start - off)
+		n = end - start - off;
+	return copy_out_of(mm, start + off, b, n);
+}
+
 static long cmdline_read(struct mm *mm, uint64_t off, struct iobuf *b, size_t n)
 {
 	uint64_t start = mm->arg_start, end = mm->arg_end;
@@ -808,20 +819,12 @@ static long cmdline_read(struct mm *mm, uint64_t off, struct iobuf *b, size_t n)
 		return 0;
 	if (vm_read(mm, end - 1, &last, 1) == 1 && last != 0)
 		return read_proctitle(mm, start, off, b, n);
-	if (n > end - start - off)
-		n = end - start - off;
-	return copy_out_of(mm, start + off, b, n);
+	return range_read(mm, start, end, off, b, n);
 }
 
 static long environ_read(struct mm *mm, uint64_t off, struct iobuf *b, size_t n)
 {
-	uint64_t start = mm->env_start, end = mm->env_end;
-
-	if (end <= start || off >= end - start)
-		return 0;
-	if (n > end - start - off)
-		n = end - start - off;
-	return copy_out_of(mm, start + off, b, n);
+	return range_read(mm, mm->env_start, mm->env_end, off, b, n);
 }
 
 // The auxiliary vector where exec put it on the stack.  Linux keeps a
@@ -829,13 +832,7 @@ static long environ_read(struct mm *mm, uint64_t off, struct iobuf *b, size_t n)
 // program that overwrote its own vector reads what it wrote.
 static long auxv_read(struct mm *mm, uint64_t off, struct iobuf *b, size_t n)
 {
-	uint64_t start = mm->auxv_start, end = mm->auxv_end;
-
-	if (end <= start || off >= end - start)
-		return 0;
-	if (n > end - start - off)
-		n = end - start - off;
-	return copy_out_of(mm, start + off, b, n);
+	return range_read(mm, mm->auxv_start, mm->auxv_end, off, b, n);
 }
 
 static long memory_read(const struct pnode *pn, uint64_t off, struct iobuf *b, size_t n)
