@@ -527,33 +527,21 @@ static long r_tmpfile(void)
 	return fd < 0 ? -1 : 0;
 }
 
-static long r_open_odirect(void)
+// open(path, flags), closed again: 0, or -1 with open's errno.
+static long open_and_close(const char *path, int flags)
 {
-	int fd = open(scratch("file"), O_RDWR | O_DIRECT);
+	int fd = open(path, flags);
 
 	if (fd >= 0)
 		close(fd);
 	return fd < 0 ? -1 : 0;
 }
 
-static long r_open_devnull_odirect(void)
-{
-	int fd = open("/dev/null", O_WRONLY | O_DIRECT);
-
-	if (fd >= 0)
-		close(fd);
-	return fd < 0 ? -1 : 0;
-}
+static long r_open_odirect(void) { return open_and_close(scratch("file"), O_RDWR | O_DIRECT); }
+static long r_open_devnull_odirect(void) { return open_and_close("/dev/null", O_WRONLY | O_DIRECT); }
 
 // O_PATH keeps none of the other flags: O_DIRECT is not looked at.
-static long r_open_odirect_path(void)
-{
-	int fd = open(scratch("file"), O_PATH | O_DIRECT);
-
-	if (fd >= 0)
-		close(fd);
-	return fd < 0 ? -1 : 0;
-}
+static long r_open_odirect_path(void) { return open_and_close(scratch("file"), O_PATH | O_DIRECT); }
 
 static long r_open_noatime(void)
 {

@@ -625,14 +625,35 @@ static void stop(pid_t pid)
 	}
 }
 
-// Calls 'cmd' n times between two counter snapshots; 1 if all went well.
-static int calls_between_snapshots(long cmd, int n)
+// Calls 'cmd' n times between two snapshots of the per-CPU counters in
+// 'path'; 1 if all went well.
+static int calls_between_snapshots_of(const char *path, long cmd, int n)
 {
-	int ok = cpustat_snapshot(CPUSTAT_PATH, &before);
+	int ok = cpustat_snapshot(path, &before);
 
 	for (int i = 0; ok && i < n; i++)
 		ok = mb(cmd, 0, 0) == 0;
-	return cpustat_snapshot(CPUSTAT_PATH, &after) && ok;
+	return cpustat_snapshot(path, &after) && ok;
+}
+
+static int calls_between_snapshots(long cmd, int n)
+{
+	return calls_between_snapshots_of(CPUSTAT_PATH, cmd, n);
+}
+
+// In a child: the caller pinned to the first CPU and registered with
+// 'reg_cmd', a thread of its own spinning on the second (stopped with
+// spin_stop).  0, or the child's exit code for what failed.
+static int start_busy_sibling(long reg_cmd, pthread_t *t)
+{
+	pin_self(cpu_list[0]);
+	if (mb(reg_cmd, 0, 0))
+		return 2;
+	spin_stop = 0;
+	if (pthread_create(t, NULL, spin_on, (void *)(intptr_t)cpu_list[1]) != 0)
+		return 3;
+	sleep_ms(50);
+	return 0;
 }
 
 // The caller on the first CPU, an unrelated process busy on the second
@@ -737,20 +758,13 @@ static void test_mbstat_counts(void)
 		return;
 	pid = fork_child();
 	if (pid == 0) {
-		int n = 200, code = 0;
+		int n = 200, code;
 		pthread_t t;
 
-		pin_self(cpu_list[0]);
-		if (mb(CMD_REG_PRIVATE_EXP, 0, 0))
-			_exit(2);
-		spin_stop = 0;
-		if (pthread_create(&t, NULL, spin_on, (void *)(intptr_t)cpu_list[1]) != 0)
-			_exit(3);
-		sleep_ms(50);
-		int ok = cpustat_snapshot("/proc/switchyard/mbstat", &before);
-		for (int i = 0; ok && i < n; i++)
-			ok = mb(CMD_PRIVATE_EXP, 0, 0) == 0;
-		ok = ok && cpustat_snapshot("/proc/switchyard/mbstat", &after);
+		code = start_busy_sibling(CMD_REG_PRIVATE_EXP, &t);
+		if (code)
+			_exit(code);
+		int ok = calls_between_snapshots_of("/proc/switchyard/mbstat", CMD_PRIVATE_EXP, n);
 		spin_stop = 1;
 		pthread_join(t, NULL);
 		long long rts = delta("rt_count", cpu_list[0]);
@@ -787,16 +801,12 @@ static void test_sync_core_counts(void)
 		return;
 	pid = fork_child();
 	if (pid == 0) {
-		int n = 100, code = 0;
+		int n = 100, code;
 		pthread_t t;
 
-		pin_self(cpu_list[0]);
-		if (mb(CMD_REG_SYNC_CORE, 0, 0))
-			_exit(2);
-		spin_stop = 0;
-		if (pthread_create(&t, NULL, spin_on, (void *)(intptr_t)cpu_list[1]) != 0)
-			_exit(3);
-		sleep_ms(50);
+		code = start_busy_sibling(CMD_REG_SYNC_CORE, &t);
+		if (code)
+			_exit(code);
 		if (!calls_between_snapshots(CMD_SYNC_CORE, n))
 			code = 4;
 		else if (delta("mb_sync_core", cpu_list[0]) < n || delta("mb_sync_core", cpu_list[1]) < n) {
