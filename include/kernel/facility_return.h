@@ -16,6 +16,18 @@
 #include <kernel/cpu.h>
 #include <kernel/mm.h>
 
+// The common case of the decision for facility f of t on this CPU (c):
+// it stays off with nothing to do, because the gate is shut, the
+// registers hold nothing of another process and the policy keeps it off
+// (lazy: the registers are not t's; the counting policies: t's counter
+// has run out; eager never).  'live': the registers are t's.
+static inline bool fac_keeps_off(const struct fac_cpu *c, const struct fac_thread *tf,
+				 enum fac_policy_kind kind, uint64_t space, bool live)
+{
+	return c->closed && (c->space == 0 || c->space == space) &&
+	       (kind == FAC_LAZY ? !live : kind != FAC_EAGER && !tf->load_count);
+}
+
 static inline void fac_return_to_user(struct thread *t)
 {
 	uint32_t present = __atomic_load_n(&fac_present, __ATOMIC_RELAXED);
@@ -32,8 +44,7 @@ static inline void fac_return_to_user(struct thread *t)
 
 		if (live)
 			c->stats.restore_skips++;
-		if (c->closed && (c->space == 0 || c->space == space) &&
-		    (kind == FAC_LAZY ? !live : kind != FAC_EAGER && !t->fac[f].load_count))
+		if (fac_keeps_off(c, &t->fac[f], kind, space, live))
 			t->fac[f].on = false;
 		else
 			fac_decide(t, f, live);
@@ -42,41 +53,33 @@ static inline void fac_return_to_user(struct thread *t)
 
 // t is being switched in here (interrupts off, after the switch-out
 // steps of the thread before it).  Returns whether its way back to user
-// mode must decide its facilities (WORK_STATE), which it need not when
-// fac_return_to_user would change nothing: for every facility the gate
-// is shut, the registers hold nothing of another process, the facility
-// is off for t and the policy keeps it off (not eager; lazy when the
-// registers are not t's, or t's counter has run out).  Registers still t's count as a restore
-// skipped, here instead of there.  Whatever changes one of these before t
-// reaches user mode sets WORK_STATE itself (kernel/proc/return_to_user.c);
-// a policy change takes effect at the next switch.
+// mode must decide its facilities (WORK_STATE): not when, for every
+// facility, fac_return_to_user would find the common case with the
+// facility already off for t, so that it would change nothing.  Registers
+// still t's count as a restore skipped, here instead of there.  Whatever
+// changes this before t reaches user mode sets WORK_STATE itself
+// (kernel/proc/return_to_user.c); a policy change takes effect at the
+// next switch.
 static inline bool fac_switch_in(struct thread *t, struct cpu *cpu)
 {
 	uint32_t present = __atomic_load_n(&fac_present, __ATOMIC_RELAXED);
 	enum fac_policy_kind kind = __atomic_load_n(&fac_policy.kind, __ATOMIC_RELAXED);
 	uint64_t space = t->mm->id;
-	uint32_t live = 0;
+	uint32_t live_set = 0;
 
-	if (kind == FAC_EAGER)
-		return true;
 	if (!present)
 		present = fac_present_facilities();
 	for (uint32_t left = present; left; left &= left - 1) {
 		int f = __builtin_ctz(left);
 		const struct fac_cpu *c = &cpu->fac[f];
+		bool live = c->owner == t && t->fac[f].live_cpu == cpu->id;
 
-		// Lazy turns the facility on for a thread whose registers
-		// are still here.
-		if (c->owner == t && (kind == FAC_LAZY || t->fac[f].live_cpu != cpu->id))
+		if (t->fac[f].on || !fac_keeps_off(c, &t->fac[f], kind, space, live))
 			return true;
-		if (!c->closed || (c->space != 0 && c->space != space) || t->fac[f].on ||
-		    (kind != FAC_LAZY && t->fac[f].load_count))
-			return true;
-		if (c->owner == t)
-			live |= 1u << f;
+		live_set |= (uint32_t)live << f;
 	}
-	for (; live; live &= live - 1)
-		cpu->fac[__builtin_ctz(live)].stats.restore_skips++;
+	for (; live_set; live_set &= live_set - 1)
+		cpu->fac[__builtin_ctz(live_set)].stats.restore_skips++;
 	return false;
 }
 
