@@ -117,6 +117,31 @@ static inline void rb_erase(struct rb_tree *t, struct rb_node *n)
 	}
 }
 
+// n takes old's place, links and colour; old's links are then stale.
+// The caller keeps the order: n's key belongs between old's neighbours
+// (a yield hands its place in the run queue to the thread it picks).
+// O(1), no rebalance.
+static inline void rb_replace(struct rb_tree *t, struct rb_node *old, struct rb_node *n)
+{
+	struct rb_node *p = old->parent;
+
+	*n = *old;
+	if (!p)
+		t->root = n;
+	else if (p->left == old)
+		p->left = n;
+	else
+		p->right = n;
+	if (n->left)
+		n->left->parent = n;
+	if (n->right)
+		n->right->parent = n;
+	if (t->first == old)
+		t->first = n;
+	if (t->last == old)
+		t->last = n;
+}
+
 // In-order neighbours, NULL past either end.
 struct rb_node *rb_next(const struct rb_node *n);
 struct rb_node *rb_prev(const struct rb_node *n);

@@ -204,13 +204,18 @@ static long futex_wait(uint64_t uaddr, bool private, uint32_t val, uint64_t dead
 	if ((r = make_key(uaddr, private, &w.key)) < 0)
 		return r;
 	w.sleeps_on = &w.wq;
-	// Fault the word in before taking the lock.
-	if (get_user_u32(&cur, uaddr) < 0)
-		return -EFAULT;
-	spin_lock(&futex_lock);
-	if (get_user_u32(&cur, uaddr) < 0) {
+	// The word is read under the lock, so that a waker that changed it
+	// and then took the lock finds this waiter queued.  If that read
+	// fails (say the page was never touched and memory is short: a
+	// fault resolved under a lock may not wait), fault it in without
+	// the lock and try again, as Linux's futex_wait_setup does.
+	for (;;) {
+		spin_lock(&futex_lock);
+		if (get_user_u32(&cur, uaddr) == 0)
+			break;
 		spin_unlock(&futex_lock);
-		return -EFAULT;
+		if (get_user_u32(&cur, uaddr) < 0)
+			return -EFAULT;
 	}
 	if (cur != val) {
 		spin_unlock(&futex_lock);

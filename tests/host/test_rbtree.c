@@ -308,9 +308,43 @@ static bool sorted_runs(void)
 	return true;
 }
 
+// A node hands its place to a new one whose key lies between its
+// neighbours (rb_replace): the first (a yield between threads) or any.
+static bool replace_in_place(void)
+{
+	reset();
+	for (int i = 0; i < MAXN / 2; i++)
+		add(&items[i], rnd(100), i & 1);
+	for (int step = 0; step < 20000; step++) {
+		struct item *old = step & 1 ? order[rnd((uint64_t)count)] : item_of(tree.first);
+		struct item *it = free_item();
+		struct rb_node *next = rb_next(&old->node);
+		uint64_t hi = next ? item_of(next)->key : old->key + 10;
+		int i = 0;
+
+		if (!it)
+			return why = "no free item", false;
+		if (next && hi == old->key)
+			continue;	// no key fits: it would pass an equal one
+		it->key = old->key + (hi > old->key ? rnd(hi - old->key) : 0);
+		it->seq = next_seq++;
+		it->used = true;
+		rb_replace(&tree, &old->node, &it->node);
+		old->used = false;
+		while (order[i] != old)
+			i++;
+		order[i] = it;
+		if (!check_tree()) {
+			printf("# step %d: %s\n", step, why);
+			return false;
+		}
+	}
+	return true;
+}
+
 int main(void)
 {
-	ktap_plan(8);
+	ktap_plan(9);
 	ktap_ok(empty_tree(), "empty_tree");
 	ktap_ok(one_in_one_out(), "one_in_one_out");
 	ktap_ok(random_ops(false, 1000), "random_ops_by_descent");
@@ -319,5 +353,6 @@ int main(void)
 	ktap_ok(queue_pattern(), "run_queue_pattern");
 	ktap_ok(equal_keys_fifo(), "equal_keys_fifo");
 	ktap_ok(sorted_runs(), "sorted_runs_balanced");
+	ktap_ok(replace_in_place(), "replace_in_place");
 	return ktap_exit();
 }
