@@ -77,8 +77,17 @@ void thread_tables_release(struct thread *t);
 // become its process's.
 int exec_unshare_files(struct thread *t);
 void thread_tables_adopt(struct thread *t);
+// Signal dispositions (sighand.c): copied or shared at clone, given up
+// at exit, made p's own at exec (sighand_lock: kernel/process.h).
 struct sighand;
+struct sighand *sighand_copy(struct sighand *src, bool clear);
+struct sighand *sighand_share(struct sighand *sh);
 void sighand_put(struct sighand *sh);
+bool sighand_shared(const struct sighand *sh);
+// exec, past its point of no return, p alone in it and sharing its
+// dispositions: 'own' (from sighand_copy) becomes p's, with the same
+// actions.
+void sighand_exec_own(struct process *p, struct sighand *own);
 void itimer_init(struct process *p);
 // BSD accounting (acct.c): p's record, if a file is set; p's last
 // thread, before the address space goes.

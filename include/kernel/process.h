@@ -29,6 +29,13 @@ struct sighand {
 	struct poll_events poll_events;	// signals sent: signalfds' wake-ups (fs/poll.h)
 };
 
+// Locks p's sighand, interrupts off; returns the flags for
+// spin_unlock_irqrestore(&p->sighand->lock, flags).  The way to reach
+// another process's signal state: its exec may swap p->sighand
+// (kernel/proc/sighand.c says who may read the pointer otherwise).
+struct process;
+uint64_t sighand_lock(struct process *p);
+
 struct rlimit_pair {
 	uint64_t cur, max;
 };

@@ -178,7 +178,7 @@ static int signalfd_poll(struct vnode *vn)
 	// has no signals.
 	if (!p)
 		return 0;
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 	bool ready = ((t->sig_pending | p->sig_pending) & mask_of(vn)) != 0;
 
 	spin_unlock_irqrestore(&p->sighand->lock, flags);

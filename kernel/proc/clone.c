@@ -67,34 +67,6 @@ void user_thread_start(struct thread *t)
 	sched_start(t);
 }
 
-// 'clear' (CLONE_CLEAR_SIGHAND): caught signals go back to their default
-// action; ignored ones stay ignored, as across exec.
-static struct sighand *sighand_copy(struct sighand *src, bool clear)
-{
-	struct sighand *sh = kzalloc(sizeof(*sh));
-
-	if (!sh)
-		return 0;
-	spin_init(&sh->lock, "sighand");
-	sh->refcount = 1;
-	if (src)
-		memcpy(sh->action, src->action, sizeof(sh->action));
-	for (int i = 1; clear && i <= NSIG; i++) {
-		if (sh->action[i].handler != SIG_IGN)
-			sh->action[i].handler = SIG_DFL;
-		sh->action[i].flags = 0;
-		sh->action[i].mask = 0;
-		sh->action[i].restorer = 0;
-	}
-	return sh;
-}
-
-void sighand_put(struct sighand *sh)
-{
-	if (sh && __atomic_sub_fetch(&sh->refcount, 1, __ATOMIC_SEQ_CST) == 0)
-		kfree(sh);
-}
-
 static int check_flags(uint64_t flags)
 {
 	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
@@ -107,11 +79,6 @@ static int check_flags(uint64_t flags)
 		return -EINVAL;
 	// A pidfd names a process, not a thread (Linux 6.1).
 	if ((flags & CLONE_PIDFD) && (flags & (CLONE_THREAD | CLONE_DETACHED)))
-		return -EINVAL;
-	// Sharing goes only as far as the structures do: a new process has
-	// its own signal handlers (it may share the view of the tree and the
-	// descriptor table, as threads may or may not).
-	if (!(flags & CLONE_THREAD) && (flags & CLONE_SIGHAND))
 		return -EINVAL;
 	return 0;
 }
@@ -199,7 +166,10 @@ static struct process *new_process(struct process *parent, uint64_t flags)
 	}
 	// The calling thread's table and view, which may be its own.
 	p->fdt = share_or_copy_files(current_fdtable(), flags & CLONE_FILES);
-	p->sighand = sighand_copy(parent->sighand, flags & CLONE_CLEAR_SIGHAND);
+	if (flags & CLONE_SIGHAND)
+		p->sighand = sighand_share(parent->sighand);
+	else
+		p->sighand = sighand_copy(parent->sighand, flags & CLONE_CLEAR_SIGHAND);
 	p->fs = share_or_copy_view(current_fs_view(), flags & CLONE_FS);
 	if (sem_undo_fork(p, flags & CLONE_SYSVSEM) < 0) {
 		process_discard(p);
@@ -582,8 +552,9 @@ SYSCALL_DEFINE(SYS_unshare, unshare)
 	spin_unlock_irqrestore(&p->lock, irq);
 	if ((flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)) && !alone)
 		return -EINVAL;
-	// Shared handlers or memory cannot be unshared (as Linux).
-	if ((flags & CLONE_SIGHAND) && __atomic_load_n(&p->sighand->refcount, __ATOMIC_ACQUIRE) > 1)
+	// Shared handlers or memory cannot be unshared (as Linux, whose
+	// check of CLONE_VM looks at the handlers too).
+	if ((flags & (CLONE_SIGHAND | CLONE_VM)) && sighand_shared(p->sighand))
 		return -EINVAL;
 	if ((flags & CLONE_VM) && __atomic_load_n(&p->mm->refcount, __ATOMIC_ACQUIRE) > 1)
 		return -EINVAL;

@@ -584,8 +584,24 @@ static void kill_other_threads(struct process *p)
 		sched_yield();
 }
 
+// As Linux's unshare_sighand: the new program's dispositions are its
+// own, so that exec's reset does not touch another process's
+// (CLONE_SIGHAND).  The copy is allocated before the point of no
+// return, also when other threads are there (one of them could still
+// clone a process that shares them before it is gone); commit_exec
+// uses it if it must.
+static int exec_sighand_prepare(struct process *p, struct sighand **own)
+{
+	*own = 0;
+	if (!sighand_shared(p->sighand) && __atomic_load_n(&p->nthreads, __ATOMIC_RELAXED) == 1)
+		return 0;
+	*own = sighand_copy(0, false);
+	return *own ? 0 : -ENOMEM;
+}
+
 static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const char *path,
-			struct trap_frame *f, uint64_t entry, uint64_t sp, bool secure)
+			struct trap_frame *f, uint64_t entry, uint64_t sp, bool secure,
+			struct sighand *own_sighand)
 {
 	struct process *p = t->proc;
 	const struct cred *cred = current_cred();	// the program's, committed
@@ -593,6 +609,11 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 
 	if (p->nthreads > 1)
 		kill_other_threads(p);
+	// Alone in p now: nobody else can start sharing its dispositions.
+	if (own_sighand && sighand_shared(p->sighand))
+		sighand_exec_own(p, own_sighand);
+	else
+		sighand_put(own_sighand);
 	thread_tables_adopt(t);
 	// The old image's robust locks die with it, read from the old memory.
 	futex_release_robust_list(t);
@@ -701,6 +722,9 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 	// does not close another process's descriptors (CLONE_FILES).
 	if (r == 0)
 		r = exec_unshare_files(current_thread());
+	struct sighand *own_sighand = 0;
+	if (r == 0)
+		r = exec_sighand_prepare(current_process(), &own_sighand);
 	if (r == 0)
 		r = load_elf(vn, s, execfn, &mm, &entry, &sp);
 	if (r == 0) {
@@ -708,8 +732,9 @@ static int do_execve(struct vnode *start, const char *path, int lflags, const ch
 		mm->exe = vn;		// with the denial taken above
 		denied = false;
 		cred_commit(nc);
-		commit_exec(current_thread(), mm, vn, file, f, entry, sp, s->secure);
+		commit_exec(current_thread(), mm, vn, file, f, entry, sp, s->secure, own_sighand);
 	} else {
+		sighand_put(own_sighand);
 		cred_put(nc);
 	}
 out:

@@ -233,7 +233,7 @@ void thread_exit_user(int wait_status, bool group)
 	prctl_thread_exit(p, t, last);
 	tid_free(t->tid);
 	futex_owner_exited(t);
-	flags = spin_lock_irqsave(&p->sighand->lock);
+	flags = sighand_lock(p);
 	sigqueue_free_all(&t->sig_queue);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	// No more user accesses from this thread: membarrier callers may skip

@@ -129,7 +129,7 @@ void jobctl_park(void)
 {
 	struct thread *t = current_thread();
 	struct process *p = t->proc;
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 
 	if (!p->group_stop || p->exiting || t->exiting) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -140,7 +140,7 @@ void jobctl_park(void)
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	notify_parent(p);
 
-	flags = spin_lock_irqsave(&p->sighand->lock);
+	flags = sighand_lock(p);
 	while (p->group_stop && !thread_fatal_pending(t))
 		wq_wait_killable(&p->stop_wq, &p->sighand->lock, WAIT_FOREVER);
 	p->nparked--;
@@ -154,7 +154,7 @@ void jobctl_park(void)
 void jobctl_stop(int sig)
 {
 	struct process *p = current_process();
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 
 	if (!p->group_stop && !p->exiting) {
 		p->group_stop = true;
@@ -171,7 +171,7 @@ void jobctl_thread_gone(struct process *p)
 {
 	if (!__atomic_load_n(&p->group_stop, __ATOMIC_RELAXED))
 		return;
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 	check_complete(p);
 	spin_unlock_irqrestore(&p->sighand->lock, flags);
 	notify_parent(p);

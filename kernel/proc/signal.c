@@ -237,7 +237,7 @@ struct sigqueue *sigqueue_alloc_timer(struct process *p)
 // signal is still delivered, as Linux's sigqueue_free), another at once.
 void sigqueue_free_timer(struct process *p, struct sigqueue *e)
 {
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 
 	e->prealloc = false;
 	if (!e->queued) {
@@ -410,11 +410,13 @@ int signal_send_process(struct process *p, int sig, const struct ksiginfo *info)
 {
 	if (!p->sighand || p->zombie)
 		return 0;
+	uint64_t flags = sighand_lock(p);
 	// Init only gets the signals it has handlers for (as on Linux): a
 	// stray SIGINT or SIGKILL must not end the whole machine.
-	if (p->pid == 1 && p->sighand->action[sig].handler == SIG_DFL)
+	if (p->pid == 1 && p->sighand->action[sig].handler == SIG_DFL) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		return 0;
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	}
 	if (sig == SIGKILL) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		process_kill_others(p, SIGKILL);
@@ -453,7 +455,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 		return 0;
 	if (sig == SIGKILL)
 		return signal_send_process(p, sig, info);
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 	jobctl_on_send(p, sig);		// a stop or continue is for the whole process
 	if (!ignored(p, sig) && kills_at_once(p, sig) && thread_takes_at_once(t, sig)) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -488,9 +490,11 @@ int signal_send_timer(struct process *p, struct thread *t, struct sigqueue *e, i
 
 	if (!p->sighand || p->zombie)
 		return 0;
-	if (p->pid == 1 && p->sighand->action[sig].handler == SIG_DFL)
+	uint64_t flags = sighand_lock(p);
+	if (p->pid == 1 && p->sighand->action[sig].handler == SIG_DFL) {
+		spin_unlock_irqrestore(&p->sighand->lock, flags);
 		return 1;
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	}
 	e->info.sys_private = sys_private;
 	if (sig == SIGKILL) {
 		spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -601,7 +605,7 @@ void signal_force_info(const struct ksiginfo *pinfo)
 	struct process *p = t->proc;
 	struct ksiginfo info = *pinfo;
 	int sig = info.signo;
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 	struct k_sigaction *a = &p->sighand->action[sig];
 
 	// Blocked or ignored synchronous faults cannot be skipped: reset to
@@ -712,13 +716,13 @@ void signal_deliver(struct trap_frame *f)
 			if (t->exiting || p->exiting)
 				thread_exit_user(p->exit_status, false);
 		}
-		uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+		uint64_t flags = sighand_lock(p);
 		int sig = dequeue(t, &info);
 		if (sig && info.timer && info.sys_private) {
 			// A periodic timer runs again once its signal is taken.
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
 			posix_timer_rearm(&info);
-			flags = spin_lock_irqsave(&p->sighand->lock);
+			flags = sighand_lock(p);
 		}
 		if (!sig) {
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -768,7 +772,7 @@ void signal_deliver(struct trap_frame *f)
 			// stack).  As Linux's force_sigsegv: the mask stays as it
 			// was, and SIGSEGV follows, to its own handler if it has
 			// one, fatal at once if it was SIGSEGV's frame that failed.
-			flags = spin_lock_irqsave(&p->sighand->lock);
+			flags = sighand_lock(p);
 			t->sig_blocked = blocked_before;
 			t->sig_restore_mask = restore_before;
 			spin_unlock_irqrestore(&p->sighand->lock, flags);
@@ -797,7 +801,7 @@ SYSCALL_DEFINE(SYS_rt_sigaction, rt_sigaction)
 		if (copy_from_user(&act, args->a[1], sizeof(act)) < 0)
 			return -EFAULT;
 	}
-	uint64_t flags = spin_lock_irqsave(&p->sighand->lock);
+	uint64_t flags = sighand_lock(p);
 	old = p->sighand->action[sig];
 	if (args->a[1]) {
 		act.mask &= ~UNBLOCKABLE;
@@ -936,7 +940,7 @@ SYSCALL_DEFINE(SYS_rt_sigtimedwait, rt_sigtimedwait)
 		return rc;
 	if (uts)
 		deadline = clock_monotonic_ns() + ns;
-	flags = spin_lock_irqsave(&p->sighand->lock);
+	flags = sighand_lock(p);
 	sig = signal_take_one_of(t, these, &info);
 	if (!sig && !(uts && ns == 0)) {
 		uint64_t blocked = t->sig_blocked;

@@ -1652,7 +1652,7 @@ static const struct flag_row rows[] = {
 
 	// Processes, signals, futexes, time.
 	{ "clone_CLONE_FS_process", r_clone_fs, 0, LINUX_SAME, false },
-	{ "clone_CLONE_SIGHAND_process_EINVAL", r_clone_sighand, EINVAL, LINUX_OK, false },
+	{ "clone_CLONE_SIGHAND_process", r_clone_sighand, 0, LINUX_SAME, false },
 	{ "clone_CLONE_THREAD_without_CLONE_FS", r_clone_thread_nofs, 0, LINUX_SAME, false },
 	{ "clone_CLONE_THREAD_without_CLONE_FILES", r_clone_thread_nofiles, 0, LINUX_SAME, false },
 	{ "clone_CLONE_FILES_process", r_clone_files, 0, LINUX_SAME, false },
