@@ -103,11 +103,18 @@ int vm_msync(struct mm *mm, uint64_t start, uint64_t end, int flags);
 // caller holds vn->map_mutex and no spinlock.
 void vm_unmap_file(struct vnode *vn, uint64_t first, uint64_t end, bool even_cows);
 // mlock and munlock of [start, end) (page aligned, start < end): as
-// Linux's apply_vma_lock_flags, up to the first hole, which is ENOMEM.
-int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock);
+// Linux's apply_vma_lock_flags, up to the first hole, which is ENOMEM;
+// a lock past the caller's RLIMIT_MEMLOCK (without CAP_IPC_LOCK) is
+// ENOMEM; 'populate' (not MLOCK_ONFAULT) faults the pages in (EAGAIN if
+// memory runs out).
+int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock, bool populate);
 // mlockall and munlockall: the mappings made later are locked if
-// 'future'; with 'change', every mapping there is becomes locked or not.
-void vm_lock_all(struct mm *mm, bool future, bool change, bool lock);
+// 'future'; with 'change', every mapping there is becomes locked or not
+// (ENOMEM if the whole address space is over RLIMIT_MEMLOCK), and with
+// 'populate' their pages are faulted in.
+int vm_lock_all(struct mm *mm, bool future, bool change, bool lock, bool populate);
+// The size of the locked mappings (VmLck, Linux's locked_vm).
+uint64_t vm_locked_bytes(struct mm *mm);
 // shmdt (addr page aligned): unmaps the System V segment attached at addr
 // and the pieces of it mprotect or munmap left (Linux's ksys_shmdt);
 // -EINVAL if none is attached there.

@@ -454,7 +454,7 @@ static void render_status(struct text *t, struct psnap *s)
 
 		mm_sizes(s->mm, &z);
 		tprintf(t, "VmSize:\t%8lu kB\nVmLck:\t%8lu kB\nVmRSS:\t%8lu kB\n", z.total / kb,
-			0ul, mm_rss(s->mm) * (PAGE_SIZE / kb));
+			vm_locked_bytes(s->mm) / kb, mm_rss(s->mm) * (PAGE_SIZE / kb));
 		tprintf(t, "VmData:\t%8lu kB\nVmStk:\t%8lu kB\nVmExe:\t%8lu kB\n", z.data / kb,
 			z.stack / kb, z.exec / kb);
 		tprintf(t, "VmLib:\t%8lu kB\nVmSwap:\t%8lu kB\n", 0ul, 0ul);

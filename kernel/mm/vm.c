@@ -46,6 +46,7 @@
 #include <kernel/panic.h>
 #include <kernel/thread.h>
 #include <kernel/process.h>
+#include <kernel/cred.h>
 #include <kernel/cputime.h>
 #include <kernel/arch.h>
 #include <mm/frame.h>
@@ -68,6 +69,8 @@
 #define STACK_ROOM	(128UL << 20)
 #define STACK_GUARD_GAP	(256UL * PAGE_SIZE)
 #define RLIMIT_STACK	3
+#define RLIMIT_MEMLOCK	8
+#define CAP_IPC_LOCK	14
 
 // Where mmap looks for room when given no usable hint: upward from
 // mm->mmap_base, below the stack's room.
@@ -85,8 +88,8 @@
 // the file was opened for writing, and is not write-sealed or was mapped
 // writable).  Counted in vn->maps_writable, which F_SEAL_WRITE waits for.
 #define VMA_MAYWRITE	0x20
-// MAP_LOCKED, mlock, mlockall (Linux's VM_LOCKED): nothing swaps, so all
-// it changes is msync(MS_INVALIDATE), EBUSY on it.  fork drops it.
+// MAP_LOCKED, mlock, mlockall (Linux's VM_LOCKED): nothing swaps, so it
+// changes what Linux shows and checks ("mlock" below).  fork drops it.
 #define VMA_LOCKED	0x80
 #define VMA_AIO_RING	0x40	// an aio ring (vm_map_frames): never grows, its context follows a move
 
@@ -811,6 +814,8 @@ static long place_locked(struct mm *mm, uint64_t addr, uint64_t size, int flags,
 	return r < 0 ? r : (long)addr;
 }
 
+static uint64_t memlock_limit(void);
+
 long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	    struct vnode *file, uint64_t off, uint64_t file_bytes, bool file_writable)
 {
@@ -824,6 +829,15 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	int vflags = vma_flags_for(flags);
 	if (mm->lock_future)
 		vflags |= VMA_LOCKED;	// mlockall(MCL_FUTURE)
+	// Linux's can_do_mlock for MAP_LOCKED, then its mlock_future_check
+	// for any locked mapping (a rough one: what the mapping replaces is
+	// not subtracted).
+	uint64_t lock_limit = memlock_limit();
+	if ((flags & MAP_LOCKED) && lock_limit == 0)
+		return -EPERM;
+	if ((vflags & VMA_LOCKED) && lock_limit != UINT64_MAX &&
+	    vm_locked_bytes(mm) + size > lock_limit)
+		return -EAGAIN;
 	if (accounted(prot, vflags) && !fits_in_ram(size))
 		return -ENOMEM;
 	struct vma *v = kzalloc(sizeof(*v));
@@ -1021,15 +1035,24 @@ static int advise_one(struct mm *mm, struct vma **vp, uint64_t start, uint64_t e
 		      int advice, struct gather *g)
 {
 	struct vma *v = *vp;
-	bool shared = v->flags & VMA_SHARED;
+	bool shared = v->flags & VMA_SHARED, locked = v->flags & VMA_LOCKED;
 
 	switch (advice) {
 	case MADV_FREE:
-		if (v->file || shared)
+		if (locked || v->file || shared)
 			return -EINVAL;
 		unmap_pages(mm, start, end, g);
 		return 0;
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+		// Hints, but not for locked memory (Linux's can_madv_lru_vma).
+		return locked ? -EINVAL : 0;
 	case MADV_DONTNEED:
+		// Locked pages stay (Linux's madvise_dontneed_free_valid_vma);
+		// MADV_DONTNEED_LOCKED is the advice that drops them.
+		if (locked)
+			return -EINVAL;
+		// fall through
 	case MADV_DONTNEED_LOCKED:
 		// Shared anonymous pages have no other home: keep them (they
 		// would come back with the same bytes).  A shared file page
@@ -1127,6 +1150,8 @@ int vm_mincore(struct mm *mm, uint64_t start, size_t npages, uint8_t *vec)
 // every sharer is not supported; the rest is Linux's EINVAL or EACCES.
 static int remove_refused(const struct vma *v)
 {
+	if (v->flags & VMA_LOCKED)
+		return -EINVAL;
 	if (!v->file)
 		return (v->flags & VMA_SHARED) ? -EOPNOTSUPP : -EINVAL;
 	if (!(v->flags & VMA_SHARED) || !(v->flags & VMA_MAYWRITE))
@@ -1870,6 +1895,43 @@ int vm_shmdt(struct mm *mm, uint64_t addr)
 }
 
 // ---- mlock ----
+//
+// Nothing swaps, so a locked page stays where any page stays; what a
+// lock changes is what Linux shows and checks: VM_LOCKED on the mapping
+// (msync's EBUSY, madvise's EINVAL), the pages faulted in when it is
+// taken (unless MLOCK_ONFAULT or MCL_ONFAULT), VmLck in /proc/PID/status
+// (the locked mappings' size, Linux's locked_vm) and RLIMIT_MEMLOCK
+// counted against that size unless the caller has CAP_IPC_LOCK.
+
+// The calling process's RLIMIT_MEMLOCK in bytes, UINT64_MAX with
+// CAP_IPC_LOCK (no limit).
+static uint64_t memlock_limit(void)
+{
+	struct thread *t = current_thread();
+
+	if (!t || !t->proc || cred_capable(current_cred(), CAP_IPC_LOCK))
+		return UINT64_MAX;
+	return t->proc->rlimits[RLIMIT_MEMLOCK].cur;
+}
+
+// Bytes of [start, end) in locked mappings; mm->lock held.
+static uint64_t locked_in(struct mm *mm, uint64_t start, uint64_t end)
+{
+	uint64_t n = 0;
+
+	for (struct vma *v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v))
+		if (v->flags & VMA_LOCKED)
+			n += min_u64(v->node.end, end) - max_u64(v->node.start, start);
+	return n;
+}
+
+uint64_t vm_locked_bytes(struct mm *mm)
+{
+	spin_lock(&mm->lock);
+	uint64_t n = locked_in(mm, 0, USER_TOP);
+	spin_unlock(&mm->lock);
+	return n;
+}
 
 // Sets VMA_LOCKED on v's part [start, end) to 'lock', splitting v as
 // needed; the mapping now holding that part, or NULL when a split would
@@ -1888,13 +1950,43 @@ static struct vma *set_locked(struct mm *mm, struct vma *v, uint64_t start, uint
 	return merge_prev(mm, v);
 }
 
-int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock)
+// Faults in the pages of [start, end) in accessible mappings, as
+// Linux's __mm_populate after mlock: a writable private page with a
+// write fault (its own copy now, not at the first store).  Holes and
+// PROT_NONE mappings are passed over; a page past the end of its file
+// stops that mapping.  -ENOMEM if memory ran out.
+static int populate_locked(struct mm *mm, uint64_t start, uint64_t end)
 {
-	uint64_t cur = start;
+	for (struct vma *v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v)) {
+		bool write = (v->prot & PROT_WRITE) && !(v->flags & VMA_SHARED);
+		uint64_t e = min_u64(v->node.end, end);
+
+		if (v->prot == PROT_NONE)
+			continue;
+		for (uint64_t p = max_u64(v->node.start, start); p < e; p += PAGE_SIZE) {
+			int r = populate_page(mm, v, p, write);
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock, bool populate)
+{
+	uint64_t cur = start, limit = lock ? memlock_limit() : UINT64_MAX;
 	struct vma *v, *last = 0;
 	int err = 0;
 
 	spin_lock(&mm->lock);
+	// Linux's count: what would be locked after, the range counted once.
+	if (limit != UINT64_MAX &&
+	    locked_in(mm, 0, USER_TOP) - locked_in(mm, start, end) + (end - start) > limit) {
+		spin_unlock(&mm->lock);
+		return -ENOMEM;
+	}
 	v = vma_find(mm, start);
 	if (!v)
 		err = -ENOMEM;
@@ -1916,20 +2008,39 @@ int vm_lock(struct mm *mm, uint64_t start, uint64_t end, bool lock)
 		err = -ENOMEM;
 	if (last)
 		merge_next(mm, last);
+	// Pages that cannot be had: EAGAIN, as Linux's mlock says for ENOMEM.
+	if (!err && lock && populate && populate_locked(mm, start, end) < 0)
+		err = -EAGAIN;
 	spin_unlock(&mm->lock);
 	return err;
 }
 
-void vm_lock_all(struct mm *mm, bool future, bool change, bool lock)
+int vm_lock_all(struct mm *mm, bool future, bool change, bool lock, bool populate)
 {
+	uint64_t limit = lock && change ? memlock_limit() : UINT64_MAX;
+
 	spin_lock(&mm->lock);
+	// MCL_CURRENT: Linux compares the whole address space with the limit.
+	if (limit != UINT64_MAX) {
+		uint64_t total = 0;
+		for (struct vma *v = vma_from(mm, 0); v; v = vma_next(v))
+			total += v->node.end - v->node.start;
+		if (total > limit) {
+			spin_unlock(&mm->lock);
+			return -ENOMEM;
+		}
+	}
 	mm->lock_future = future;
 	// Whole mappings: no split, so nothing can fail.
 	for (struct vma *v = vma_from(mm, 0); v && change; v = vma_next(v))
 		v = set_locked(mm, v, v->node.start, v->node.end, lock);
 	for (struct vma *v = vma_from(mm, 0); v && change; v = vma_next(v))
 		v = merge_prev(mm, v);
+	// Faulting in what can be, failing nothing (Linux's mm_populate).
+	if (lock && change && populate)
+		populate_locked(mm, 0, USER_TOP);
 	spin_unlock(&mm->lock);
+	return 0;
 }
 
 // ---- NUMA memory policies (kernel/mm/mempolicy.c) ----

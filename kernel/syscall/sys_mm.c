@@ -296,10 +296,9 @@ SYSCALL_DEFINE(SYS_msync, msync)
 	return vm_msync(current_process()->mm, start, start + len, flags);
 }
 
-// Locking: there is no swap, so every page a process has stays in
-// memory, locked or not; what a lock changes is the mappings' VM_LOCKED
-// (msync's EBUSY) and the checks, Linux's (mm/mlock.c).  RLIMIT_MEMLOCK
-// is not counted against: only 0 refuses (EPERM without CAP_IPC_LOCK).
+// Locking (kernel/mm/vm.c, "mlock"): Linux's checks (mm/mlock.c).  A
+// limit of 0 refuses at once (EPERM without CAP_IPC_LOCK); any other is
+// counted in the address space (ENOMEM).
 #define CAP_IPC_LOCK	14
 #define RLIMIT_MEMLOCK	8
 
@@ -310,7 +309,7 @@ static bool may_lock(void)
 }
 
 // mlock, mlock2 and munlock: the range widened to whole pages.
-static long lock_range(uint64_t start, uint64_t len, bool lock)
+static long lock_range(uint64_t start, uint64_t len, bool lock, bool populate)
 {
 	if (lock && !may_lock())
 		return -EPERM;
@@ -320,21 +319,21 @@ static long lock_range(uint64_t start, uint64_t len, bool lock)
 		return -EINVAL;
 	if (len == 0)
 		return 0;
-	return vm_lock(current_process()->mm, start, start + len, lock);
+	return vm_lock(current_process()->mm, start, start + len, lock, populate);
 }
 
-SYSCALL_DEFINE(SYS_mlock, mlock) { return lock_range(args->a[0], args->a[1], true); }
-SYSCALL_DEFINE(SYS_munlock, munlock) { return lock_range(args->a[0], args->a[1], false); }
+SYSCALL_DEFINE(SYS_mlock, mlock) { return lock_range(args->a[0], args->a[1], true, true); }
+SYSCALL_DEFINE(SYS_munlock, munlock) { return lock_range(args->a[0], args->a[1], false, false); }
 
 #define MLOCK_ONFAULT	1
 
-// mlock2: mlock with MLOCK_ONFAULT (lock pages as they are touched: the
-// same without swap).
+// mlock2: mlock, or with MLOCK_ONFAULT a lock that faults nothing in
+// (the pages are locked as they are touched).
 SYSCALL_DEFINE(SYS_mlock2, mlock2)
 {
 	if (args->a[2] & ~(uint64_t)MLOCK_ONFAULT)
 		return -EINVAL;
-	return lock_range(args->a[0], args->a[1], true);
+	return lock_range(args->a[0], args->a[1], true, !(args->a[2] & MLOCK_ONFAULT));
 }
 
 SYSCALL_DEFINE(SYS_mlockall, mlockall)
@@ -345,15 +344,14 @@ SYSCALL_DEFINE(SYS_mlockall, mlockall)
 		return -EINVAL;
 	if (!may_lock())
 		return -EPERM;
-	vm_lock_all(current_process()->mm, flags & MCL_FUTURE, flags & MCL_CURRENT, true);
-	return 0;
+	return vm_lock_all(current_process()->mm, flags & MCL_FUTURE, flags & MCL_CURRENT, true,
+			   !(flags & MCL_ONFAULT));
 }
 
 SYSCALL_DEFINE(SYS_munlockall, munlockall)
 {
 	(void)args;
-	vm_lock_all(current_process()->mm, false, true, false);
-	return 0;
+	return vm_lock_all(current_process()->mm, false, true, false, false);
 }
 
 SYSCALL_DEFINE(SYS_mremap, mremap)
