@@ -6,6 +6,7 @@
 #include <kernel/process.h>
 #include <kernel/cred.h>
 #include <kernel/vm.h>
+#include <kernel/thread.h>
 #include <kernel/uaccess.h>
 #include <mm/phys.h>
 #include <fs/file.h>
@@ -13,6 +14,7 @@
 #include <fs/vfs.h>
 #include <fs/fcntl.h>
 #include <uapi/errno.h>
+#include <uapi/personality.h>
 #include <arch/memlayout.h>
 
 #define PAGE_OFFSET_MASK	4095UL
@@ -29,6 +31,16 @@ static uint64_t page_up(uint64_t v)
 SYSCALL_DEFINE(SYS_brk, brk)
 {
 	return vm_brk(current_process()->mm, args->a[0]);
+}
+
+// READ_IMPLIES_EXEC (personality(2)): what may be read may be run, as
+// Linux's do_mmap and mprotect make a readable mapping executable (no
+// file here is on a noexec mount, the one exception).
+static int read_implies_exec(int prot)
+{
+	if ((prot & PROT_READ) && personality_has(READ_IMPLIES_EXEC))
+		prot |= PROT_EXEC;
+	return prot;
 }
 
 // The flags mmap knows.  Without MAP_SHARED_VALIDATE Linux ignores the
@@ -71,7 +83,7 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 	if (flags & MAP_HUGETLB)
 		return -ENOMEM;
 	// Protection bits beyond these are ignored by Linux's mmap.
-	prot &= PROT_READ | PROT_WRITE | PROT_EXEC;
+	prot = read_implies_exec(prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
 	// Locked pages: there is no swap, so every page stays in memory;
 	// MAP_LOCKED also faults the mapping in, as on Linux.
 	if (flags & MAP_LOCKED)
@@ -175,7 +187,7 @@ static long protect(uint64_t start, uint64_t len, int prot)
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
 		return -EINVAL;
 	return vm_protect(current_process()->mm, start, len,
-			  prot & (PROT_READ | PROT_WRITE | PROT_EXEC), grows != 0);
+			  read_implies_exec(prot & (PROT_READ | PROT_WRITE | PROT_EXEC)), grows != 0);
 }
 
 SYSCALL_DEFINE(SYS_mprotect, mprotect)

@@ -3,12 +3,16 @@
 // PER_LINUX32 makes uname report i686, UNAME26 a 2.6 release,
 // STICKY_TIMEOUTS keeps select, pselect6 and ppoll from writing the time
 // left back (which they do without it; the C library may hide that, so
-// the system calls are made directly).
+// the system calls are made directly), READ_IMPLIES_EXEC makes a readable
+// mapping executable at mmap and mprotect (/proc/self/maps shows it).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -125,6 +129,54 @@ static void t_sticky_timeouts(void)
 	check(ts.tv_nsec == 20000000, "ppoll leaves the timeout");
 }
 
+// The permissions /proc/self/maps shows for the mapping at p ("r-xp"...),
+// into perms[5]; 0 or -1.
+static int maps_perms(void *p, char *perms)
+{
+	char line[512];
+	unsigned long lo, hi, a = (unsigned long)p;
+	FILE *f = fopen("/proc/self/maps", "r");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && lo <= a && a < hi)
+			rc = 0;
+	fclose(f);
+	return rc;
+}
+
+static void t_read_implies_exec(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char perms[5];
+
+	pers(PER_LINUX | READ_IMPLIES_EXEC);
+	char *r = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *w = mmap(NULL, (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *n = mmap(NULL, (size_t)page, PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int rc = mprotect(w, (size_t)page, PROT_READ | PROT_WRITE);
+	pers(PER_LINUX);
+	char *plain = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED || w == MAP_FAILED || n == MAP_FAILED || plain == MAP_FAILED || rc) {
+		fail("mmap or mprotect failed: errno %d", errno);
+		return;
+	}
+	if (maps_perms(r, perms) || strcmp(perms, "r-xp"))
+		fail("mmap(PROT_READ) with READ_IMPLIES_EXEC: %s, want r-xp", perms);
+	else if (maps_perms(w, perms) || strcmp(perms, "rwxp"))
+		fail("mprotect(PROT_READ | PROT_WRITE) with READ_IMPLIES_EXEC: %s, want rwxp", perms);
+	else if (maps_perms(n, perms) || strcmp(perms, "-w-p"))
+		fail("mmap(PROT_WRITE) with READ_IMPLIES_EXEC: %s, want -w-p (not readable)", perms);
+	else if (maps_perms(plain, perms) || strcmp(perms, "r--p"))
+		fail("mmap(PROT_READ) without it: %s, want r--p", perms);
+	munmap(r, (size_t)page);
+	munmap(w, (size_t)page);
+	munmap(n, (size_t)page);
+	munmap(plain, (size_t)page);
+}
+
 static const struct test_case cases[] = {
 	{ "values_read_back", t_values_read_back },
 	{ "inherited_by_fork", t_inherited },
@@ -132,6 +184,7 @@ static const struct test_case cases[] = {
 	{ "uname26_release", t_uname26 },
 	{ "select_pselect_ppoll_write_back", t_select_writes_back },
 	{ "sticky_timeouts", t_sticky_timeouts },
+	{ "read_implies_exec_at_mmap_and_mprotect", t_read_implies_exec },
 };
 
 int main(void)
