@@ -147,6 +147,12 @@ int fd_set_cloexec(struct fdtable *fdt, int fd, bool on);
 // The process's limit on descriptor numbers (RLIMIT_NOFILE, at most NR_OPEN).
 int fd_limit(void);
 
+// The caller's RLIMIT_FSIZE in bytes (UINT64_MAX: none, as for kernel
+// threads).  file_size_may_grow: truncate or fallocate making vn longer
+// than that is -EFBIG with SIGXFSZ (Linux's inode_newsize_ok); 0 if not.
+uint64_t file_size_limit(void);
+int file_size_may_grow(struct vnode *vn, uint64_t size);
+
 // The current process's table (NULL for kernel threads).
 struct fdtable *current_fdtable(void);
 

@@ -263,9 +263,12 @@ long vnode_read_io(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n);
 // The same without updating the access time (O_NOATIME).
 long vnode_read_io_noatime(struct vnode *vn, uint64_t off, struct iobuf *b, size_t n);
 // Writes at 'off', or at the end of the file when 'append'; *end gets
-// the offset just past the last byte written.
+// the offset just past the last byte written.  'limit' is the writer's
+// RLIMIT_FSIZE (UINT64_MAX: none): a write that starts at or past it is
+// -EFBIG and sends the writer SIGXFSZ, one that crosses it is cut short
+// there (Linux's generic_write_check_limits).
 long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b,
-		    size_t n, uint64_t *end);
+		    size_t n, uint64_t *end, uint64_t limit);
 long vnode_write(struct vnode *vn, uint64_t off, const void *kbuf, size_t n);
 int vnode_truncate(struct vnode *vn, uint64_t size);
 

@@ -11,6 +11,7 @@
 #include <fs/sigio.h>
 #include <kernel/process.h>
 #include <kernel/cred.h>
+#include <uapi/signal.h>
 #include <lib/string.h>
 #include <net/unix.h>
 #include <mm/kmalloc.h>
@@ -94,6 +95,25 @@ static long notify_io(struct file *f, long rc, uint32_t mask)
 }
 
 static long vnode_file_read_raw(struct file *f, struct iobuf *b, size_t n, uint64_t off);
+#define RLIMIT_FSIZE	1
+
+uint64_t file_size_limit(void)
+{
+	struct process *p = current_process();
+
+	return p ? p->rlimits[RLIMIT_FSIZE].cur : UINT64_MAX;
+}
+
+int file_size_may_grow(struct vnode *vn, uint64_t size)
+{
+	uint64_t limit = file_size_limit();
+
+	if (size <= limit || size <= __atomic_load_n(&vn->size, __ATOMIC_RELAXED))
+		return 0;
+	signal_send_thread(current_thread(), SIGXFSZ, NULL);
+	return -EFBIG;
+}
+
 static long vnode_file_write_raw(struct file *f, struct iobuf *b, size_t n, uint64_t off,
 				 bool append, uint64_t *end);
 
@@ -139,7 +159,7 @@ static long vnode_file_write_raw(struct file *f, struct iobuf *b, size_t n, uint
 		return -EINVAL;
 	if (n)
 		cred_write_kills_suid(vn);
-	return vnode_write_io(vn, off, append, b, n, end);
+	return vnode_write_io(vn, off, append, b, n, end, file_size_limit());
 }
 
 // Regular files and directories have a position worth locking; pipes and

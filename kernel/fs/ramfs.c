@@ -11,6 +11,8 @@
 #include <kernel/uaccess.h>
 #include <kernel/time.h>
 #include <kernel/console.h>
+#include <kernel/process.h>
+#include <uapi/signal.h>
 #include <lib/string.h>
 #include <mm/frame.h>
 #include <mm/kmalloc.h>
@@ -790,7 +792,7 @@ long vnode_read(struct vnode *vn, uint64_t off, void *kbuf, size_t n)
 }
 
 long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b,
-		    size_t n, uint64_t *end)
+		    size_t n, uint64_t *end, uint64_t limit)
 {
 	size_t done = 0;
 	uint64_t flags;
@@ -810,6 +812,12 @@ long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b
 	spin_unlock_irqrestore(&vn->lock, flags);
 	if (sealed)
 		return -EPERM;
+	if (n && off >= limit) {
+		signal_send_thread(current_thread(), SIGXFSZ, NULL);
+		return -EFBIG;
+	}
+	if (n > limit - off)
+		n = limit - off;
 	if (off >= VNODE_MAX_FILE_SIZE)
 		return n ? -EFBIG : 0;
 	if (n > VNODE_MAX_FILE_SIZE - off)
@@ -849,7 +857,7 @@ long vnode_write(struct vnode *vn, uint64_t off, const void *kbuf, size_t n)
 {
 	struct iobuf b = iobuf_kernel((void *)kbuf);
 
-	return vnode_write_io(vn, off, false, &b, n, NULL);
+	return vnode_write_io(vn, off, false, &b, n, NULL, UINT64_MAX);
 }
 
 int vnode_truncate(struct vnode *vn, uint64_t size)

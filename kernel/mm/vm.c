@@ -68,8 +68,10 @@
 // mmap places nothing of its own choosing in that gap either.
 #define STACK_ROOM	(128UL << 20)
 #define STACK_GUARD_GAP	(256UL * PAGE_SIZE)
+#define RLIMIT_DATA	2
 #define RLIMIT_STACK	3
 #define RLIMIT_MEMLOCK	8
+#define RLIMIT_AS	9
 #define CAP_IPC_LOCK	14
 
 // Where mmap looks for room when given no usable hint: upward from
@@ -634,6 +636,63 @@ static uint64_t stack_limit(void)
 	return t->proc->rlimits[RLIMIT_STACK].cur;
 }
 
+// ---- RLIMIT_AS and RLIMIT_DATA ----
+//
+// Linux's may_expand_vm: an address space may not grow past the caller's
+// RLIMIT_AS, nor its data mappings (private, writable, not a stack) past
+// RLIMIT_DATA.  The sizes are summed only when a limit is set, so a
+// process without one (the default) pays nothing for them.
+
+static const struct rlimit_pair *caller_limits(void)
+{
+	struct thread *t = current_thread();
+
+	return t && t->proc ? t->proc->rlimits : NULL;
+}
+
+static bool is_data_mapping(int prot, int vflags)
+{
+	return (prot & PROT_WRITE) && !(vflags & (VMA_SHARED | VMA_GROWSDOWN));
+}
+
+// Bytes of [start, end) mapped, or only in data mappings; mm->lock held.
+static uint64_t mapped_in(struct mm *mm, uint64_t start, uint64_t end, bool data_only)
+{
+	uint64_t n = 0;
+
+	for (struct vma *v = vma_from(mm, start); v && v->node.start < end; v = vma_next(v))
+		if (!data_only || is_data_mapping(v->prot, v->flags))
+			n += min_u64(v->node.end, end) - max_u64(v->node.start, start);
+	return n;
+}
+
+// May mm take 'size' more bytes of mapping, of a data mapping if 'data',
+// where [gone, gone + size) goes (MAP_FIXED: what it replaces is not
+// counted twice; gone 0: nothing)?  mm->lock held.
+static bool may_expand(struct mm *mm, uint64_t size, bool data, uint64_t gone)
+{
+	const struct rlimit_pair *rl = caller_limits();
+
+	if (!rl)
+		return true;
+	if (rl[RLIMIT_AS].cur != UINT64_MAX) {
+		uint64_t total = mapped_in(mm, 0, USER_TOP, false) + size;
+		if (gone)
+			total -= mapped_in(mm, gone, gone + size, false);
+		if (total > rl[RLIMIT_AS].cur)
+			return false;
+	}
+	if (data && rl[RLIMIT_DATA].cur != UINT64_MAX) {
+		uint64_t d = mapped_in(mm, 0, USER_TOP, true) + size;
+		if (gone)
+			d -= mapped_in(mm, gone, gone + size, true);
+		// A limit of 0 under a higher hard one lets it through (Linux).
+		if (d > rl[RLIMIT_DATA].cur && !(rl[RLIMIT_DATA].cur == 0 && d <= rl[RLIMIT_DATA].max))
+			return false;
+	}
+	return true;
+}
+
 // A fault below a grows-down mapping: extends it down to the page, unless
 // that makes it larger than RLIMIT_STACK or brings it within the guard
 // gap of an accessible mapping below (Linux's rule).  The mapping, or
@@ -645,7 +704,7 @@ static struct vma *grow_stack(struct mm *mm, uint64_t addr)
 
 	if (!v || !(v->flags & VMA_GROWSDOWN) || page < USER_MIN_ADDR)
 		return 0;
-	if (v->node.end - page > stack_limit())
+	if (v->node.end - page > stack_limit() || !may_expand(mm, v->node.start - page, false, 0))
 		return 0;
 	struct vma *prev = vma_prev(v);
 	if (prev && !(prev->flags & VMA_GROWSDOWN) &&
@@ -815,6 +874,7 @@ static long place_locked(struct mm *mm, uint64_t addr, uint64_t size, int flags,
 }
 
 static uint64_t memlock_limit(void);
+static uint64_t locked_in(struct mm *mm, uint64_t start, uint64_t end);
 
 long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	    struct vnode *file, uint64_t off, uint64_t file_bytes, bool file_writable)
@@ -846,6 +906,12 @@ long vm_map(struct mm *mm, uint64_t addr, size_t len, int prot, int flags,
 	struct gather g;
 	gather_init(&g, mm);
 	spin_lock(&mm->lock);
+	if (!may_expand(mm, size, is_data_mapping(prot, vflags),
+			(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) ? addr : 0)) {
+		spin_unlock(&mm->lock);
+		kfree(v);
+		return -ENOMEM;
+	}
 	long start = place_locked(mm, addr, size, flags, &g);
 	gather_flush(&g);
 	if (start < 0) {
@@ -1288,7 +1354,8 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 }
 
 // The checks Linux makes before growing or moving [old, old + old_len).
-static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len, uint64_t new_len)
+static int resize_ok(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
+		     uint64_t new_len)
 {
 	if (old_len > v->node.end - old)
 		return -EFAULT;
@@ -1300,6 +1367,14 @@ static int resize_ok(struct vma *v, uint64_t old, uint64_t old_len, uint64_t new
 	// An aio ring is VM_DONTEXPAND on Linux.
 	if (new_len > old_len && (v->flags & VMA_AIO_RING))
 		return -EFAULT;
+	if (new_len <= old_len)
+		return 0;
+	uint64_t lock_limit = memlock_limit();
+	if ((v->flags & VMA_LOCKED) && lock_limit != UINT64_MAX &&
+	    locked_in(mm, 0, USER_TOP) + (new_len - old_len) > lock_limit)
+		return -EAGAIN;
+	if (!may_expand(mm, new_len - old_len, is_data_mapping(v->prot, v->flags), 0))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -1350,7 +1425,7 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 	struct vma *v = vma_find(mm, old);
 	if (!v)
 		return -EFAULT;
-	r = resize_ok(v, old, old_len, new_len);
+	r = resize_ok(mm, v, old, old_len, new_len);
 	if (r < 0)
 		return r;
 	if (new_len > old_len && accounted(v->prot, v->flags) && !fits_in_ram(new_len - old_len))
@@ -1365,7 +1440,7 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
 			uint64_t new_len, int flags, struct gather *g)
 {
-	int r = resize_ok(v, old, old_len, new_len);
+	int r = resize_ok(mm, v, old, old_len, new_len);
 
 	if (r < 0)
 		return r;
@@ -1442,6 +1517,16 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 
 // ---- brk ----
 
+// Linux's check_data_rlimit: the heap and the program's data together
+// within RLIMIT_DATA.
+static bool brk_data_ok(struct mm *mm, uint64_t new_brk)
+{
+	const struct rlimit_pair *rl = caller_limits();
+
+	return !rl || rl[RLIMIT_DATA].cur == UINT64_MAX ||
+	       (new_brk - mm->brk_start) + (mm->end_data - mm->start_data) <= rl[RLIMIT_DATA].cur;
+}
+
 long vm_brk(struct mm *mm, uint64_t new_brk)
 {
 	struct gather g;
@@ -1455,7 +1540,8 @@ long vm_brk(struct mm *mm, uint64_t new_brk)
 		// As Linux: a page of room must stay free above the break.
 		uint64_t grow = new_end - old_end;
 		if (new_end > USER_TOP - PAGE_SIZE || !range_free(mm, old_end, grow + PAGE_SIZE) ||
-		    mm->vmas.count > MAX_MAP_COUNT || !fits_in_ram(grow))
+		    mm->vmas.count > MAX_MAP_COUNT || !fits_in_ram(grow) ||
+		    !brk_data_ok(mm, new_brk) || !may_expand(mm, grow, true, 0))
 			goto out;
 		// The heap's own mapping usually ends at the old break: it
 		// just grows (no mapping made to be merged and freed again).

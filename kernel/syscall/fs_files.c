@@ -670,8 +670,11 @@ SYSCALL_DEFINE(SYS_truncate, truncate)
 		rc = -EISDIR;
 	else if ((rc = vnode_may(vn, MAY_WRITE)) == 0 &&
 		 (rc = vnode_get_write_access(vn)) == 0) {	// ETXTBSY for a running program
-		cred_write_kills_suid(vn);
-		rc = vnode_truncate(vn, (uint64_t)len);
+		rc = file_size_may_grow(vn, (uint64_t)len);
+		if (rc == 0) {
+			cred_write_kills_suid(vn);
+			rc = vnode_truncate(vn, (uint64_t)len);
+		}
 		if (rc == 0)
 			fsnotify_change(vn, IN_MODIFY);
 		vnode_put_write_access(vn);
@@ -690,7 +693,7 @@ SYSCALL_DEFINE(SYS_ftruncate, ftruncate)
 		return -EBADF;
 	if (len < 0 || f->pipe || !file_writable(f) || f->vn->type != VNODE_REG)
 		rc = -EINVAL;
-	else {
+	else if ((rc = file_size_may_grow(f->vn, (uint64_t)len)) == 0) {
 		cred_write_kills_suid(f->vn);
 		rc = vnode_truncate(f->vn, (uint64_t)len);
 		if (rc == 0)
@@ -748,7 +751,8 @@ SYSCALL_DEFINE(SYS_fallocate, fallocate)
 		rc = -EOPNOTSUPP;	// tmpfs's shmem_fallocate
 	else if (mode & FALLOC_FL_PUNCH_HOLE)
 		rc = vnode_punch(f->vn, (uint64_t)off, (uint64_t)len);
-	else
+	else if (mode & FALLOC_FL_KEEP_SIZE ||
+		 (rc = file_size_may_grow(f->vn, (uint64_t)end)) == 0)
 		rc = vnode_allocate(f->vn, (uint64_t)off, (uint64_t)len, mode & FALLOC_FL_KEEP_SIZE);
 	if (rc == 0)
 		fsnotify_file(f, IN_MODIFY);

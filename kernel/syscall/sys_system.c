@@ -111,23 +111,20 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 
 #define RLIMIT_NLIMITS 16
 #define RLIMIT_CPU	0
-#define RLIMIT_FSIZE	1
-#define RLIMIT_DATA	2
 #define RLIMIT_STACK	3
 #define RLIMIT_NOFILE	7
-#define RLIMIT_AS	9
 
-// Can 'nl' replace 'old' and be honoured exactly?  RLIMIT_NOFILE is
-// enforced, up to NR_OPEN, fs.nr_open (Linux: EPERM above
-// it), RLIMIT_STACK by the stack's growth (kernel/mm/vm.c), RLIMIT_CPU
-// by the tick (kernel/proc/cputime.c) and RLIMIT_SIGPENDING when signals
-// are queued (kernel/proc/signal.c).  File size, data and address space
-// are not enforced, so only the values in force can be "set".
-// The rest have no effect a program can see, as on Linux for root: no
-// core dumps are written, RSS and LOCKS are ignored by Linux too, root is
-// exempt from NPROC and MEMLOCK, RTTIME's watchdog does not exist, and
-// MSGQUEUE, NICE and RTPRIO are read where they apply (mqueue, nice,
-// the scheduling calls).
+// Can 'nl' replace 'old'?  Where each is enforced: RLIMIT_NOFILE when
+// descriptors are made, up to NR_OPEN, fs.nr_open (Linux: EPERM above
+// it); RLIMIT_STACK, RLIMIT_AS, RLIMIT_DATA and RLIMIT_MEMLOCK when an
+// address space grows (kernel/mm/vm.c); RLIMIT_FSIZE at writes,
+// truncations and fallocate (kernel/fs/file.c, SIGXFSZ and EFBIG);
+// RLIMIT_CPU by the tick (kernel/proc/cputime.c); RLIMIT_SIGPENDING when
+// signals are queued (kernel/proc/signal.c); MSGQUEUE, NICE and RTPRIO
+// where they apply (mqueue, nice, the scheduling calls).  The rest have
+// no effect a program can see, as on Linux for root: no core dumps are
+// written, RSS and LOCKS are ignored by Linux too, root is exempt from
+// NPROC, RTTIME's watchdog does not exist.
 // As Linux: raising a hard limit takes CAP_SYS_RESOURCE (EPERM).
 static int limit_check(int resource, const struct rlimit_pair *old, const struct rlimit_pair *nl)
 {
@@ -135,14 +132,7 @@ static int limit_check(int resource, const struct rlimit_pair *old, const struct
 		return -EPERM;
 	if (nl->max > old->max && !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		return -EPERM;
-	switch (resource) {
-	case RLIMIT_FSIZE:
-	case RLIMIT_DATA:
-	case RLIMIT_AS:
-		return nl->cur == old->cur && nl->max == old->max ? 0 : -EINVAL;
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 // May the caller read or set p's limits?  Its own, or one whose IDs are

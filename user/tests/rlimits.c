@@ -1,0 +1,192 @@
+// rlimits: the limits on size, enforced as Linux 6.1 enforces them.
+// RLIMIT_FSIZE: a write that starts at the limit is EFBIG with SIGXFSZ,
+// one that crosses it is cut short, ftruncate and fallocate past it are
+// EFBIG with SIGXFSZ (pipes are not files: no limit).  RLIMIT_AS: mmap,
+// mremap and brk past it fail (ENOMEM; brk keeps the old break).
+// RLIMIT_DATA: private writable mappings and the heap count, shared and
+// read-only ones do not.  Each case runs in a forked child.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "privdrop.h"
+#include "testcase.h"
+
+#define MiB (1UL << 20)
+
+static volatile sig_atomic_t xfsz;
+
+static void on_xfsz(int sig)
+{
+	(void)sig;
+	xfsz++;
+}
+
+static int set_cur(int resource, rlim_t cur)
+{
+	struct rlimit r;
+
+	if (getrlimit(resource, &r) != 0)
+		return -1;
+	r.rlim_cur = cur;
+	return setrlimit(resource, &r);
+}
+
+// ---- RLIMIT_FSIZE ----
+
+static int c_fsize(void)
+{
+	char path[64], buf[100];
+	int fd, p[2];
+
+	memset(buf, 'x', sizeof(buf));
+	snprintf(path, sizeof(path), "/tmp/rlimits-%d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return cfail("open: errno %d", errno);
+	unlink(path);
+	if (signal(SIGXFSZ, on_xfsz) == SIG_ERR || c_ok(set_cur(RLIMIT_FSIZE, 150), "setrlimit"))
+		return 1;
+	if (c_eq(write(fd, buf, 100), 100, "a write below the limit") ||
+	    c_eq(write(fd, buf, 100), 50, "a write crossing the limit: cut short") ||
+	    c_eq(xfsz, 0, "SIGXFSZ for a short write"))
+		return 1;
+	if (c_err(write(fd, buf, 1), EFBIG, "a write at the limit") ||
+	    c_eq(xfsz, 1, "SIGXFSZ for the write at the limit") ||
+	    c_eq(write(fd, buf, 0), 0, "an empty write at the limit") || c_eq(xfsz, 1, "no SIGXFSZ for it"))
+		return 1;
+	if (c_err(pwrite(fd, buf, 10, 1000), EFBIG, "pwrite past the limit") ||
+	    c_err(ftruncate(fd, 151), EFBIG, "ftruncate past the limit") ||
+	    c_eq(xfsz, 3, "SIGXFSZ for pwrite and ftruncate") ||
+	    c_ok(ftruncate(fd, 10), "ftruncate shorter") || c_ok(ftruncate(fd, 150), "ftruncate to the limit"))
+		return 1;
+	if (c_err(fallocate(fd, 0, 100, 100), EFBIG, "fallocate past the limit") ||
+	    c_ok(fallocate(fd, FALLOC_FL_KEEP_SIZE, 100, 100), "fallocate past it keeping the size") ||
+	    c_eq(xfsz, 4, "SIGXFSZ for fallocate"))
+		return 1;
+	// A pipe is not a file: no limit.
+	if (c_ok(pipe(p), "pipe") || c_eq(write(p[1], buf, 100), 100, "a pipe write") ||
+	    c_eq(write(p[1], buf, 100), 100, "a second pipe write"))
+		return 1;
+	// Without a handler, SIGXFSZ ends the process (and dumps core).
+	signal(SIGXFSZ, SIG_DFL);
+	lseek(fd, 0, SEEK_END);
+	write(fd, buf, 1);
+	return cfail("still alive after a write at the limit with SIGXFSZ's default action");
+}
+
+static void t_fsize(void)
+{
+	if (child_why)
+		child_why[0] = 0;
+	pid_t pid = fork_child();
+	if (pid == 0)
+		_exit(c_fsize() ? 1 : 0);
+	int st = reap_child(pid);
+	if (st < 0)
+		return;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ)
+		return;
+	if (child_why && child_why[0])
+		fail("%s", child_why);
+	else
+		fail("the child ended with status %#x, not killed by SIGXFSZ", st);
+}
+
+// ---- RLIMIT_AS ----
+
+static int c_as(void)
+{
+	char *heap = sbrk(0);
+	char line[128];
+	unsigned long vm_kb = 0;
+
+	// A limit of 0: every further mapping fails.
+	if (c_ok(set_cur(RLIMIT_AS, 0), "setrlimit 0") ||
+	    c_err((long)mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), ENOMEM,
+		  "mmap with RLIMIT_AS 0") ||
+	    c_ok(set_cur(RLIMIT_AS, RLIM_INFINITY), "setrlimit back"))
+		return 1;
+	// Room for 6 MiB more than now.
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return cfail("/proc/self/status");
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "VmSize: %lu kB", &vm_kb);
+	fclose(f);
+	if (!vm_kb)
+		return cfail("no VmSize");
+	if (c_ok(set_cur(RLIMIT_AS, vm_kb * 1024 + 6 * MiB), "setrlimit"))
+		return 1;
+	void *a = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return cfail("mmap of 4 MiB within the limit: errno %d", errno);
+	if (c_err((long)mmap(NULL, 8 * MiB, PROT_READ, MAP_SHARED | MAP_ANONYMOUS, -1, 0), ENOMEM,
+		  "mmap of 8 MiB more"))
+		return 1;
+	if (c_err((long)mremap(a, 4 * MiB, 16 * MiB, MREMAP_MAYMOVE), ENOMEM, "mremap past the limit"))
+		return 1;
+	// MAP_FIXED over what is there counts what it replaces once (4 MiB
+	// more would not fit).
+	if (c_ok((long)mmap(a, 4 * MiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+		 "mmap(MAP_FIXED) over 4 MiB already counted"))
+		return 1;
+	heap = sbrk(0);		// musl's malloc may have moved it (fopen)
+	if (c_eq((long)syscall(SYS_brk, heap + 16 * MiB), (long)heap, "brk past the limit: the old break"))
+		return 1;
+	return 0;
+}
+
+static void t_as(void)
+{
+	in_child(c_as, "RLIMIT_AS");
+}
+
+// ---- RLIMIT_DATA ----
+
+static int c_data(void)
+{
+	char *heap = sbrk(0);
+
+	if (c_ok(set_cur(RLIMIT_DATA, 4 * MiB), "setrlimit"))
+		return 1;
+	if (c_err((long)mmap(NULL, 8 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		  ENOMEM, "a private writable mapping past RLIMIT_DATA"))
+		return 1;
+	void *ro = mmap(NULL, 8 * MiB, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *sh = mmap(NULL, 8 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED || sh == MAP_FAILED)
+		return cfail("read-only or shared mappings do not count: errno %d", errno);
+	if (c_eq((long)syscall(SYS_brk, heap + 8 * MiB), (long)heap, "brk past RLIMIT_DATA: the old break"))
+		return 1;
+	if (c_eq((long)syscall(SYS_brk, heap + 64 * 1024), (long)(heap + 64 * 1024), "brk within it"))
+		return 1;
+	return 0;
+}
+
+static void t_data(void)
+{
+	in_child(c_data, "RLIMIT_DATA");
+}
+
+static const struct test_case cases[] = {
+	{ "fsize_write_truncate_fallocate", t_fsize },
+	{ "as_mmap_mremap_brk", t_as },
+	{ "data_private_writable_and_brk", t_data },
+};
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	privdrop_init();
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	return ktap_finish();
+}
