@@ -291,6 +291,19 @@ struct wait_who {
 	int idtype, id;
 };
 
+// Linux's eligible_child: with __WNOTHREAD only the children the
+// calling thread made; unless __WALL, only the "clone" children (another
+// exit signal than SIGCHLD, or none) with __WCLONE, only the others
+// without it.
+static bool wait_eligible(const struct process *c, int options)
+{
+	if ((options & __WNOTHREAD) && c->parent_tid != current_thread()->tid)
+		return false;
+	if (options & __WALL)
+		return true;
+	return (c->exit_signal != SIGCHLD) == ((options & __WCLONE) != 0);
+}
+
 static bool wait_matches(struct process *p, struct process *c, struct wait_who who)
 {
 	if (who.idtype == P_PID)
@@ -316,7 +329,7 @@ static int reap_locked(struct process *p, struct wait_who who, int options, stru
 	bool any = false, keep = options & WNOWAIT;
 
 	for (struct process *c = p->children; c; c = c->sibling) {
-		if (!wait_matches(p, c, who))
+		if (!wait_matches(p, c, who) || !wait_eligible(c, options))
 			continue;
 		any = true;
 		if (!c->zombie) {
@@ -371,9 +384,7 @@ SYSCALL_DEFINE(SYS_wait4, wait4)
 	int options = (int)args->a[2];
 	struct wait_result r = { 0 };	// a stop or continue report leaves usage zero
 
-	// __WCLONE (children with another exit signal only) is not told
-	// apart, and would be answered with every child: refused.
-	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WALL))
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
 		return -EINVAL;
 	if (pid == -2147483647 - 1)
 		return -ESRCH;
@@ -400,7 +411,8 @@ SYSCALL_DEFINE(SYS_waitid, waitid)
 	bool nonblocking_pidfd = false;
 
 	if (!(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
-	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WALL)))
+	    (options & ~(WNOHANG | WEXITED | WUNTRACED | WCONTINUED | WNOWAIT | __WNOTHREAD | __WCLONE |
+			 __WALL)))
 		return -EINVAL;
 	switch (idtype) {
 	case P_ALL: break;

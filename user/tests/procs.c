@@ -568,6 +568,42 @@ static void t_wait_exit_signal_zero(void)
 	run_isolated(wait_exit_signal_zero);
 }
 
+// Linux's eligible_child: a plain wait sees only the children that report
+// with SIGCHLD, __WCLONE only the others ("clone" children: another exit
+// signal, or none), __WALL both; __WNOTHREAD those the calling thread
+// made (here: all of them).
+static void wait_clone_children(void)
+{
+	int status = 0;
+	pid_t plain, quiet;
+
+	fflush(stdout);
+	quiet = (pid_t)syscall(SYS_clone, (unsigned long)SIGUSR2, 0UL, 0UL, 0UL, 0UL);
+	if (quiet == 0)
+		_exit(5);
+	plain = fork();
+	if (plain == 0)
+		_exit(6);
+	if (!check_ok(quiet, "clone with exit signal SIGUSR2") || !check_ok(plain, "fork"))
+		return;
+	signal(SIGUSR2, SIG_IGN);
+	// Both gone before anything is waited for (a zombie each).
+	usleep(100000);
+	check(waitpid(-1, &status, 0) == plain, "a plain wait finds only the SIGCHLD child");
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 6, "its status");
+	check(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD,
+	      "then no child for a plain wait (ECHILD)");
+	check(waitpid(-1, &status, __WCLONE | __WNOTHREAD) == quiet, "__WCLONE finds the other");
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 5, "its status");
+	check(waitpid(-1, &status, __WCLONE | WNOHANG) == -1 && errno == ECHILD,
+	      "then none for __WCLONE either");
+}
+
+static void t_wait_clone_children(void)
+{
+	run_isolated(wait_clone_children);
+}
+
 static void t_waitid_exited(void)
 {
 	siginfo_t info;
@@ -1072,6 +1108,7 @@ static const struct test_case cases[] = {
 	{ "wait_echild_sigchld_ignored", t_wait_sigchld_ignored },
 	{ "wait_echild_sa_nocldwait", t_wait_sa_nocldwait },
 	{ "exit_signal_0_not_autoreaped", t_wait_exit_signal_zero },
+	{ "wait_plain_wclone_wall", t_wait_clone_children },
 	{ "waitid_exited", t_waitid_exited },
 	{ "waitid_killed", t_waitid_killed },
 	{ "many_children_50", t_many_children },
