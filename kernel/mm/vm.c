@@ -1298,14 +1298,33 @@ int vm_advise(struct mm *mm, uint64_t start, size_t len, int advice)
 // Moves the pages of [old, old + old_len) (inside v) to a new mapping at
 // [dst, dst + new_len), which must be free, and unmaps the old range.
 // The frames move with their entries: nothing is copied.
+// MREMAP_DONTUNMAP: the page tables [dst, dst + len) will need, made
+// before anything moves, so that nothing can fail half-way.
+static bool tables_ready(struct mm *mm, uint64_t dst, uint64_t len)
+{
+	for (uint64_t va = dst; va < dst + len; va = (va | ((1UL << PTE_LEAF_SHIFT) - 1)) + 1)
+		if (!arch_pte_walk(mm->root_pa, va, true, true))
+			return false;
+	return true;
+}
+
+// Moves [old, old + old_len) of v to [dst, dst + new_len): its entries go
+// along, the old range is unmapped.  With 'keep_old' (MREMAP_DONTUNMAP,
+// old_len == new_len) the old range stays mapped, empty, as Linux's
+// move_vma leaves it: private pages are gone from it (zero, or the
+// file's, at the next touch), a shared file mapping finds the file's
+// pages again, and shared anonymous memory, which has no other home here,
+// is mapped at both places; the old one is no longer locked.
 static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
-			uint64_t dst, uint64_t new_len, struct gather *g)
+			uint64_t dst, uint64_t new_len, struct gather *g, bool keep_old)
 {
 	// Linux's margin: the old mapping may split in three, plus the new one.
 	if (mm->vmas.count + 3 > MAX_MAP_COUNT)
 		return -ENOMEM;
 	// Boundaries first: once entries move nothing may fail.
 	if (boundary_at(mm, old) < 0 || boundary_at(mm, old + old_len) < 0)
+		return -ENOMEM;
+	if (keep_old && !tables_ready(mm, dst, new_len))
 		return -ENOMEM;
 	v = vma_find(mm, old);
 	struct vma *w = kmalloc(sizeof(*w));
@@ -1315,9 +1334,19 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 	w->node.start = dst;
 	w->node.end = dst + new_len;
 	w->file_end = dst + (v->file_end > old ? v->file_end - old : 0);
+	bool both = keep_old && (v->flags & VMA_SHARED) && !v->file;
 	uint64_t va = old;
 	pte_t *e;
 	while ((e = arch_pte_next_with_frame(mm->root_pa, &va, old + old_len)) != 0) {
+		if (both) {
+			uint64_t pa = pte_frame(arch_pte_get(e));
+			arch_pte_set(arch_pte_walk(mm->root_pa, dst + (va - old), true, true),
+				     arch_pte_get(e));
+			frame_ref(pa);
+			rss_add(mm, pa);
+			va += PAGE_SIZE;
+			continue;
+		}
 		pte_t *d = arch_pte_walk(mm->root_pa, dst + (va - old), true, true);
 		if (!d) {
 			// Out of page tables: put back what moved.
@@ -1341,8 +1370,13 @@ static long move_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 		vnode_get(w->file);
 		file_link(mm, w);
 	}
-	vt_remove(&mm->vmas, &v->node);
-	vma_free(v);
+	if (keep_old) {
+		v->flags &= ~VMA_LOCKED;
+		merge_around(mm, v);
+	} else {
+		vt_remove(&mm->vmas, &v->node);
+		vma_free(v);
+	}
 	vt_insert(&mm->vmas, &w->node);
 	if ((w->flags & VMA_SHARED) && !w->file &&
 	    populate_range(mm, w, dst + old_len, dst + new_len) < 0) {
@@ -1399,9 +1433,21 @@ static long dup_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t dst,
 	return (long)dst;
 }
 
+// Linux's checks for MREMAP_DONTUNMAP of len bytes of v: not an aio
+// ring (VM_DONTEXPAND), and room under RLIMIT_AS and RLIMIT_DATA for
+// the copy, since the old range stays.
+static int keep_ok(struct mm *mm, struct vma *v, uint64_t len)
+{
+	if (v->flags & VMA_AIO_RING)
+		return -EINVAL;
+	if (!may_expand(mm, len, is_data_mapping(v->prot, v->flags), 0))
+		return -ENOMEM;
+	return 0;
+}
+
 // MREMAP_FIXED: to exactly new_addr, replacing what is there.
 static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len,
-		     uint64_t new_addr, struct gather *g)
+		     uint64_t new_addr, struct gather *g, bool keep_old)
 {
 	if (new_addr & ~PAGE_MASK)
 		return -EINVAL;
@@ -1426,13 +1472,32 @@ static long remap_to(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new
 	if (!v)
 		return -EFAULT;
 	r = resize_ok(mm, v, old, old_len, new_len);
+	if (r == 0 && keep_old)
+		r = keep_ok(mm, v, old_len);
 	if (r < 0)
 		return r;
 	if (new_len > old_len && accounted(v->prot, v->flags) && !fits_in_ram(new_len - old_len))
 		return -ENOMEM;
 	if (old_len == 0)
 		return dup_locked(mm, v, old, new_addr, new_len);
-	return move_locked(mm, v, old, old_len, new_addr, new_len, g);
+	return move_locked(mm, v, old, old_len, new_addr, new_len, g, keep_old);
+}
+
+// MREMAP_DONTUNMAP without MREMAP_FIXED: a move of the same length to
+// where there is room, the old range left mapped.
+static long move_keeping(struct mm *mm, struct vma *v, uint64_t old, uint64_t len,
+			 struct gather *g)
+{
+	int r = resize_ok(mm, v, old, len, len);
+
+	if (r == 0)
+		r = keep_ok(mm, v, len);
+	if (r < 0)
+		return r;
+	uint64_t dst = find_room(mm, 0, len, 0);
+	if (!dst)
+		return -ENOMEM;
+	return move_locked(mm, v, old, len, dst, len, g, true);
 }
 
 // Grows [old, old + old_len) to new_len: in place if the mapping ends
@@ -1471,7 +1536,7 @@ static long grow_locked(struct mm *mm, struct vma *v, uint64_t old, uint64_t old
 		return -ENOMEM;
 	if (old_len == 0)
 		return dup_locked(mm, v, old, dst, new_len);
-	return move_locked(mm, v, old, old_len, dst, new_len, g);
+	return move_locked(mm, v, old, old_len, dst, new_len, g, false);
 }
 
 // mremap after the caller's checks: flags valid, old page aligned, both
@@ -1487,6 +1552,10 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 	struct vma *v = vma_find(mm, old);
 	if (!v) {
 		r = -EFAULT;
+	} else if ((flags & MREMAP_DONTUNMAP) && !(flags & MREMAP_FIXED)) {
+		r = move_keeping(mm, v, old, old_len, &g);
+	} else if ((flags & MREMAP_DONTUNMAP) && (v->flags & VMA_AIO_RING)) {
+		r = -EINVAL;
 	} else if (flags & MREMAP_FIXED) {
 		// A ring moves with its context (Linux's aio_ring_mremap),
 		// which must be a live one of this address space.
@@ -1495,7 +1564,7 @@ long vm_remap(struct mm *mm, uint64_t old, uint64_t old_len, uint64_t new_len, i
 		if ((v->flags & VMA_AIO_RING) && (!ring_pa || aio_ring_moved(mm, ring_pa, 0) < 0))
 			r = -EINVAL;
 		else
-			r = remap_to(mm, old, old_len, new_len, new_addr, &g);
+			r = remap_to(mm, old, old_len, new_len, new_addr, &g, flags & MREMAP_DONTUNMAP);
 		if (r >= 0 && ring_pa)
 			aio_ring_moved(mm, ring_pa, (uint64_t)r);
 	} else if (old_len >= new_len) {

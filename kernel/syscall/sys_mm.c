@@ -372,10 +372,13 @@ SYSCALL_DEFINE(SYS_mremap, mremap)
 	uint64_t new_addr = args->a[4];
 	int flags = (int)args->a[3];
 
-	// MREMAP_DONTUNMAP (keep the old range mapped, empty) is not supported.
-	if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED))
+	if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP))
 		return -EINVAL;
-	if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
+	if ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) && !(flags & MREMAP_MAYMOVE))
+		return -EINVAL;
+	// MREMAP_DONTUNMAP is a move of the same length (checked before the
+	// lengths are rounded, as Linux).
+	if ((flags & MREMAP_DONTUNMAP) && old_len != new_len)
 		return -EINVAL;
 	if (old & PAGE_OFFSET_MASK)
 		return -EINVAL;

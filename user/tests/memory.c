@@ -649,6 +649,49 @@ static void t_pkeys(void)
 	munmap(p, 4096);
 }
 
+// ---- mremap(MREMAP_DONTUNMAP) ----------------------------------------------------
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+// A move that leaves the old range mapped: private pages go with the
+// move (the old range reads zero again), shared anonymous memory is then
+// mapped at both places.
+static void t_mremap_dontunmap(void)
+{
+	char *p = map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
+	char *sh = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (!p || sh == MAP_FAILED)
+		return;
+	memset(p, 'p', 4 * PAGE);
+	char *q = mremap(p, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
+	if (!check(q != MAP_FAILED && q != p, "mremap(DONTUNMAP) moves"))
+		return;
+	check(q[0] == 'p' && q[4 * PAGE - 1] == 'p', "the data moved");
+	check(p[0] == 0 && p[4 * PAGE - 1] == 0, "the old range is still mapped, empty");
+	p[0] = 'x';
+	check(q[0] == 'p', "and apart from the new one");
+	sh[0] = 's';
+	char *t = mremap(sh, 2 * PAGE, 2 * PAGE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
+	if (check(t != MAP_FAILED, "mremap(DONTUNMAP) of shared memory")) {
+		t[1] = 't';
+		check(t[0] == 's' && sh[1] == 't', "shared memory is seen at both places");
+	}
+	errno = 0;
+	check(mremap(q, PAGE, 2 * PAGE, MREMAP_MAYMOVE | MREMAP_DONTUNMAP) == MAP_FAILED && errno == EINVAL,
+	      "another length: EINVAL");
+	errno = 0;
+	check(mremap(q, PAGE, PAGE, MREMAP_DONTUNMAP) == MAP_FAILED && errno == EINVAL,
+	      "without MREMAP_MAYMOVE: EINVAL");
+	munmap(p, 4 * PAGE);
+	munmap(q, 4 * PAGE);
+	munmap(sh, 2 * PAGE);
+	if (t != MAP_FAILED)
+		munmap(t, 2 * PAGE);
+}
+
 static const struct test_case cases[] = {
 	{ "pkeys_without_keys", t_pkeys },
 	{ "brk_grow", t_brk_grow },
@@ -657,6 +700,7 @@ static const struct test_case cases[] = {
 	{ "mmap_anon_demand_zero", t_mmap_demand_zero },
 	{ "mmap_anon_distinct", t_mmap_distinct },
 	{ "mmap_fixed", t_mmap_fixed },
+	{ "mremap_dontunmap", t_mremap_dontunmap },
 	{ "munmap_then_access_segv", t_munmap_segv },
 	{ "munmap_partial", t_munmap_partial },
 	{ "mprotect_readonly_write_segv", t_mprotect_readonly },
