@@ -270,6 +270,9 @@ long vnode_read_io_noatime(struct vnode *vn, uint64_t off, struct iobuf *b, size
 long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b,
 		    size_t n, uint64_t *end, uint64_t limit);
 long vnode_write(struct vnode *vn, uint64_t off, const void *kbuf, size_t n);
+// lseek's SEEK_DATA (hole false) and SEEK_HOLE from off: the offset, or
+// -ENXIO (kernel/fs/ramfs.c).
+int64_t vnode_seek_data(struct vnode *vn, uint64_t off, bool hole);
 int vnode_truncate(struct vnode *vn, uint64_t size);
 
 // Write access against execution (Linux's get_write_access and

@@ -791,6 +791,35 @@ long vnode_read(struct vnode *vn, uint64_t off, void *kbuf, size_t n)
 	return vnode_read_io(vn, off, &b, n);
 }
 
+// lseek's SEEK_DATA and SEEK_HOLE on a regular file, as tmpfs answers
+// them (Linux's mapping_seek_hole_data): a page the file has is data, a
+// page it lacks a hole, and so is its end.  The next data from off (off
+// itself inside a data page), or the next hole (a page's start, or the
+// size); -ENXIO at or past the end, or when no data follows.  A file
+// whose data is made when read (vn->ops) is data throughout.
+int64_t vnode_seek_data(struct vnode *vn, uint64_t off, bool hole)
+{
+	uint64_t flags = spin_lock_irqsave(&vn->lock);
+	uint64_t size = vn->size, pos = off;
+
+	if (off >= size) {
+		spin_unlock_irqrestore(&vn->lock, flags);
+		return -ENXIO;
+	}
+	while (pos < size && !vn->ops) {
+		uint64_t index = pos >> PAGE_SHIFT;
+		bool present = index < vn->npages && vn->pages[index];
+
+		if (present != hole)
+			break;
+		pos = (index + 1) << PAGE_SHIFT;
+	}
+	spin_unlock_irqrestore(&vn->lock, flags);
+	if (hole)
+		return (int64_t)(pos < size ? pos : size);
+	return pos < size ? (int64_t)pos : -ENXIO;
+}
+
 long vnode_write_io(struct vnode *vn, uint64_t off, bool append, struct iobuf *b,
 		    size_t n, uint64_t *end, uint64_t limit)
 {

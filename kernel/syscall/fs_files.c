@@ -608,15 +608,23 @@ static long do_lseek(int fd, int64_t off, int whence)
 		break;
 	case SEEK_DATA:
 	case SEEK_HOLE:
-		// All of a file counts as data; its end is the only hole.
+		// A regular file's pages are its data, what it lacks its holes;
+		// anything else is data to its end.
 		base = 0;
-		if (off < 0 || off >= size) {
+		if (off < 0 || off >= size) {	// ENXIO both, as shmem_file_llseek
 			file_pos_unlock(f);
 			file_put(f);
-			return off < 0 ? -EINVAL : -ENXIO;
+			return -ENXIO;
 		}
-		if (whence == SEEK_HOLE)
+		if (f->vn->type == VNODE_REG)
+			off = vnode_seek_data(f->vn, (uint64_t)off, whence == SEEK_HOLE);
+		else if (whence == SEEK_HOLE)
 			off = size;
+		if (off < 0) {
+			file_pos_unlock(f);
+			file_put(f);
+			return off;
+		}
 		break;
 	default:
 		file_pos_unlock(f);
