@@ -23,6 +23,7 @@
 #include <kernel/mqueue.h>
 #include <kernel/proc_internal.h>
 #include <kernel/process.h>
+#include <kernel/sched.h>
 #include <kernel/signal.h>
 #include <kernel/spinlock.h>
 #include <kernel/syscall.h>
@@ -90,6 +91,7 @@ struct mq_waiter {
 	struct mq_waiter *next;
 	struct wait_queue wq;
 	struct mq_msg *msg;
+	int prio;		// its thread's, as /proc's: lower goes first
 	bool ready;
 };
 
@@ -97,7 +99,7 @@ struct mqueue {
 	int64_t maxmsg, msgsize, curmsgs;
 	uint64_t qsize;				// bytes of text queued
 	struct mq_prio *prios;
-	struct mq_waiter *senders, *receivers;	// oldest first
+	struct mq_waiter *senders, *receivers;	// in turn (waiter_add)
 	// The registration of mq_notify: the process (0: none), how, and
 	// the exec it was made in (a program exec'ed since is not told).
 	int notify_pid;
@@ -217,14 +219,16 @@ static struct mq_msg *take_locked(struct mqueue *q)
 
 // ---- sleeping ----
 
-// Linux serves sleepers by scheduling priority, then in the order they
-// came; every thread here has the one priority of SCHED_OTHER at nice 0
-// (setpriority is not implemented), so the order they came is all.
+// Linux serves sleepers by scheduling priority (its task->prio: real
+// time above the others, then nice), then in the order they came
+// (ipc/mqueue.c's wq_add): w goes after every sleeper of its priority or
+// a higher one.
 static void waiter_add(struct mq_waiter **list, struct mq_waiter *w)
 {
-	while (*list)
+	w->prio = sched_stat_prio(current_thread());
+	while (*list && (*list)->prio <= w->prio)
 		list = &(*list)->next;
-	w->next = NULL;
+	w->next = *list;
 	*list = w;
 }
 

@@ -8,7 +8,8 @@
 // mapping's life, so processes sharing it meet.  Waiters live in a small
 // hash table under one lock: wake-ups and requeues move waiters between
 // chains, and a single lock makes that obviously safe.  A chain is in
-// order of arrival (wake-ups take the oldest first, as Linux's), a waiter
+// Linux's wake-up order (real-time waiters by priority, then the others;
+// the oldest first within a priority: queue_waiter), a waiter
 // leaves it in O(1), and it counts its waiters of the plain calls, so the
 // PI calls' "no plain waiter on this word" costs nothing on a chain of
 // PI waiters only.  The lock is never
@@ -28,6 +29,7 @@
 #include <mm/kmalloc.h>
 #include <kernel/sched.h>
 #include <uapi/errno.h>
+#include <uapi/sched.h>
 
 #define FUTEX_WAIT		0
 #define FUTEX_WAKE		1
@@ -75,6 +77,7 @@ struct futex_waiter {
 	struct futex_key pi_key;
 	uint32_t owner_tid;	// a PI waiter asleep: the owner it waits for
 	bool queued;		// on its key's chain
+	uint8_t prio;		// its thread's real-time priority when queued, 0: none
 	struct futex_waiter *next, *prev;
 };
 
@@ -125,18 +128,53 @@ static struct futex_chain *chain_of(const struct futex_key *k)
 	return &buckets[bucket_of(k)];
 }
 
-// Queues w (its key and 'pi' set) at the end of its chain.  futex_lock held.
+// The order a wake-up takes, Linux's plist of futex_q: real-time
+// waiters by their own priority (not a boost), the others after them,
+// each priority first come, first served.
+static uint8_t waiter_prio(const struct thread *t)
+{
+	if (t->policy != SCHED_FIFO && t->policy != SCHED_RR)
+		return 0;
+	return (uint8_t)t->rt_prio;
+}
+
+// Links w into c after 'after' (NULL: at the head).
+static void link_after(struct futex_chain *c, struct futex_waiter *after, struct futex_waiter *w)
+{
+	w->prev = after;
+	w->next = after ? after->next : c->head;
+	if (w->next)
+		w->next->prev = w;
+	else
+		c->tail = w;
+	if (after)
+		after->next = w;
+	else
+		c->head = w;
+}
+
+// Queues w (its key, thread and 'pi' set) in its chain: after every
+// waiter of its priority or higher, so at the end unless a real-time
+// thread of a higher priority than the last waits.  futex_lock held.
 static void queue_waiter(struct futex_waiter *w)
 {
 	struct futex_chain *c = chain_of(&w->key);
+	struct futex_waiter *after = c->tail;
 
-	w->next = NULL;
-	w->prev = c->tail;
-	if (c->tail)
-		c->tail->next = w;
-	else
-		c->head = w;
-	c->tail = w;
+	w->prio = waiter_prio(w->thread);
+	if (after && after->prio < w->prio) {
+		while (after && after->prio < w->prio)
+			after = after->prev;
+		link_after(c, after, w);
+	} else {
+		w->next = NULL;
+		w->prev = after;
+		if (after)
+			after->next = w;
+		else
+			c->head = w;
+		c->tail = w;
+	}
 	if (!w->pi)
 		c->plain++;
 	w->queued = true;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -57,7 +58,7 @@ static int futex_op(int op, int oparg, int cmp, int cmparg)
 }
 
 #define WATCHDOG_SECONDS 120
-#define NR_CASES 36
+#define NR_CASES 37
 // How long a helper may take to go to sleep before the test gives up.
 #define SETTLE_MS 5000
 
@@ -284,6 +285,93 @@ static void test_wake_oldest_first(void)
 		futex(&word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	ok = join_waiters(w, N) && ok;
 	ktap_result(ok && parked == N, "wake_oldest_first");
+}
+
+// Linux's order of wake-ups (the futex_q plist): real-time waiters first,
+// the higher priority first, then the others; the oldest first within a
+// priority.  Queued (by a requeue, which sorts too) as: normal, FIFO 10,
+// FIFO 20, FIFO 10; woken one by one as FIFO 20, the first FIFO 10, the
+// second, the normal one.
+struct prio_waiter {
+	struct waiter w;
+	int prio;		// SCHED_FIFO priority, 0: SCHED_OTHER
+	atomic_int refused;	// sched_setscheduler failed (not root)
+};
+
+static void *prio_waiter_body(void *arg)
+{
+	struct prio_waiter *p = arg;
+	struct sched_param sp = { .sched_priority = p->prio };
+
+	if (p->prio && syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp) != 0) {
+		atomic_store(&p->refused, 1);
+		atomic_store(&p->w.done, 1);
+		return NULL;
+	}
+	return waiter_body(&p->w);
+}
+
+// Wakes the first n until all are done (on either word), and joins them.
+static void release_prio_waiters(struct prio_waiter *pw, int n, atomic_int *a, atomic_int *b)
+{
+	for (;;) {
+		int done = 0;
+		for (int i = 0; i < n; i++)
+			done += atomic_load(&pw[i].w.done);
+		if (done == n)
+			break;
+		futex(a, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		futex(b, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		sleep_ms(1);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(pw[i].w.thread, NULL);
+}
+
+static void test_wake_priority_order(void)
+{
+	enum { N = 4 };
+	static const int prio[N] = { 0, 10, 20, 10 }, expect[N] = { 2, 1, 3, 0 };
+	atomic_int staging = 0, word = 0;
+	struct prio_waiter pw[N];
+	struct waiter *w[N];
+	int parked = 0, ok = 1;
+
+	for (int i = 0; i < N; i++) {
+		memset(&pw[i], 0, sizeof(pw[i]));
+		pw[i].prio = prio[i];
+		pw[i].w.word = &staging;
+		pw[i].w.op = FUTEX_WAIT_PRIVATE;
+		w[i] = &pw[i].w;
+		pthread_create(&pw[i].w.thread, NULL, prio_waiter_body, &pw[i]);
+		for (int ms = 0; !atomic_load(&pw[i].w.started) && !atomic_load(&pw[i].refused) &&
+				 ms < SETTLE_MS; ms++)
+			sleep_ms(1);
+		if (atomic_load(&pw[i].refused)) {
+			release_prio_waiters(pw, i + 1, &staging, &word);
+			ktap_skip("wake_priority_order", "SCHED_FIFO refused (not root?)");
+			return;
+		}
+		parked += park_waiters(&staging, &word, 1, FUTEX_PRIVATE_FLAG);
+	}
+	for (int i = 0; i < N && parked == N; i++) {
+		if (futex(&word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) != 1)
+			ok = 0;
+		for (int ms = 0; !atomic_load(&w[expect[i]]->done) && ms < SETTLE_MS; ms++)
+			sleep_ms(1);
+		int done = 0;
+		for (int j = 0; j < N; j++)
+			done += atomic_load(&w[j]->done);
+		if (!atomic_load(&w[expect[i]]->done) || done != i + 1) {
+			ktap_diag("wake %d: want waiter %d (priority %d) alone, %d woken", i, expect[i],
+				  prio[expect[i]], done);
+			ok = 0;
+		}
+	}
+	for (int i = 0; i < N; i++)
+		ok = ok && (!atomic_load(&pw[i].w.done) || pw[i].w.rc == 0);
+	release_prio_waiters(pw, N, &staging, &word);
+	ktap_result(ok && parked == N, "wake_priority_order");
 }
 
 static void test_cmp_requeue(void)
@@ -1117,6 +1205,7 @@ int main(void)
 	test_wake_count(FUTEX_PRIVATE_FLAG, "wake_returns_count_private");
 	test_wake_all();
 	test_wake_oldest_first();
+	test_wake_priority_order();
 	test_cmp_requeue();
 	test_requeue();
 	test_requeue_same_word(0, "requeue_onto_same_word");

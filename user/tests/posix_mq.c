@@ -20,7 +20,9 @@
 #include <dirent.h>
 #include <mqueue.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -556,6 +558,67 @@ static void t_blocking_across_processes(void)
 	raw_unlink(qname("block"));
 }
 
+// Is process pid asleep ('S' in /proc/PID/stat)?
+static bool asleep(pid_t pid)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	char *close = strrchr(buf, ')');
+	return close && close[1] == ' ' && close[2] == 'S';
+}
+
+// Linux serves waiting receivers by scheduling priority, then in the
+// order they came: a nice 5 receiver, then a nice 0 one, a SCHED_FIFO
+// one and a second nice 0 one go to sleep in that order; the messages
+// reach the FIFO one, the first nice 0, the second, the nice 5 one.
+static void t_receivers_by_priority(void)
+{
+	enum { N = 4 };
+	static const int nice_of[N] = { 5, 0, 0, 0 }, fifo[N] = { 0, 0, 1, 0 };
+	static const int order[N] = { 2, 1, 3, 0 };
+	int fd = make_queue(qname("order"), 4, 16, 0), out[2];
+	pid_t pid[N];
+	char got[N + 1] = { 0 };
+
+	if (!check_ok(fd, "make queue") || !check_ok(pipe(out), "pipe"))
+		return;
+	for (int i = 0; i < N; i++) {
+		pid[i] = fork_child();
+		if (pid[i] == 0) {
+			struct sched_param sp = { .sched_priority = 1 };
+			char b[16], id = (char)('0' + i);
+			if (setpriority(PRIO_PROCESS, 0, nice_of[i]) != 0 ||
+			    (fifo[i] && syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp) != 0))
+				_exit(2);
+			if (raw_recv(fd, b, 16, NULL, NULL) != 1 || write(out[1], &id, 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		for (int ms = 0; pid[i] > 0 && !asleep(pid[i]) && ms < 5000; ms++)
+			sleep_ms(1);
+	}
+	close(out[1]);
+	for (int i = 0; i < N; i++) {
+		check_ok(raw_send(fd, "m", 1, 0, NULL), "send");
+		if (read(out[0], &got[i], 1) != 1)
+			break;
+	}
+	for (int i = 0; i < N; i++)
+		if (got[i] != '0' + order[i]) {
+			fail("receivers served in the order %s, want 2130", got);
+			break;
+		}
+	for (int i = 0; i < N; i++)
+		if (pid[i] > 0)
+			check_child_ok(pid[i], "receiver");
+	close(out[0]);
+	close(fd);
+	raw_unlink(qname("order"));
+}
+
 static volatile sig_atomic_t got_usr1;
 
 static void on_usr1(int sig)
@@ -1035,6 +1098,7 @@ static const struct test_case cases[] = {
 	{ "priorities_and_sizes", t_priorities },
 	{ "nonblocking_and_timeouts", t_nonblocking_and_timeouts },
 	{ "blocking_across_processes", t_blocking_across_processes },
+	{ "receivers_served_by_priority", t_receivers_by_priority },
 	{ "eintr_and_sa_restart", t_eintr_and_restart },
 	{ "notify_sigev_signal", t_notify_signal },
 	{ "notify_none_thread_errnos", t_notify_none_thread_errnos },
