@@ -11,6 +11,9 @@
 
 struct aio_ctx;
 
+#define COREDUMP_FILTER_DEFAULT	0x33	// anonymous memory, ELF headers, private huge pages
+#define COREDUMP_FILTER_MASK	0x1ff	// the nine bits Linux keeps
+
 struct mm {
 	uint64_t root_pa;		// its page tables' root (arch/pte.h's format)
 	uint64_t id;			// never reused: tells address spaces apart
@@ -31,6 +34,10 @@ struct mm {
 	struct mm_arch arch;		// the arch's own (x86-64: PCID, stale TLBs)
 	int membarrier_state;		// registrations (membarrier(2))
 	bool lock_future;		// mlockall(MCL_FUTURE): new mappings are locked
+	// /proc/PID/coredump_filter: Linux's MMF_DUMP_FILTER bits (0x33 at
+	// first), inherited by fork and exec; no core is written, but the
+	// setting is kept and shown as Linux shows it.
+	uint32_t coredump_filter;
 	uint64_t rseq_cids;		// rseq mm_cid values in use, one bit each
 	struct aio_ctx *aio;		// io_setup's contexts (kernel/fs/aio.c)
 	// The program it runs (exec's file, inherited by fork), referenced

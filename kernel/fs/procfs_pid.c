@@ -52,7 +52,7 @@ enum pnode_kind {
 	PN_PID_DIR = 1, PN_TASK_DIR, PN_TID_DIR, PN_FD_DIR, PN_FDINFO_DIR,
 	PN_FD_LINK, PN_FDINFO,
 	PN_STAT, PN_STATUS, PN_STATM, PN_CMDLINE, PN_COMM, PN_ENVIRON, PN_AUXV, PN_MAPS,
-	PN_LIMITS, PN_MOUNTS, PN_TIMERS, PN_SCHED,
+	PN_LIMITS, PN_MOUNTS, PN_TIMERS, PN_SCHED, PN_COREDUMP_FILTER,
 	PN_EXE, PN_CWD, PN_ROOT,
 };
 
@@ -571,6 +571,62 @@ static void render_comm(struct text *t, struct psnap *s)
 	tprintf(t, "%s\n", s->comm);
 }
 
+// ---- coredump_filter ----
+
+// A zombie has no address space: ESRCH, as Linux.
+static int render_coredump_filter(struct text *t, struct psnap *s)
+{
+	if (!s->mm)
+		return -ESRCH;
+	tprintf(t, "%08x\n", __atomic_load_n(&s->mm->coredump_filter, __ATOMIC_RELAXED));
+	return 0;
+}
+
+// Linux's coredump_filter_write: a number (decimal, 0x hex or 0 octal,
+// a newline allowed after it), of which the nine filter bits are kept.
+static long coredump_filter_write(const struct pnode *pn, struct iobuf *b, size_t n)
+{
+	char text[24];
+	uint64_t v = 0;
+	size_t len = n < sizeof(text) - 1 ? n : sizeof(text) - 1;
+	int base = 10;
+	size_t i = 0;
+
+	memset(text, 0, sizeof(text));
+	if (iobuf_get(b, 0, text, len) < 0)
+		return -EFAULT;
+	if (len && text[len - 1] == '\n')
+		text[--len] = 0;
+	if (len > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+		base = 16;
+		i = 2;
+	} else if (len > 1 && text[0] == '0') {
+		base = 8;
+		i = 1;
+	}
+	if (i >= len)
+		return len ? 0 : -EINVAL;	// "0" alone is decimal 0
+	for (; i < len; i++) {
+		int d = text[i] >= '0' && text[i] <= '9' ? text[i] - '0' :
+			text[i] >= 'a' && text[i] <= 'f' ? text[i] - 'a' + 10 :
+			text[i] >= 'A' && text[i] <= 'F' ? text[i] - 'A' + 10 : 99;
+		if (d >= base || v > 0xffffffffULL / (uint64_t)base)
+			return -EINVAL;
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	if (v > 0xffffffffULL)
+		return -EINVAL;
+	struct psnap s;
+	int rc = snap_take(pn, &s);
+	if (rc == 0 && !s.mm)
+		rc = -ESRCH;
+	if (rc == 0)
+		__atomic_store_n(&s.mm->coredump_filter, (uint32_t)v & COREDUMP_FILTER_MASK,
+				 __ATOMIC_RELAXED);
+	snap_drop(&s);
+	return rc < 0 ? rc : (long)n;
+}
+
 // ns as Linux's SPLIT_NS: ms with six decimals.
 static void sched_ns_line(struct text *t, const char *name, uint64_t ns)
 {
@@ -710,6 +766,7 @@ static int render(const struct pnode *pn, struct text *t, char *path)
 	case PN_MAPS: render_maps(t, &s, path); break;
 	case PN_MOUNTS: render_mounts(t, &s); break;
 	case PN_COMM: render_comm(t, &s); break;
+	case PN_COREDUMP_FILTER: rc = render_coredump_filter(t, &s); break;
 	case PN_SCHED: render_sched(t, &s); break;
 	default: rc = -EINVAL; break;
 	}
@@ -889,6 +946,8 @@ static long pnode_write(struct vnode *vn, struct file *f, uint64_t off, struct i
 	long rc = -ESRCH;
 
 	(void)f; (void)off;
+	if (pn->kind == PN_COREDUMP_FILTER)
+		return coredump_filter_write(pn, b, n);
 	if (pn->kind != PN_COMM)
 		return -EINVAL;
 	memset(name, 0, sizeof(name));
@@ -1090,7 +1149,9 @@ static const struct pentry pid_entries[] = {
 	{ "root", PN_ROOT, VNODE_SYMLINK, 0777 },
 	{ "exe", PN_EXE, VNODE_SYMLINK, 0777 },
 	{ "mounts", PN_MOUNTS, VNODE_REG, 0444 },
-	{ "timers", PN_TIMERS, VNODE_REG, 0444 },	// last: not in task/TID, as Linux
+	// The last two are not in task/TID, as Linux.
+	{ "coredump_filter", PN_COREDUMP_FILTER, VNODE_REG, 0644 },
+	{ "timers", PN_TIMERS, VNODE_REG, 0444 },
 };
 #define NR_PID_ENTRIES (int)(sizeof(pid_entries) / sizeof(pid_entries[0]))
 
@@ -1103,10 +1164,10 @@ static int first_entry(const struct pnode *pn)
 	return pn->kind == PN_TID_DIR ? 1 : 0;	// a thread has no task/
 }
 
-// ... and no timers (the process's POSIX timers).
+// ... and no coredump_filter or timers (the process's).
 static int end_entry(const struct pnode *pn)
 {
-	return pn->kind == PN_TID_DIR ? NR_PID_ENTRIES - 1 : NR_PID_ENTRIES;
+	return pn->kind == PN_TID_DIR ? NR_PID_ENTRIES - 2 : NR_PID_ENTRIES;
 }
 
 static long pnode_target(struct vnode *vn, char *buf, size_t size);

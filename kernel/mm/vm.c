@@ -451,6 +451,7 @@ struct mm *mm_create(void)
 	mm->id = __atomic_add_fetch(&mm_next_id, 1, __ATOMIC_RELAXED);
 	spin_init(&mm->lock, "mm");
 	mm->mmap_base = USER_MMAP_BASE;
+	mm->coredump_filter = COREDUMP_FILTER_DEFAULT;
 	arch_mm_init(mm);
 	return mm;
 }
@@ -1703,6 +1704,7 @@ struct mm *mm_copy(struct mm *src)
 	mm->env_end = src->env_end;
 	mm->brk = src->brk;
 	mm->mmap_base = src->mmap_base;
+	mm->coredump_filter = src->coredump_filter;
 	mm->start_code = src->start_code;
 	mm->end_code = src->end_code;
 	mm->start_data = src->start_data;

@@ -629,6 +629,7 @@ static void commit_exec(struct thread *t, struct mm *mm, struct vnode *vn, const
 	membarrier_switch_mm(mm);
 	irq_restore(flags);
 	if (old) {
+		mm->coredump_filter = old->coredump_filter;	// kept across exec, as Linux
 		acct_mm_peak(p, old->rss_peak);		// ru_maxrss outlives the image
 		mm_put(old);
 	}

@@ -871,8 +871,41 @@ static void t_stat_times(void)
 	check(num(fields[10]) > 0, "minor faults counted");
 }
 
+// coredump_filter: 00000033 at first, a number in any base sets its
+// nine bits, fork and exec keep it, a thread's task/TID has none.
+static void t_coredump_filter(void)
+{
+	char buf[32], path[64];
+	int fd = open("/proc/self/coredump_filter", O_RDWR);
+
+	if (!check_ok(fd, "open"))
+		return;
+	memset(buf, 0, sizeof(buf));
+	check(pread(fd, buf, sizeof(buf) - 1, 0) == 9 && !strcmp(buf, "00000033\n"), "00000033 at first");
+	check(pwrite(fd, "0x1ff3\n", 7, 0) == 7, "write 0x1ff3");
+	memset(buf, 0, sizeof(buf));
+	check(pread(fd, buf, sizeof(buf) - 1, 0) == 9 && !strcmp(buf, "000001f3\n"), "its nine bits kept");
+	check(pwrite(fd, "17", 2, 0) == 2, "write 17 (decimal)");
+	memset(buf, 0, sizeof(buf));
+	check(pread(fd, buf, sizeof(buf) - 1, 0) == 9 && !strcmp(buf, "00000011\n"), "reads 00000011");
+	errno = 0;
+	check(pwrite(fd, "junk", 4, 0) == -1 && errno == EINVAL, "junk: EINVAL");
+	close(fd);
+	pid_t pid = fork_child();
+	if (pid == 0) {
+		memset(buf, 0, sizeof(buf));
+		_exit(read_file("/proc/self/coredump_filter", buf, sizeof(buf)) == 9 &&
+		      !strcmp(buf, "00000011\n") ? 0 : 1);
+	}
+	check_child_ok(pid, "a child inherits it");
+	snprintf(path, sizeof(path), "/proc/self/task/%d/coredump_filter", (int)my_tid());
+	check(access(path, F_OK) == -1 && errno == ENOENT, "not in task/TID");
+	write_file("/proc/self/coredump_filter", "0x33");
+}
+
 static const struct test_case cases[] = {
 	{ "self_links", t_self_links },
+	{ "coredump_filter", t_coredump_filter },
 	{ "stat_by_position", t_stat_by_position },
 	{ "status_and_statm", t_status_and_statm },
 	{ "status_ids_and_owner", t_status_ids },
