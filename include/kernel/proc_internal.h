@@ -79,6 +79,11 @@ int exec_unshare_files(struct thread *t);
 void thread_tables_adopt(struct thread *t);
 // Signal dispositions (sighand.c): copied or shared at clone, given up
 // at exit, made p's own at exec (sighand_lock: kernel/process.h).
+// RLIMIT_NPROC (nproc.c): a set*id call changed the calling thread's
+// credentials to nc (cred_commit); execve's first check (-EAGAIN).
+struct cred;
+void nproc_cred_changed(struct thread *t, const struct cred *nc);
+int nproc_exec_check(void);
 struct sighand;
 struct sighand *sighand_copy(struct sighand *src, bool clear);
 struct sighand *sighand_share(struct sighand *sh);

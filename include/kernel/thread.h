@@ -137,6 +137,11 @@ struct thread {
 	// CLONE_IO; NULL until the first set.
 	struct io_context *io;
 	struct seccomp_thread seccomp;	// kernel/security/seccomp.c
+	// RLIMIT_NPROC (kernel/proc/nproc.c): the real uid this user thread
+	// is counted for, and whether an ID change took it over the limit
+	// (Linux's PF_NPROC_EXCEEDED: its next exec fails).
+	uint32_t nproc_uid;
+	bool nproc_counted, nproc_exceeded;
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on
@@ -149,6 +154,10 @@ void thread_free(struct thread *t);
 // ioprio_set's context: shared or copied by clone, left when freed.
 int ioprio_fork(struct thread *child, struct thread *parent, uint64_t clone_flags);
 void ioprio_thread_free(struct thread *t);
+// RLIMIT_NPROC (kernel/proc/nproc.c): a new user thread is counted for
+// its real uid (-EAGAIN past the creator's limit), a freed one no longer.
+int nproc_thread_new(struct thread *t);
+void nproc_thread_free(struct thread *t);
 
 static inline struct thread *current_thread(void);
 

@@ -33,6 +33,12 @@ static struct thread *user_thread_alloc_tid(struct process *p, const char *name,
 		thread_free(t);
 		return 0;
 	}
+	cred_thread_init(t);	// the creating thread's credentials
+	if ((*err = nproc_thread_new(t)) < 0) {
+		thread_free(t);
+		return 0;
+	}
+	*err = -ENOMEM;
 	int tid = want ? tid_alloc_exact(t, p, want) : tid_alloc_for(t, p);
 	if (tid < 0) {
 		*err = want ? tid : -ENOMEM;
@@ -41,7 +47,6 @@ static struct thread *user_thread_alloc_tid(struct process *p, const char *name,
 	}
 	t->proc = p;
 	t->mm = p->mm;
-	cred_thread_init(t);	// the creating thread's credentials
 	return t;
 }
 

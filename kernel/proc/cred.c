@@ -141,6 +141,7 @@ void cred_commit(struct cred *nc)
 	t->cred = nc;
 	p->cred = ref(nc);
 	spin_unlock_irqrestore(&cred_lock, irq);
+	nproc_cred_changed(t, nc);
 	// A process that takes other effective or file-system IDs, or gains
 	// capabilities, is no longer dumpable (its /proc files go to root),
 	// as on Linux with fs.suid_dumpable 0.  Exec decides afresh.

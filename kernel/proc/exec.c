@@ -808,7 +808,9 @@ static long execveat(int dirfd, uint64_t upath, uint64_t uargv, uint64_t uenvp, 
 	if (r < 0)
 		return r;
 	strings_init(&s);
-	r = exec_start(dirfd, path, flags, &start);
+	r = nproc_exec_check();		// after a set*id past RLIMIT_NPROC, as Linux
+	if (r == 0)
+		r = exec_start(dirfd, path, flags, &start);
 	if (r == 0)
 		r = exec_name(dirfd, path, &name);
 	// The file name counts against the limit too, as on Linux (the stack

@@ -105,7 +105,10 @@ void start_init(void)
 	p->rlimits[3] = (struct rlimit_pair){ USER_STACK_SIZE, ~0ULL };	// RLIMIT_STACK
 	p->rlimits[4] = (struct rlimit_pair){ 0, ~0ULL };	// RLIMIT_CORE: none, as Linux
 	p->rlimits[7] = (struct rlimit_pair){ NOFILE_CUR, NOFILE_MAX };	// RLIMIT_NOFILE
+	// RLIMIT_NPROC and RLIMIT_SIGPENDING: Linux gives init both half
+	// its default threads-max.
 	uint64_t sigq = sigpending_default_limit();
+	p->rlimits[6] = (struct rlimit_pair){ sigq, sigq };	// RLIMIT_NPROC
 	p->rlimits[RLIMIT_SIGPENDING_INDEX] = (struct rlimit_pair){ sigq, sigq };
 	p->rlimits[12] = (struct rlimit_pair){ MQ_BYTES_MAX, MQ_BYTES_MAX };	// RLIMIT_MSGQUEUE
 	// RLIMIT_NICE, RLIMIT_RTPRIO: 0, as Linux's INIT_RLIMITS, so only

@@ -6,6 +6,7 @@
 // are guarded by the process's sighand lock, which also guards the
 // handler table.
 
+#include <kernel/user_counts.h>
 #include <kernel/cred.h>
 #include <kernel/process.h>
 #include <kernel/proc_internal.h>
@@ -44,66 +45,27 @@
 // past the receiver's RLIMIT_SIGPENDING queues nothing.  (Standard
 // signals need no queue entry here, so they are not counted.)
 
-#define USER_BUCKETS		64
-
-struct user_sigcount {
-	uint32_t uid;
-	uint64_t count;
-	struct user_sigcount *next;
-};
-
-static struct user_sigcount *user_counts[USER_BUCKETS];
-static struct spinlock user_counts_lock = SPINLOCK_INIT("sigpending");	// a leaf
-
 // Counts one more queued signal for p's user, unless that passes p's
 // limit (or there is no memory for the count): the uid charged, or -1.
 static int64_t sigpending_charge(struct process *p)
 {
 	struct cred *c = cred_of(p);
 	uint32_t uid = c->uid;
-	uint64_t limit = p->rlimits[RLIMIT_SIGPENDING_INDEX].cur;
-	struct user_sigcount **b = &user_counts[uid % USER_BUCKETS], *u;
-	uint64_t irq = spin_lock_irqsave(&user_counts_lock);
 
 	cred_put(c);
-	for (u = *b; u && u->uid != uid; u = u->next)
-		;
-	if (!u && limit > 0 && (u = kzalloc(sizeof(*u)))) {
-		u->uid = uid;
-		u->next = *b;
-		*b = u;
-	}
-	bool ok = u && u->count < limit;
-	if (ok)
-		u->count++;
-	spin_unlock_irqrestore(&user_counts_lock, irq);
-	return ok ? (int64_t)uid : -1;
+	if (!user_count_charge(uid, USER_SIGPENDING, p->rlimits[RLIMIT_SIGPENDING_INDEX].cur))
+		return -1;
+	return (int64_t)uid;
 }
 
 static void sigpending_uncharge(uint32_t uid)
 {
-	struct user_sigcount **b = &user_counts[uid % USER_BUCKETS], *u;
-	uint64_t irq = spin_lock_irqsave(&user_counts_lock);
-
-	for (; (u = *b) && u->uid != uid; b = &u->next)
-		;
-	if (u && --u->count == 0) {
-		*b = u->next;
-		kfree(u);
-	}
-	spin_unlock_irqrestore(&user_counts_lock, irq);
+	user_count_uncharge(uid, USER_SIGPENDING);
 }
 
 uint64_t sigpending_of_user(uint32_t uid)
 {
-	uint64_t irq = spin_lock_irqsave(&user_counts_lock);
-	uint64_t n = 0;
-
-	for (struct user_sigcount *u = user_counts[uid % USER_BUCKETS]; u; u = u->next)
-		if (u->uid == uid)
-			n = u->count;
-	spin_unlock_irqrestore(&user_counts_lock, irq);
-	return n;
+	return user_count_of(uid, USER_SIGPENDING);
 }
 
 uint64_t sigpending_default_limit(void)

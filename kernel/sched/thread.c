@@ -44,6 +44,7 @@ void thread_free(struct thread *t)
 	if (t->tid == (int)THREAD_FREED_MAGIC)
 		panic("thread %s freed twice (%p)", t->name, (void *)t);
 	t->tid = (int)THREAD_FREED_MAGIC;
+	nproc_thread_free(t);
 	cred_put(t->cred);
 	sched_pi_thread_exit(t);
 	ioprio_thread_free(t);

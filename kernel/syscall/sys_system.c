@@ -120,11 +120,11 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 // address space grows (kernel/mm/vm.c); RLIMIT_FSIZE at writes,
 // truncations and fallocate (kernel/fs/file.c, SIGXFSZ and EFBIG);
 // RLIMIT_CPU by the tick (kernel/proc/cputime.c); RLIMIT_SIGPENDING when
-// signals are queued (kernel/proc/signal.c); MSGQUEUE, NICE and RTPRIO
+// signals are queued (kernel/proc/signal.c); RLIMIT_NPROC when threads
+// are made and at exec (kernel/proc/nproc.c); MSGQUEUE, NICE and RTPRIO
 // where they apply (mqueue, nice, the scheduling calls).  The rest have
-// no effect a program can see, as on Linux for root: no core dumps are
-// written, RSS and LOCKS are ignored by Linux too, root is exempt from
-// NPROC, RTTIME's watchdog does not exist.
+// no effect a program can see: no core dumps are written, RSS and LOCKS
+// are ignored by Linux too, RTTIME's watchdog does not exist.
 // As Linux: raising a hard limit takes CAP_SYS_RESOURCE (EPERM).
 static int limit_check(int resource, const struct rlimit_pair *old, const struct rlimit_pair *nl)
 {

@@ -4,10 +4,13 @@
 // EFBIG with SIGXFSZ (pipes are not files: no limit).  RLIMIT_AS: mmap,
 // mremap and brk past it fail (ENOMEM; brk keeps the old break).
 // RLIMIT_DATA: private writable mappings and the heap count, shared and
-// read-only ones do not.  Each case runs in a forked child.
+// read-only ones do not.  RLIMIT_NPROC: a user's threads, fork and
+// pthread_create past it EAGAIN, a set*uid past it fails the next execve.
+// Each case runs in a forked child.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,10 +180,105 @@ static void t_data(void)
 	in_child(c_data, "RLIMIT_DATA");
 }
 
+// ---- RLIMIT_NPROC ----
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+// Forks a child that pauses until killed; its pid, or -1 with errno.
+static pid_t pauser(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+// A user's threads count against RLIMIT_NPROC (not root's, not with
+// CAP_SYS_RESOURCE): fork and pthread_create past it fail with EAGAIN,
+// and work again once a child is gone.
+static int c_nproc(void)
+{
+	struct rlimit lim = { 3, 3 };
+	pid_t a, b;
+	pthread_t th;
+
+	if (c_ok(setrlimit(RLIMIT_NPROC, &lim), "setrlimit") || drop_to(U1, G1, 0, NULL))
+		return 1;
+	a = pauser();
+	b = pauser();
+	if (a < 0 || b < 0)
+		return cfail("fork within the limit: errno %d", errno);
+	if (c_err(fork(), EAGAIN, "fork past RLIMIT_NPROC") ||
+	    c_eq(pthread_create(&th, NULL, idle_thread, NULL), EAGAIN, "pthread_create past it"))
+		return 1;
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	if (c < 0)
+		return cfail("fork after a child is gone: errno %d", errno);
+	waitpid(c, NULL, 0);
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+	return 0;
+}
+
+static void t_nproc(void)
+{
+	in_child(c_nproc, "RLIMIT_NPROC");
+}
+
+// set*uid to a user over the limit succeeds, and the next execve fails
+// with EAGAIN (Linux's PF_NPROC_EXCEEDED).
+static int c_nproc_exec(void)
+{
+	struct rlimit lim = { 1, 1 };
+	int p[2];
+	char c;
+
+	if (c_ok(pipe(p), "pipe"))
+		return 1;
+	pid_t holder = fork();
+	if (holder == 0) {
+		if (drop_to(U2, G2, 0, NULL))
+			_exit(1);
+		if (write(p[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	if (holder < 0 || read(p[0], &c, 1) != 1)
+		return cfail("the holder");
+	int rc = 0;
+	if (c_ok(setrlimit(RLIMIT_NPROC, &lim), "setrlimit") ||
+	    c_ok(setresuid(U2, U2, U2), "setresuid to a user at the limit"))
+		rc = 1;
+	else
+		rc = c_err(execl("/bin/true", "true", (char *)NULL), EAGAIN, "execve after it");
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+	return rc;
+}
+
+static void t_nproc_exec(void)
+{
+	in_child(c_nproc_exec, "RLIMIT_NPROC at exec");
+}
+
 static const struct test_case cases[] = {
 	{ "fsize_write_truncate_fallocate", t_fsize },
 	{ "as_mmap_mremap_brk", t_as },
 	{ "data_private_writable_and_brk", t_data },
+	{ "nproc_fork_and_threads", t_nproc },
+	{ "nproc_exceeded_by_setuid_fails_exec", t_nproc_exec },
 };
 
 int main(void)
