@@ -60,6 +60,10 @@ static void reparent_children_locked(struct process *p)
 			c->parent = 0;
 			continue;
 		}
+		// The new parent hears of it by SIGCHLD and waits for it as a
+		// plain child, whatever the exit signal was (Linux's
+		// reparent_leader: "we don't want people slaying init").
+		c->exit_signal = SIGCHLD;
 		process_link_child_locked(init, c);
 		if (c->zombie)
 			wq_wake_all(&init->child_wait);

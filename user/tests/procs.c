@@ -19,6 +19,7 @@
 #include <sys/random.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -604,6 +605,43 @@ static void t_wait_clone_children(void)
 	run_isolated(wait_clone_children);
 }
 
+// A clone child that loses its parent reports to its new one with
+// SIGCHLD, as a plain child (Linux's reparent_leader): a subreaper's
+// plain wait finds it.
+static void wait_reparented_clone_child(void)
+{
+	int status = 0, p[2];
+	pid_t orphan = 0;
+
+	if (!check_ok(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "PR_SET_CHILD_SUBREAPER") ||
+	    !check_ok(pipe(p), "pipe"))
+		return;
+	fflush(stdout);
+	pid_t mid = fork();
+	if (mid == 0) {
+		pid_t g = (pid_t)syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);	// exit signal 0
+		if (g == 0) {
+			usleep(200000);
+			_exit(7);
+		}
+		write(p[1], &g, sizeof(g));
+		_exit(g > 0 ? 0 : 1);
+	}
+	if (!check_ok(mid, "fork") || !check(read(p[0], &orphan, sizeof(orphan)) == sizeof(orphan), "its pid"))
+		return;
+	check(waitpid(mid, &status, 0) == mid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the middle child");
+	check(waitpid(-1, &status, 0) == orphan, "a plain wait finds the orphaned clone child");
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 7, "its status");
+	close(p[0]);
+	close(p[1]);
+}
+
+static void t_wait_reparented_clone_child(void)
+{
+	run_isolated(wait_reparented_clone_child);
+}
+
 static void t_waitid_exited(void)
 {
 	siginfo_t info;
@@ -1109,6 +1147,7 @@ static const struct test_case cases[] = {
 	{ "wait_echild_sa_nocldwait", t_wait_sa_nocldwait },
 	{ "exit_signal_0_not_autoreaped", t_wait_exit_signal_zero },
 	{ "wait_plain_wclone_wall", t_wait_clone_children },
+	{ "reparented_clone_child_reports_sigchld", t_wait_reparented_clone_child },
 	{ "waitid_exited", t_waitid_exited },
 	{ "waitid_killed", t_waitid_killed },
 	{ "many_children_50", t_many_children },
