@@ -26,6 +26,8 @@ int procfs_sys_init(void);
 void fac_stats_reset(void);
 // /proc/stat and /proc/uptime (kernel/fs/procfs_stat.c).
 int procfs_stat_init(void);
+// /proc/config.gz (kernel/fs/procfs_config.c).
+int procfs_config_init(void);
 
 // Called on every tick of CPU 0 (interrupt context): moves bytes waiting
 // in the UART into the console's input buffer and wakes readers.

@@ -50,6 +50,9 @@ bool arch_entropy64(uint64_t *v);
 // layout; returns the length written (at most size - 1).
 struct cpu;
 unsigned long arch_cpuinfo(const struct cpu *c, char *buf, unsigned long size);
+// The arch's lines of /proc/config.gz (kernel/fs/procfs_config.c): the
+// CONFIG_ options of its architecture, in Linux's vocabulary.
+const char *arch_kconfig(void);
 
 // The console device (x86-64: the 16550 UART on COM1).  Output waits a
 // bounded time for the device, so a missing one cannot hang the kernel.

@@ -152,6 +152,8 @@ int vfs_init(const void *cpio, size_t len)
 		err = procfs_sys_init();
 	if (!err)
 		err = procfs_stat_init();
+	if (!err)
+		err = procfs_config_init();
 	// As Linux's: a new name in /proc is ENOENT, a removal EPERM (in
 	// /proc/sys EACCES: its directories are never writable); in /sys a
 	// new name is EACCES.

@@ -893,8 +893,49 @@ static void t_names_fixed(void)
 	      "meminfo still there, nothing new");
 }
 
+// /proc/config.gz (IKCONFIG_PROC): a gzip file that zcat turns into
+// "CONFIG_X=..." and "# CONFIG_X is not set" lines, with the options any
+// kernel that runs this has (FUTEX, MMU).  A Linux built without it: skip.
+static void t_config_gz(void)
+{
+	unsigned char magic[2];
+	char line[256];
+	int fd = open("/proc/config.gz", O_RDONLY), set = 0, lines = 0, futex = 0, mmu = 0, bad = 0;
+
+	if (fd < 0) {
+		struct utsname u;
+		if (errno == ENOENT && !(uname(&u) == 0 && strstr(u.version, "Switchyard")))
+			skip("no /proc/config.gz (a kernel without IKCONFIG_PROC)");
+		else
+			fail("open /proc/config.gz: errno %d", errno);
+		return;
+	}
+	check(read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b, "gzip's magic");
+	close(fd);
+	fflush(stdout);
+	FILE *z = popen("zcat /proc/config.gz 2>/dev/null || busybox zcat /proc/config.gz", "r");
+	if (!check(z != NULL, "popen zcat"))
+		return;
+	while (fgets(line, sizeof(line), z)) {
+		lines++;
+		if (!strcmp(line, "CONFIG_FUTEX=y\n"))
+			futex = 1;
+		if (!strcmp(line, "CONFIG_MMU=y\n"))
+			mmu = 1;
+		if (!strncmp(line, "CONFIG_", 7) && strchr(line, '='))
+			set++;
+		else if (line[0] != '#' && line[0] != '\n')
+			bad++;
+	}
+	check(pclose(z) == 0, "zcat succeeded");
+	check(lines > 10 && set > 10, "a configuration");
+	check(!bad, "only CONFIG_ lines and comments");
+	check(futex && mmu, "CONFIG_FUTEX=y and CONFIG_MMU=y");
+}
+
 static const struct test_case cases[] = {
 	{ "cpuinfo_layout_one_block_per_online_cpu", t_cpuinfo_layout },
+	{ "config_gz", t_config_gz },
 	{ "pid_max_writable", t_pid_max_writable },
 	{ "ns_last_pid", t_ns_last_pid },
 	{ "cpuinfo_small_reads", t_cpuinfo_small_reads },
