@@ -71,6 +71,9 @@ void pipe_consume(struct file *f, size_t n);
 
 // For the in-kernel tests: a pipe without files.
 struct pipe *pipe_alloc(void);
+// /proc/sys/fs/pipe-user-pages-soft (hard false) and -hard.
+unsigned long pipe_get_user_pages(bool hard);
+void pipe_set_user_pages(bool hard, unsigned long pages);
 void pipe_free(struct pipe *p);
 
 #endif

@@ -9,6 +9,7 @@
 enum user_counter {
 	USER_SIGPENDING,	// real-time signals queued (RLIMIT_SIGPENDING)
 	USER_THREADS,		// threads (RLIMIT_NPROC)
+	USER_PIPE_PAGES,	// pipe buffer pages (fs.pipe-user-pages-soft/hard)
 	USER_COUNTERS
 };
 
@@ -17,5 +18,9 @@ enum user_counter {
 bool user_count_charge(uint32_t uid, enum user_counter k, uint64_t limit);
 void user_count_uncharge(uint32_t uid, enum user_counter k);
 uint64_t user_count_of(uint32_t uid, enum user_counter k);
+// Adds n (which may be negative) to uid's count whatever it becomes
+// (false only when memory for a new record is short); the new count in
+// *now.
+bool user_count_add(uint32_t uid, enum user_counter k, int64_t n, uint64_t *now);
 
 #endif

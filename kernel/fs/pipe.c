@@ -22,6 +22,7 @@
 #include <fs/poll.h>
 #include <fs/vnode.h>
 #include <kernel/process.h>
+#include <kernel/user_counts.h>
 #include <kernel/wait.h>
 #include <lib/string.h>
 #include <mm/kmalloc.h>
@@ -68,6 +69,8 @@ struct pipe {
 	// pipe_write: data in always, room only when it was full or a writer
 	// had to wait; an end closing or the ring resized: everyone).
 	struct poll_events events;
+	// The user charged for the ring's pages (fs.pipe-user-pages-*).
+	uint32_t acct_uid;
 };
 
 // /proc/sys/fs/pipe-max-size: the largest capacity F_SETPIPE_SZ grants,
@@ -111,23 +114,84 @@ static unsigned order_of(uint64_t size)
 	return order;
 }
 
+// ---- fs.pipe-user-pages-soft and -hard ----
+//
+// As Linux, the pages of the pipes a user made are counted for that
+// user (the real uid of the maker).  A user without CAP_SYS_RESOURCE or
+// CAP_SYS_ADMIN past the soft limit gets new pipes of two pages, and
+// cannot grow one with F_SETPIPE_SZ; past the hard limit, no new pipe.
+// 0 is no limit; Linux's defaults: 16384 pages soft, no hard limit.
+
+#define PIPE_MIN_DEF_ORDER 1	// Linux's PIPE_MIN_DEF_BUFFERS: 2 pages
+
+static unsigned long pipe_user_pages_soft = 16384, pipe_user_pages_hard;
+
+unsigned long pipe_get_user_pages(bool hard)
+{
+	return __atomic_load_n(hard ? &pipe_user_pages_hard : &pipe_user_pages_soft,
+			       __ATOMIC_RELAXED);
+}
+
+void pipe_set_user_pages(bool hard, unsigned long pages)
+{
+	__atomic_store_n(hard ? &pipe_user_pages_hard : &pipe_user_pages_soft, pages,
+			 __ATOMIC_RELAXED);
+}
+
+static bool unprivileged(void)
+{
+	const struct cred *c = current_cred();
+
+	return !cred_capable(c, CAP_SYS_RESOURCE) && !cred_capable(c, CAP_SYS_ADMIN);
+}
+
+static bool past(uint64_t pages, bool hard)
+{
+	unsigned long limit = pipe_get_user_pages(hard);
+
+	return limit && pages > limit;
+}
+
+// Moves uid's count by 'delta' pages; the count after.
+static uint64_t charge_pages(uint32_t uid, int64_t delta)
+{
+	uint64_t now;
+
+	user_count_add(uid, USER_PIPE_PAGES, delta, &now);
+	return now;
+}
+
 // A new pipe holds 64 KiB, or pipe-max-size if that is less (as Linux
-// gives a user without CAP_SYS_RESOURCE).
+// gives a user without CAP_SYS_RESOURCE), or two pages past the soft
+// limit above; NULL past the hard one (or without memory).
 struct pipe *pipe_alloc(void)
 {
 	struct pipe *p = kzalloc(sizeof(*p));
 	unsigned order = PIPE_ORDER, max_order = order_of(pipe_get_max_size());
+	uint32_t uid = current_cred()->uid;
 
 	if (!p)
 		return NULL;
 	if (max_order < order && !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		order = max_order;
+	uint64_t now = charge_pages(uid, 1 << order);
+	if (past(now, false) && unprivileged()) {
+		now = charge_pages(uid, (1 << PIPE_MIN_DEF_ORDER) - (1 << order));
+		order = PIPE_MIN_DEF_ORDER;
+	}
+	if (past(now, true) && unprivileged()) {
+		charge_pages(uid, -(1 << order));
+		kfree(p);
+		return NULL;
+	}
+	p->acct_uid = uid;
 	p->ring = page_alloc(order);
 	p->bufs = kmalloc(sizeof(struct pipe_buf) << order);
 	if (!p->ring || !p->bufs) {
 		if (p->ring)
 			page_free(p->ring, order);
 		kfree(p->bufs);
+		charge_pages(uid, -(1 << order));
 		kfree(p);
 		return NULL;
 	}
@@ -141,6 +205,7 @@ struct pipe *pipe_alloc(void)
 
 void pipe_free(struct pipe *p)
 {
+	charge_pages(p->acct_uid, -((int64_t)1 << p->order));
 	page_free(p->ring, p->order);
 	kfree(p->bufs);
 	kfree(p);
@@ -547,12 +612,22 @@ long pipe_set_size(struct file *f, uint64_t want)
 	if (size > pipe_get_max_size() && size > __atomic_load_n(&p->size, __ATOMIC_RELAXED) &&
 	    !cred_capable(current_cred(), CAP_SYS_RESOURCE))
 		return -EPERM;
+	// The new ring is charged before the old one is given back; the
+	// count with the old one gone (Linux's account_pipe_buffers) decides:
+	// growing past a limit is EPERM.
+	uint64_t old_slots = (uint64_t)1 << __atomic_load_n(&p->order, __ATOMIC_RELAXED);
+	uint64_t now = charge_pages(p->acct_uid, (int64_t)nslots) - old_slots;
+	if (nslots > old_slots && (past(now, true) || past(now, false)) && unprivileged()) {
+		charge_pages(p->acct_uid, -(int64_t)nslots);
+		return -EPERM;
+	}
 	ring = page_alloc(order);
 	bufs = kmalloc(sizeof(*bufs) * nslots);
 	if (!ring || !bufs) {
 		if (ring)
 			page_free(ring, order);
 		kfree(bufs);
+		charge_pages(p->acct_uid, -(int64_t)nslots);
 		return -ENOMEM;
 	}
 	frame_set_use(virt_to_phys(ring), FRAME_PIPE);
@@ -582,6 +657,7 @@ long pipe_set_size(struct file *f, uint64_t want)
 		wq_wake_all(&p->write_wq);	// there may be room now
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
+	charge_pages(p->acct_uid, -((int64_t)1 << unused_order));
 	page_free(unused, unused_order);
 	kfree(unused_bufs);
 	poll_event(&p->events, 0);

@@ -371,10 +371,35 @@ static int store_pipe_max_size(const char *text, size_t len)
 	return rc ? rc : pipe_set_max_size(v);
 }
 
-// No per-user limit on pipe pages: 0 is Linux's "no soft limit".
+// The per-user limits on pipe pages (kernel/fs/pipe.c).
 static size_t show_pipe_user_pages_soft(char *buf, size_t size)
 {
-	return kappendf(buf, size, 0, "0");
+	return kappendf(buf, size, 0, "%lu", pipe_get_user_pages(false));
+}
+
+static size_t show_pipe_user_pages_hard(char *buf, size_t size)
+{
+	return kappendf(buf, size, 0, "%lu", pipe_get_user_pages(true));
+}
+
+static int store_pipe_user_pages(const char *text, size_t len, bool hard)
+{
+	uint64_t v;
+	int rc = parse_uint(text, len, &v);
+
+	if (rc == 0)
+		pipe_set_user_pages(hard, (unsigned long)v);
+	return rc;
+}
+
+static int store_pipe_user_pages_soft(const char *text, size_t len)
+{
+	return store_pipe_user_pages(text, len, false);
+}
+
+static int store_pipe_user_pages_hard(const char *text, size_t len)
+{
+	return store_pipe_user_pages(text, len, true);
 }
 
 // No system-wide limit on open files: Linux's largest value.
@@ -583,7 +608,10 @@ static const struct sysctl sysctls[] = {
 	{ "/proc/sys/kernel", "shmmni", show_shmmni, store_shmmni, false },
 	{ "/proc/sys/kernel", "shm_next_id", show_shm_next_id, store_shm_next_id, false },
 	{ "/proc/sys/fs", "pipe-max-size", show_pipe_max_size, store_pipe_max_size, false },
-	{ "/proc/sys/fs", "pipe-user-pages-soft", show_pipe_user_pages_soft, NULL, false },
+	{ "/proc/sys/fs", "pipe-user-pages-soft", show_pipe_user_pages_soft, store_pipe_user_pages_soft,
+	  false },
+	{ "/proc/sys/fs", "pipe-user-pages-hard", show_pipe_user_pages_hard, store_pipe_user_pages_hard,
+	  false },
 	{ "/proc/sys/fs", "file-max", show_file_max, NULL, false },
 	{ "/proc/sys/fs", "nr_open", show_nr_open, NULL, false },
 	{ "/proc/sys/fs/inotify", "max_user_instances", show_in_instances, store_in_instances, false },

@@ -1,7 +1,8 @@
 // What each user has, counted for the limits Linux sets per user (its
 // ucounts): the real-time signals queued for the user's processes
 // (RLIMIT_SIGPENDING, kernel/proc/signal.c) and the user's threads
-// (RLIMIT_NPROC, kernel/proc/nproc.c).  A record lives while one of its
+// (RLIMIT_NPROC, kernel/proc/nproc.c) and the pages of the pipes they
+// made (fs.pipe-user-pages-*, kernel/fs/pipe.c).  A record lives while one of its
 // counts is not zero.  The lock is a leaf: taken under any other, it
 // takes none.
 
@@ -76,4 +77,27 @@ uint64_t user_count_of(uint32_t uid, enum user_counter k)
 
 	spin_unlock_irqrestore(&counts_lock, irq);
 	return n;
+}
+
+bool user_count_add(uint32_t uid, enum user_counter k, int64_t n, uint64_t *now)
+{
+	uint64_t irq = spin_lock_irqsave(&counts_lock);
+	struct user_counts **b = slot_of(uid), *u = *b;
+
+	if (!u && n > 0 && (u = kzalloc(sizeof(*u)))) {
+		u->uid = uid;
+		*b = u;
+	}
+	if (u) {
+		u->count[k] = n < 0 && (uint64_t)-n > u->count[k] ? 0 : u->count[k] + (uint64_t)n;
+		*now = u->count[k];
+		if (all_zero(u)) {
+			*b = u->next;
+			kfree(u);
+		}
+	} else {
+		*now = 0;
+	}
+	spin_unlock_irqrestore(&counts_lock, irq);
+	return u || n <= 0;
 }

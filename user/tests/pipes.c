@@ -690,8 +690,82 @@ static void t_select(void)
 	close_pipe(p);
 }
 
+// fs.pipe-user-pages-soft and -hard: the pages of a user's pipes count
+// for that user; past the soft limit, an unprivileged user's new pipes
+// hold two pages and cannot grow; past the hard one, there is no new
+// pipe.  A user of its own (uid 4242) in a child; the settings restored.
+#define PIPE_UID 4242
+
+static int soft_limit_child(void)
+{
+	int a[2], b[2], c[2];
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (setresgid(PIPE_UID, PIPE_UID, PIPE_UID) || setresuid(PIPE_UID, PIPE_UID, PIPE_UID))
+		return 1;
+	if (pipe(a) || pipe(b) || pipe(c))
+		return 2;
+	if (fcntl(a[0], F_GETPIPE_SZ) != 16 * page || fcntl(b[0], F_GETPIPE_SZ) != 16 * page)
+		return 3;	// within the limit: the full 16 pages
+	if (fcntl(c[0], F_GETPIPE_SZ) != 2 * page)
+		return 4;	// past it: two pages
+	if (fcntl(c[0], F_SETPIPE_SZ, 16 * page) != -1 || errno != EPERM)
+		return 5;	// and no growing
+	if (fcntl(a[0], F_SETPIPE_SZ, page) != page)
+		return 6;	// shrinking is always allowed
+	return 0;
+}
+
+static int hard_limit_child(void)
+{
+	int a[2], b[2];
+
+	if (setresgid(PIPE_UID, PIPE_UID, PIPE_UID) || setresuid(PIPE_UID, PIPE_UID, PIPE_UID))
+		return 1;
+	if (pipe(a))
+		return 2;
+	if (pipe(b) != -1 || errno != ENFILE)
+		return 3;
+	return 0;
+}
+
+static void run_pipe_child(int (*body)(void), const char *what)
+{
+	pid_t pid = fork_child();
+	int st;
+
+	if (pid == 0)
+		_exit(body());
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		fail("%s: the child failed at step %d", what, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static void t_pipe_user_pages(void)
+{
+	char soft[32] = { 0 }, hard[32] = { 0 };
+
+	if (geteuid() != 0) {
+		skip("needs root to set the sysctls");
+		return;
+	}
+	if (read_file("/proc/sys/fs/pipe-user-pages-soft", soft, sizeof(soft)) <= 0 ||
+	    read_file("/proc/sys/fs/pipe-user-pages-hard", hard, sizeof(hard)) <= 0) {
+		fail("cannot read the pipe-user-pages sysctls");
+		return;
+	}
+	check(atol(soft) == 16384 && atol(hard) == 0, "Linux's defaults: 16384 and 0");
+	if (check(write_file("/proc/sys/fs/pipe-user-pages-soft", "32") == 0, "set soft"))
+		run_pipe_child(soft_limit_child, "soft limit");
+	write_file("/proc/sys/fs/pipe-user-pages-soft", "0");
+	if (check(write_file("/proc/sys/fs/pipe-user-pages-hard", "20") == 0, "set hard"))
+		run_pipe_child(hard_limit_child, "hard limit");
+	write_file("/proc/sys/fs/pipe-user-pages-soft", soft);
+	write_file("/proc/sys/fs/pipe-user-pages-hard", hard);
+}
+
 static const struct test_case cases[] = {
 	{ "pipe_basic", t_pipe_basic },
+	{ "pipe_user_pages_soft_and_hard", t_pipe_user_pages },
 	{ "pipe_partial_reads", t_pipe_partial_reads },
 	{ "pipe_wrong_ends_ebadf", t_pipe_wrong_ends },
 	{ "pipe2_cloexec", t_pipe2_cloexec },
