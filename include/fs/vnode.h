@@ -100,6 +100,9 @@ struct vnode_ops {
 	// terminal it is, whose hang-up (vhangup) its open files share.
 	struct tty *(*tty)(struct vnode *vn);
 	bool stream;	// no file position at all: lseek gives ESPIPE (ttys)
+	// mmap gives anonymous memory, shared or private as asked (Linux's
+	// mmap_zero: /dev/zero).
+	bool maps_anonymous;
 	// Keeps O_ASYNC and signals its owner (fs/sigio.h), as a file Linux
 	// gives a fasync method (inotify; pipes and 'stream' ttys anyway).
 	bool fasync;

@@ -98,7 +98,8 @@ static long random_write(struct vnode *vn, struct file *f, uint64_t off, struct 
 }
 
 static const struct vnode_ops null_ops = { .read = null_read, .write = null_write };
-static const struct vnode_ops zero_ops = { .read = zero_read, .write = null_write };
+static const struct vnode_ops zero_ops = { .read = zero_read, .write = null_write,
+					   .maps_anonymous = true };
 static const struct vnode_ops full_ops = { .read = zero_read, .write = full_write };
 static const struct vnode_ops random_ops = { .read = random_read, .write = random_write };
 

@@ -96,6 +96,19 @@ SYSCALL_DEFINE(SYS_mmap, mmap)
 			file_put(f);
 			return -EBADF;		// names a file, cannot map it
 		}
+		// /dev/zero: anonymous memory, after the file's access checks.
+		// Shared from a descriptor not open for writing, it can never be
+		// written: Linux drops VM_SHARED and it is private memory.
+		if (f->vn && f->vn->ops && f->vn->ops->maps_anonymous) {
+			bool readable = file_readable(f), can_write = file_writable(f);
+			file_put(f);
+			if (!readable || (type != MAP_PRIVATE && (prot & PROT_WRITE) && !can_write))
+				return -EACCES;
+			if (type != MAP_PRIVATE && !can_write)
+				flags = (flags & ~MAP_TYPE) | MAP_PRIVATE;
+			return vm_map(current_process()->mm, addr, len, prot, flags | MAP_ANONYMOUS,
+				      NULL, 0, 0, false);
+		}
 		if (!f->vn || f->vn->type != VNODE_REG) {
 			file_put(f);
 			return f->vn ? -ENODEV : -EACCES;

@@ -649,6 +649,45 @@ static void t_pkeys(void)
 	munmap(p, 4096);
 }
 
+// ---- mmap of /dev/zero ------------------------------------------------------------
+
+// Anonymous memory, as Linux's mmap_zero: private, or shared across fork
+// from a descriptor open for writing; read-only from one that is not
+// (and then no PROT_WRITE: EACCES).
+static void t_mmap_dev_zero(void)
+{
+	int ro = open("/dev/zero", O_RDONLY), rw = open("/dev/zero", O_RDWR);
+
+	if (!check_ok(ro, "open O_RDONLY") || !check_ok(rw, "open O_RDWR"))
+		return;
+	char *r = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, ro, 0);
+	char *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, ro, 0);
+	char *s = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, rw, 0);
+	check(r != MAP_FAILED && r[0] == 0, "read-only shared, zero");
+	check(p != MAP_FAILED && p[PAGE - 1] == 0, "private, zero");
+	errno = 0;
+	check(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0) == MAP_FAILED && errno == EACCES,
+	      "writable shared from O_RDONLY: EACCES");
+	if (check(s != MAP_FAILED, "writable shared")) {
+		pid_t pid = fork_child();
+		if (pid == 0) {
+			s[1] = 's';
+			_exit(0);
+		}
+		check_child_ok(pid, "child");
+		check(s[1] == 's', "shared across fork");
+		munmap(s, PAGE);
+	}
+	if (p != MAP_FAILED) {
+		p[0] = 'p';
+		munmap(p, PAGE);
+	}
+	if (r != MAP_FAILED)
+		munmap(r, PAGE);
+	close(ro);
+	close(rw);
+}
+
 // ---- mremap(MREMAP_DONTUNMAP) ----------------------------------------------------
 
 #ifndef MREMAP_DONTUNMAP
@@ -701,6 +740,7 @@ static const struct test_case cases[] = {
 	{ "mmap_anon_distinct", t_mmap_distinct },
 	{ "mmap_fixed", t_mmap_fixed },
 	{ "mremap_dontunmap", t_mremap_dontunmap },
+	{ "mmap_dev_zero", t_mmap_dev_zero },
 	{ "munmap_then_access_segv", t_munmap_segv },
 	{ "munmap_partial", t_munmap_partial },
 	{ "mprotect_readonly_write_segv", t_mprotect_readonly },
