@@ -85,6 +85,10 @@ int vfs_create_node(struct vnode *dir, const char *name, enum vnode_type type, u
 		    uint64_t rdev, struct vnode **out);
 // Like vfs_create for a regular file, but an existing name is opened
 // instead (O_CREAT without O_EXCL); *created says which happened.
+// O_TMPFILE: a regular file with no name, made as if in dir (its
+// permission checks, its owner rules), for the caller to open; linkat
+// may name it later if 'linkable' (no O_EXCL).
+int vfs_tmpfile(struct vnode *dir, uint32_t perm, bool linkable, struct vnode **out);
 int vfs_create_or_open(struct vnode *dir, const char *name, uint32_t perm, bool excl,
 		       struct vnode **out, bool *created);
 // unlink/rename/link check the caller's permissions as Linux does

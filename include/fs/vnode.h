@@ -201,6 +201,9 @@ struct vnode {
 	// parent); under vfs_tree_lock.
 	struct inotify_mark *inotify_marks;
 	struct vnode *unlinked_parent;
+	// An O_TMPFILE file made without O_EXCL: linkat may give it a name
+	// although it has none (Linux's I_LINKABLE); under vfs_tree_lock.
+	bool linkable;
 
 	char *target;			// symlinks: immutable, 'size' bytes + NUL
 	const struct vnode_ops *ops;	// devices and synthetic files, else NULL

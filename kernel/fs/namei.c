@@ -10,6 +10,7 @@
 #include <kernel/cred.h>
 #include <kernel/uaccess.h>
 #include <lib/string.h>
+#include <lib/printf.h>
 #include <mm/kmalloc.h>
 #include <uapi/errno.h>
 
@@ -425,6 +426,41 @@ int vfs_create_node(struct vnode *dir, const char *name, enum vnode_type type, u
 	return create_as_node(current_cred(), dir, name, type, perm, NULL, rdev, out);
 }
 
+int vfs_tmpfile(struct vnode *dir, uint32_t perm, bool linkable, struct vnode **out)
+{
+	const struct cred *cred = current_cred();
+	struct vnode *vn = vnode_alloc(VNODE_REG, perm);
+	char name[24];
+	uint64_t irq;
+	int rc = 0;
+
+	if (!vn)
+		return -ENOMEM;
+	irq = spin_lock_irqsave(&vfs_tree_lock);
+	if (dir->type != VNODE_DIR)
+		rc = -ENOTDIR;
+	else if (dir->nlink == 0)
+		rc = -ENOENT;
+	else if (dir->refuse_new)
+		rc = -EOPNOTSUPP;	// /proc, /sys: no tmpfile on Linux either
+	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC))) {
+		cred_init_owner(cred, dir, vn);
+		vn->linkable = linkable;
+		// Named in /proc/PID/fd as Linux's: "DIR/#INO (deleted)".
+		int len = ksnprintf(name, sizeof(name), "#%lu", (unsigned long)vn->ino);
+		vnode_set_name(vn, dir, name, (size_t)len);
+		vn->parent = NULL;
+		vn->unlinked_parent = dir;
+		dir->refcount++;
+	}
+	spin_unlock_irqrestore(&vfs_tree_lock, irq);
+	if (rc)
+		vnode_put(vn);		// frees it (nlink 0)
+	else
+		*out = vn;
+	return rc;
+}
+
 int vfs_create_or_open(struct vnode *dir, const char *name, uint32_t perm, bool excl,
 		       struct vnode **out, bool *created)
 {
@@ -699,7 +735,7 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 	irq = spin_lock_irqsave(&vfs_tree_lock);
 	if (dir->type != VNODE_DIR)
 		rc = -ENOTDIR;
-	else if (dir->nlink == 0 || vn->nlink == 0)
+	else if (dir->nlink == 0 || (vn->nlink == 0 && !vn->linkable))
 		rc = -ENOENT;
 	else if (vn->parent && vn->parent->refuse_new && vn->parent != dir)
 		rc = -EXDEV;		// a /proc or /sys file: another file system on Linux
@@ -710,6 +746,7 @@ int vfs_link(struct vnode *vn, struct vnode *dir, const char *name)
 	else if (!(rc = vnode_permission(cred, dir, MAY_WRITE | MAY_EXEC)))
 		rc = dir_add(dir, name, len, vn);
 	if (rc == 0) {
+		vn->linkable = false;			// named now
 		vn->ctime_ns = fs_now_ns();
 		fsnotify_self(vn, IN_ATTRIB);		// Linux's fsnotify_link
 		fsnotify_name(dir, IN_CREATE, name, 0);

@@ -1009,7 +1009,13 @@ static int fd_target_locked(struct file *f, bool cloexec, void *arg)
 	}
 	len = vnode_path_locked(f->vn, tb->buf, tb->size);
 	if (len == -ENOENT && f->vn->name) {
-		len = ksnprintf(tb->buf, tb->size, "/%s (deleted)", f->vn->name);
+		// Unlinked: the path it had, as Linux's d_path says it (the
+		// directory it was last in, when that still has a path).
+		struct vnode *dir = f->vn->unlinked_parent;
+		int dl = dir ? vnode_path_locked(dir, tb->buf, tb->size) : -ENOENT;
+		if (dl < 0 || (dl == 1 && tb->buf[0] == '/'))
+			dl = 0;
+		len = dl + ksnprintf(tb->buf + dl, tb->size - (size_t)dl, "/%s (deleted)", f->vn->name);
 		if ((size_t)len >= tb->size)
 			len = -ENAMETOOLONG;
 	}

@@ -477,6 +477,11 @@ static long do_link(int olddirfd, uint64_t oldpath, int newdirfd, uint64_t newpa
 
 	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
+	// Naming a descriptor's file (an O_TMPFILE one, say) takes
+	// CAP_DAC_READ_SEARCH, as Linux (ENOENT); /proc/self/fd/N with
+	// AT_SYMLINK_FOLLOW does not.
+	if ((flags & AT_EMPTY_PATH) && !cred_capable(current_cred(), CAP_DAC_READ_SEARCH))
+		return -ENOENT;
 	rc = lookup_user_at(olddirfd, oldpath,
 			    (flags & AT_SYMLINK_FOLLOW ? LOOKUP_FOLLOW : 0) |
 			    (flags & AT_EMPTY_PATH ? LOOKUP_EMPTY_OK : 0), &vn);

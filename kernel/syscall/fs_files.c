@@ -345,6 +345,24 @@ static long open_found(struct file *f, struct vnode *vn, uint32_t flags, bool cr
 	return fd_install(current_fdtable(), f, 0, flags & O_CLOEXEC);
 }
 
+// O_TMPFILE: the path names a directory, where a file with no name is
+// made and opened (tmpfs's, as Linux 6.1); linkat may name it later
+// unless O_EXCL.
+static long open_tmpfile(struct file *f, struct vnode *start, const char *path, int lflags,
+			 uint32_t flags, uint32_t mode)
+{
+	struct vnode *dir, *vn;
+	long rc = vfs_lookup_at(start, path, lflags | LOOKUP_FOLLOW, &dir);
+
+	if (rc < 0)
+		return rc;
+	rc = vfs_tmpfile(dir, mode & ~current_umask() & 07777, !(flags & O_EXCL), &vn);
+	vnode_put(dir);
+	if (rc < 0)
+		return rc;
+	return open_found(f, vn, flags, true);
+}
+
 long open_vnode(struct vnode *vn, uint32_t flags)
 {
 	struct file *f;
@@ -379,8 +397,15 @@ static long do_open_resolve(int dirfd, uint64_t upath, uint32_t flags, uint32_t 
 	bool excl = (flags & O_CREAT) && (flags & O_EXCL);
 	int lflags = ((flags & O_NOFOLLOW) || excl ? 0 : LOOKUP_FOLLOW) | resolve;
 
-	if ((flags & O_TMPFILE) == O_TMPFILE)
-		return -EOPNOTSUPP;
+	// O_TMPFILE is O_DIRECTORY and a bit of its own, so that an old
+	// kernel fails it; the bit needs the rest of it, write access and no
+	// O_CREAT (EINVAL, as Linux's build_open_flags).
+	bool tmpfile = flags & (O_TMPFILE & ~O_DIRECTORY);
+	if (tmpfile && ((flags & (O_TMPFILE | O_CREAT)) != O_TMPFILE ||
+			(flags & O_ACCMODE) == O_RDONLY))
+		return -EINVAL;
+	if (tmpfile)
+		flags &= ~O_TMPFILE;	// the file it makes is no directory
 	rc = user_path(upath, &path);
 	if (rc < 0)
 		return rc;
@@ -396,6 +421,10 @@ static long do_open_resolve(int dirfd, uint64_t upath, uint32_t flags, uint32_t 
 	rc = at_start(dirfd, (resolve & LOOKUP_IN_ROOT) ? "." : path, &start);
 	if (rc < 0)
 		goto out;
+	if (tmpfile) {
+		rc = open_tmpfile(f, start, path, lflags, flags, mode);
+		goto out;
+	}
 	rc = vfs_lookup_for_open(start, path, lflags, &vn, &object);
 	if (rc == 0 && object) {
 		rc = reopen_object(f, object, flags);

@@ -329,6 +329,51 @@ out:
 	unlink(p);
 }
 
+// O_TMPFILE: a file with no name in a directory, read and written
+// through its descriptor; named later with linkat through
+// /proc/self/fd/N, not with O_EXCL; refused read-only or on a file.
+static void t_o_tmpfile(void)
+{
+	char path[64], named[96], link[128], buf[8] = { 0 };
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", scratch_dir);
+	snprintf(named, sizeof(named), "%s/named", scratch_dir);
+	int fd = open(path, O_TMPFILE | O_RDWR, 0640);
+	if (!check_ok(fd, "open O_TMPFILE"))
+		return;
+	check(fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0, "a regular file, no link");
+	check(write(fd, "tmpdata", 7) == 7 && pread(fd, buf, 7, 0) == 7 && !strcmp(buf, "tmpdata"),
+	      "written and read back");
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	char target[256] = { 0 };
+	check(readlink(link, target, sizeof(target) - 1) > 0 && strstr(target, " (deleted)") &&
+	      strncmp(target, scratch_dir, strlen(scratch_dir)) == 0, "/proc/self/fd names it (deleted)");
+	check_ok(linkat(AT_FDCWD, link, AT_FDCWD, named, AT_SYMLINK_FOLLOW), "linkat a name to it");
+	memset(buf, 0, sizeof(buf));
+	int nf = open(named, O_RDONLY);
+	check(nf >= 0 && read(nf, buf, 7) == 7 && !strcmp(buf, "tmpdata"), "the name opens the data");
+	check(fstat(fd, &st) == 0 && st.st_nlink == 1, "one link now");
+	if (nf >= 0)
+		close(nf);
+	unlink(named);
+	close(fd);
+	fd = open(path, O_TMPFILE | O_RDWR | O_EXCL, 0600);
+	if (check_ok(fd, "open O_TMPFILE | O_EXCL")) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		errno = 0;
+		check(linkat(AT_FDCWD, link, AT_FDCWD, named, AT_SYMLINK_FOLLOW) == -1 && errno == ENOENT,
+		      "O_EXCL: never named (ENOENT)");
+		close(fd);
+	}
+	check_errno(open(path, O_TMPFILE | O_RDONLY, 0600), EINVAL, "O_TMPFILE read-only");
+	const char *file = scratch("tmpfile-on-file");
+	if (make_file(file, "x") == 0) {
+		check_errno(open(file, O_TMPFILE | O_RDWR, 0600), ENOTDIR, "O_TMPFILE on a file");
+		unlink(file);
+	}
+}
+
 static void t_lseek_einval(void)
 {
 	const char *p = scratch("seekbad");
@@ -1181,6 +1226,7 @@ static const struct test_case cases[] = {
 	{ "large_file_roundtrip", t_large_file },
 	{ "lseek_whence", t_lseek_whence },
 	{ "lseek_data_and_hole", t_lseek_data_hole },
+	{ "o_tmpfile", t_o_tmpfile },
 	{ "lseek_einval", t_lseek_einval },
 	{ "pread_pwrite", t_pread_pwrite },
 	{ "readv_writev", t_readv_writev },
