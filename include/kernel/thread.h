@@ -142,6 +142,9 @@ struct thread {
 	// (Linux's PF_NPROC_EXCEEDED: its next exec fails).
 	uint32_t nproc_uid;
 	bool nproc_counted, nproc_exceeded;
+	// RLIMIT_RTTIME (kernel/proc/cputime.c): ticks run as a real-time
+	// thread since it last slept (Linux's rt.timeout).
+	uint64_t rt_ticks;
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

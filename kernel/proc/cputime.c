@@ -5,6 +5,7 @@
 
 #include <kernel/cputime.h>
 #include <kernel/process.h>
+#include <kernel/sched.h>
 #include <kernel/proc_internal.h>
 #include <kernel/thread.h>
 #include <kernel/cpu.h>
@@ -16,6 +17,7 @@
 #include <uapi/errno.h>
 
 #define RLIMIT_CPU	0
+#define RLIMIT_RTTIME	15	// in microseconds
 #define RLIM_INFINITY	(~0ULL)
 #define NSEC		1000000000ULL
 #define USER_HZ_NS	10000000ULL	// clock_t ticks are 1/100 s (USER_HZ)
@@ -326,16 +328,49 @@ static void check_rlimit_cpu(struct process *p, uint64_t prof)
 	}
 }
 
+// RLIMIT_RTTIME, as Linux's watchdog: a real-time thread's ticks on the
+// CPU since it last slept (t->rt_ticks, cleared when it is woken:
+// kernel/sched/sched.c) against the limit in microseconds.  SIGKILL at
+// the hard limit; at the soft one SIGXCPU, and the soft limit a second
+// higher (getrlimit shows it).
+static bool rttime_limited(const struct thread *t)
+{
+	return sched_thread_rt(t) &&
+	       __atomic_load_n(&t->proc->rlimits[RLIMIT_RTTIME].cur, __ATOMIC_RELAXED) != RLIM_INFINITY;
+}
+
+static void check_rlimit_rttime(struct thread *t)
+{
+	struct process *p = t->proc;
+	struct rlimit_pair *rl = &p->rlimits[RLIMIT_RTTIME];
+	uint64_t soft = __atomic_load_n(&rl->cur, __ATOMIC_RELAXED);
+	uint64_t hard = __atomic_load_n(&rl->max, __ATOMIC_RELAXED);
+	uint64_t us = ++t->rt_ticks * (1000000 / timer_hz);
+
+	if (hard != RLIM_INFINITY && us >= hard) {
+		send(p, SIGKILL);
+		return;
+	}
+	if (us >= soft) {
+		send(p, SIGXCPU);
+		uint64_t flags = spin_lock_irqsave(&proc_tree_lock);
+		if (rl->cur == soft)
+			rl->cur = soft + 1000000;
+		spin_unlock_irqrestore(&proc_tree_lock, flags);
+	}
+}
+
 // Has the tick of a CPU running t work here: a CPU-time interval timer
-// armed or a CPU limit set?  (A CPU running only such threads keeps its
-// tick: kernel/time/tick.c.)
+// armed, a CPU limit set, or a real-time one for a real-time thread?
+// (A CPU running only such threads keeps its tick: kernel/time/tick.c.)
 bool acct_needs_tick(const struct thread *t)
 {
 	struct process *p = t->proc;
 
 	return p && (__atomic_load_n(&p->acct.virt_expires, __ATOMIC_RELAXED) ||
 		     __atomic_load_n(&p->acct.prof_expires, __ATOMIC_RELAXED) ||
-		     __atomic_load_n(&p->rlimits[RLIMIT_CPU].cur, __ATOMIC_RELAXED) != RLIM_INFINITY);
+		     __atomic_load_n(&p->rlimits[RLIMIT_CPU].cur, __ATOMIC_RELAXED) != RLIM_INFINITY ||
+		     rttime_limited(t));
 }
 
 // Every tick on every CPU, in the timer interrupt.  Only a process with
@@ -347,6 +382,8 @@ void acct_tick(struct cpu *c)
 
 	if (!p || t->acct.gone || !acct_needs_tick(t))
 		return;
+	if (rttime_limited(t))
+		check_rlimit_rttime(t);
 	bool limited = p->rlimits[RLIMIT_CPU].cur != RLIM_INFINITY;
 	struct acct_totals tot;
 	process_totals(p, &tot);

@@ -124,7 +124,7 @@ SYSCALL_DEFINE(SYS_sysinfo, sysinfo)
 // are made and at exec (kernel/proc/nproc.c); MSGQUEUE, NICE and RTPRIO
 // where they apply (mqueue, nice, the scheduling calls).  The rest have
 // no effect a program can see: no core dumps are written, RSS and LOCKS
-// are ignored by Linux too, RTTIME's watchdog does not exist.
+// are ignored by Linux too.  RLIMIT_RTTIME: kernel/proc/cputime.c.
 // As Linux: raising a hard limit takes CAP_SYS_RESOURCE (EPERM).
 static int limit_check(int resource, const struct rlimit_pair *old, const struct rlimit_pair *nl)
 {

@@ -6,11 +6,14 @@
 // RLIMIT_DATA: private writable mappings and the heap count, shared and
 // read-only ones do not.  RLIMIT_NPROC: a user's threads, fork and
 // pthread_create past it EAGAIN, a set*uid past it fails the next execve.
+// RLIMIT_RTTIME: a real-time thread that does not sleep gets SIGXCPU at
+// the soft limit (raised a second), SIGKILL at the hard one.
 // Each case runs in a forked child.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "privdrop.h"
@@ -273,12 +277,88 @@ static void t_nproc_exec(void)
 	in_child(c_nproc_exec, "RLIMIT_NPROC at exec");
 }
 
+// ---- RLIMIT_RTTIME ----
+
+static volatile sig_atomic_t xcpu;
+
+static void on_xcpu(int sig)
+{
+	(void)sig;
+	xcpu++;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+// Spins as SCHED_FIFO 1 until a SIGXCPU or 'ms' have passed.
+static int spin_fifo(long ms)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	long long end = mono_ms() + ms;
+
+	if (syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp) != 0)
+		return cfail("SCHED_FIFO: errno %d", errno);
+	while (!xcpu && mono_ms() < end)
+		;
+	return 0;
+}
+
+// A real-time thread that runs without sleeping past the soft limit gets
+// SIGXCPU, and the soft limit goes a second up.
+static int c_rttime_soft(void)
+{
+	struct rlimit lim = { 100000, 5000000 }, now;
+
+	if (signal(SIGXCPU, on_xcpu) == SIG_ERR || c_ok(setrlimit(RLIMIT_RTTIME, &lim), "setrlimit") ||
+	    spin_fifo(3000))
+		return 1;
+	if (c_eq(xcpu >= 1, 1, "SIGXCPU past the soft limit") ||
+	    c_ok(getrlimit(RLIMIT_RTTIME, &now), "getrlimit") ||
+	    c_eq((long)now.rlim_cur, 1100000, "the soft limit a second up"))
+		return 1;
+	return 0;
+}
+
+static void t_rttime_soft(void)
+{
+	in_child(c_rttime_soft, "RLIMIT_RTTIME soft");
+}
+
+// ... and past the hard limit, SIGKILL.
+static int c_rttime_hard(void)
+{
+	struct rlimit lim = { 100000, 100000 };
+
+	if (c_ok(setrlimit(RLIMIT_RTTIME, &lim), "setrlimit") || spin_fifo(3000))
+		return 1;
+	return cfail("still alive after 3 s past RLIMIT_RTTIME's hard limit");
+}
+
+static void t_rttime_hard(void)
+{
+	if (child_why)
+		child_why[0] = 0;
+	pid_t pid = fork_child();
+	if (pid == 0)
+		_exit(c_rttime_hard() ? 1 : 0);
+	int st = reap_child(pid);
+	if (st >= 0 && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
+		fail("%s", child_why && child_why[0] ? child_why : "not killed by SIGKILL");
+}
+
 static const struct test_case cases[] = {
 	{ "fsize_write_truncate_fallocate", t_fsize },
 	{ "as_mmap_mremap_brk", t_as },
 	{ "data_private_writable_and_brk", t_data },
 	{ "nproc_fork_and_threads", t_nproc },
 	{ "nproc_exceeded_by_setuid_fails_exec", t_nproc_exec },
+	{ "rttime_soft_sigxcpu", t_rttime_soft },
+	{ "rttime_hard_sigkill", t_rttime_hard },
 };
 
 int main(void)
