@@ -163,6 +163,10 @@ int vm_mbind(struct mm *mm, uint64_t start, uint64_t end, const struct mempolicy
 int vm_set_home_node(struct mm *mm, uint64_t start, uint64_t end, int node);
 // The policy of the mapping at addr, or -EFAULT.
 int vm_get_policy(struct mm *mm, uint64_t addr, struct mempolicy *pol);
+// /proc/PID/pagemap: the n entries from page va on, as Linux's
+// (present, file or shared, mapped once, the frame number if 'show_pfn';
+// 0 for a page with no frame or no mapping).
+void vm_pagemap(struct mm *mm, uint64_t va, size_t n, uint64_t *out, bool show_pfn);
 // move_pages' status of the page at addr: 0 (node 0) when it has a
 // frame, -ENOENT when not, -EFAULT when nothing is mapped there.
 int vm_page_status(struct mm *mm, uint64_t addr);

@@ -87,7 +87,9 @@ static const char kconfig_common[] =
 	"# CONFIG_KSM is not set\n"
 	"# CONFIG_TRANSPARENT_HUGEPAGE is not set\n"
 	"# CONFIG_HUGETLBFS is not set\n"
-	"# CONFIG_PROC_PAGE_MONITOR is not set\n"
+	"# CONFIG_PROC_PAGE_MONITOR is not set\n"	/* pagemap, but no smaps */
+	"# CONFIG_MEM_SOFT_DIRTY is not set\n"
+	"# CONFIG_MEMORY_FAILURE is not set\n"
 	"# CONFIG_KEXEC is not set\n";
 
 // The gzipped text, made once at boot.

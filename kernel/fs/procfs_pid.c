@@ -52,7 +52,7 @@ enum pnode_kind {
 	PN_PID_DIR = 1, PN_TASK_DIR, PN_TID_DIR, PN_FD_DIR, PN_FDINFO_DIR,
 	PN_FD_LINK, PN_FDINFO,
 	PN_STAT, PN_STATUS, PN_STATM, PN_CMDLINE, PN_COMM, PN_ENVIRON, PN_AUXV, PN_MAPS,
-	PN_LIMITS, PN_MOUNTS, PN_TIMERS, PN_SCHED, PN_COREDUMP_FILTER,
+	PN_LIMITS, PN_MOUNTS, PN_TIMERS, PN_SCHED, PN_COREDUMP_FILTER, PN_PAGEMAP,
 	PN_EXE, PN_CWD, PN_ROOT,
 };
 
@@ -907,11 +907,47 @@ static long memory_read(const struct pnode *pn, uint64_t off, struct iobuf *b, s
 	return rc;
 }
 
+// pagemap: 8 bytes for each page of the address space (vm_pagemap), read
+// at offsets and in sizes that are multiples of 8 (EINVAL otherwise, as
+// Linux); the frame numbers only for a reader with CAP_SYS_ADMIN.  A
+// zombie's reads empty.
+static long pagemap_read(const struct pnode *pn, uint64_t off, struct iobuf *b, size_t n)
+{
+	uint64_t entries[64], page = off / 8, end = USER_TOP >> PAGE_SHIFT;
+	struct psnap s;
+	size_t done = 0;
+	int rc;
+
+	if ((off % 8) || (n % 8))
+		return -EINVAL;
+	if ((rc = snap_take(pn, &s)) < 0)
+		return rc;
+	bool pfn = cred_capable(current_cred(), CAP_SYS_ADMIN);
+	while (s.mm && done < n && page < end) {
+		size_t k = (n - done) / 8;
+		if (k > sizeof(entries) / sizeof(entries[0]))
+			k = sizeof(entries) / sizeof(entries[0]);
+		if (k > end - page)
+			k = end - page;
+		vm_pagemap(s.mm, page << PAGE_SHIFT, k, entries, pfn);
+		if (iobuf_put(b, done, entries, k * 8) < 0) {
+			rc = -EFAULT;
+			break;
+		}
+		done += k * 8;
+		page += k;
+	}
+	snap_drop(&s);
+	return done ? (long)done : rc;
+}
+
 static long pnode_read(struct vnode *vn, struct file *f, uint64_t off, struct iobuf *b, size_t n)
 {
 	const struct pnode *pn = vn->priv;
 
 	(void)f;
+	if (pn->kind == PN_PAGEMAP)
+		return pagemap_read(pn, off, b, n);
 	if (pn->kind == PN_CMDLINE || pn->kind == PN_ENVIRON || pn->kind == PN_AUXV)
 		return memory_read(pn, off, b, n);
 	return text_read(pn, off, b, n);
@@ -1155,6 +1191,7 @@ static const struct pentry pid_entries[] = {
 	{ "root", PN_ROOT, VNODE_SYMLINK, 0777 },
 	{ "exe", PN_EXE, VNODE_SYMLINK, 0777 },
 	{ "mounts", PN_MOUNTS, VNODE_REG, 0444 },
+	{ "pagemap", PN_PAGEMAP, VNODE_REG, 0400 },
 	// The last two are not in task/TID, as Linux.
 	{ "coredump_filter", PN_COREDUMP_FILTER, VNODE_REG, 0644 },
 	{ "timers", PN_TIMERS, VNODE_REG, 0444 },

@@ -2315,6 +2315,37 @@ int vm_page_status(struct mm *mm, uint64_t addr)
 	return r;
 }
 
+// ---- /proc/PID/pagemap ----
+
+#define PM_PRESENT		(1ULL << 63)
+#define PM_FILE			(1ULL << 61)	// a file's page, or shared memory
+#define PM_MMAP_EXCLUSIVE	(1ULL << 56)	// mapped once
+#define PM_PFN_MASK		((1ULL << 55) - 1)
+
+void vm_pagemap(struct mm *mm, uint64_t va, size_t n, uint64_t *out, bool show_pfn)
+{
+	spin_lock(&mm->lock);
+	struct vma *v = vma_from(mm, va);
+	for (size_t i = 0; i < n; i++, va += PAGE_SIZE) {
+		out[i] = 0;
+		while (v && v->node.end <= va)
+			v = vma_next(v);
+		if (!v || v->node.start > va || va >= USER_TOP)
+			continue;
+		pte_t *e = arch_pte_walk(mm->root_pa, va, false, true);
+		if (!e || !pte_has_frame(arch_pte_get(e)))
+			continue;
+		uint64_t pa = pte_frame(arch_pte_get(e));
+		struct page *f = frame_page(pa);
+		out[i] = PM_PRESENT | (show_pfn ? (pa >> PAGE_SHIFT) & PM_PFN_MASK : 0);
+		if (f->use == FRAME_FILE || (v->flags & VMA_SHARED))
+			out[i] |= PM_FILE;
+		if (f->refcount == 1)
+			out[i] |= PM_MMAP_EXCLUSIVE;
+	}
+	spin_unlock(&mm->lock);
+}
+
 // ---- kernel frames shown to user space (the aio ring, kernel/fs/aio.c) ----
 
 long vm_map_frames(struct mm *mm, const uint64_t *pa, size_t n)

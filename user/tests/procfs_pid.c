@@ -903,9 +903,44 @@ static void t_coredump_filter(void)
 	write_file("/proc/self/coredump_filter", "0x33");
 }
 
+// pagemap: 8 bytes a page; a touched private page is present and mapped
+// once (with its frame number for root), an untouched one 0, a shared
+// one a "file" page; reads must be multiples of 8 at multiples of 8.
+static void t_pagemap(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t e[4];
+	char *a = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *sh = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (!check(a != MAP_FAILED && sh != MAP_FAILED, "mmap") || !check_ok(fd, "open"))
+		return;
+	a[0] = 1;
+	a[2 * page] = 1;
+	sh[0] = 1;
+	if (check(pread(fd, e, sizeof(e), (off_t)((uintptr_t)a / (uintptr_t)page) * 8) == sizeof(e),
+		  "read 4 entries")) {
+		check((e[0] >> 63) && (e[2] >> 63), "touched pages present");
+		check(e[1] == 0 && e[3] == 0, "untouched ones 0");
+		check((e[0] >> 56 & 1) && !(e[0] >> 61 & 1), "private: mapped once, not a file page");
+		check(geteuid() != 0 || (e[0] & ((1ULL << 55) - 1)) != 0, "root sees the frame number");
+	}
+	if (check(pread(fd, e, 8, (off_t)((uintptr_t)sh / (uintptr_t)page) * 8) == 8, "read 1 entry"))
+		check((e[0] >> 63) && (e[0] >> 61 & 1), "shared memory: present, a \"file\" page");
+	errno = 0;
+	check(pread(fd, e, 7, 0) == -1 && errno == EINVAL, "7 bytes: EINVAL");
+	errno = 0;
+	check(pread(fd, e, 8, 3) == -1 && errno == EINVAL, "offset 3: EINVAL");
+	close(fd);
+	munmap(a, 4 * page);
+	munmap(sh, page);
+}
+
 static const struct test_case cases[] = {
 	{ "self_links", t_self_links },
 	{ "coredump_filter", t_coredump_filter },
+	{ "pagemap", t_pagemap },
 	{ "stat_by_position", t_stat_by_position },
 	{ "status_and_statm", t_status_and_statm },
 	{ "status_ids_and_owner", t_status_ids },
