@@ -120,6 +120,10 @@ struct process *process_find_any_id(int id);
 // 0, or -EAGAIN when a real-time signal could not be queued.
 int signal_send_process(struct process *p, int sig, const struct ksiginfo *info);
 int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info);
+// Makes t look at its signals (its work) soon: woken if it sleeps
+// interruptibly, sent an IPI if it runs on another CPU (Linux's
+// signal_wake_up and kick_process).
+void signal_kick(struct thread *t);
 void signal_send_pgrp(int pgid, int sig);
 // A synchronous fault: deliver now to the current thread (kills it if the
 // signal is blocked or ignored, as Linux does).

@@ -576,7 +576,7 @@ static void kill_other_threads(struct process *p)
 		if (o != current_thread()) {
 			o->exiting = true;
 			thread_work_set(o, WORK_SIGNAL);
-			wake_interruptible(o);
+			signal_kick(o);		// running elsewhere too: an IPI
 		}
 	}
 	spin_unlock_irqrestore(&p->lock, flags);

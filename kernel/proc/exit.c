@@ -269,7 +269,10 @@ void process_kill_others(struct process *p, int wait_status)
 		if (o == current_thread())
 			continue;
 		o->exiting = true;
-		wake_interruptible(o);
+		// A thread running user code elsewhere sees its exit only on
+		// its next way into the kernel: an IPI makes that now (a
+		// spinning thread on a CPU without a tick never would).
+		signal_kick(o);
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 }

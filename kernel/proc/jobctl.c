@@ -114,11 +114,8 @@ static void kick_threads(struct process *p)
 	spin_lock(&p->lock);
 	for (struct thread *t = p->threads; t; t = t->proc_next) {
 		thread_work_set(t, WORK_SIGNAL);	// the stop, at its next return
-		if (t == me)
-			continue;
-		wake_interruptible(t);
-		if (t->state == THREAD_RUNNABLE && t->on_cpu)
-			arch_send_ipi(t->cpu, IPI_RESCHED);
+		if (t != me)
+			signal_kick(t);
 	}
 	spin_unlock(&p->lock);
 }

@@ -345,6 +345,14 @@ static void notify_process(struct process *p)
 	spin_unlock(&p->lock);
 }
 
+void signal_kick(struct thread *t)
+{
+	wake_interruptible(t);
+	if (t != current_thread() && __atomic_load_n(&t->state, __ATOMIC_RELAXED) == THREAD_RUNNABLE &&
+	    __atomic_load_n(&t->on_cpu, __ATOMIC_RELAXED))
+		arch_send_ipi(t->cpu, IPI_RESCHED);
+}
+
 // Picks the thread that should take a process-directed signal and wakes it.
 static void signal_wake_one(struct process *p, int sig)
 {
@@ -359,12 +367,8 @@ static void signal_wake_one(struct process *p, int sig)
 		if (t->interruptible)
 			break;			// a sleeper can take it at once
 	}
-	if (pick) {
-		wake_interruptible(pick);
-		// Running elsewhere: make it look at its signals soon.
-		if (pick != current_thread() && pick->state == THREAD_RUNNABLE && pick->on_cpu)
-			arch_send_ipi(pick->cpu, IPI_RESCHED);
-	}
+	if (pick)
+		signal_kick(pick);
 	spin_unlock(&p->lock);
 }
 
@@ -431,9 +435,7 @@ int signal_send_thread(struct thread *t, int sig, const struct ksiginfo *info)
 			queued = true;
 			notify_thread(t);
 			poll_event(&p->sighand->poll_events, 0);
-			wake_interruptible(t);
-			if (t != current_thread() && t->on_cpu)
-				arch_send_ipi(t->cpu, IPI_RESCHED);
+			signal_kick(t);
 		}
 	}
 	spin_unlock_irqrestore(&p->sighand->lock, flags);

@@ -739,6 +739,65 @@ static void t_kill_sigkill(void)
 	check_killed_by(pid, SIGKILL, "SIGKILL");
 }
 
+// SIGKILL ends a process whose thread runs user code on another CPU
+// without a pause: that CPU, running one thread, has no tick to bring
+// it into the kernel, so the kill must interrupt it (Linux's
+// kick_process).  Before, such a thread ran on until some interrupt came
+// (the fuzzer saw 10 to 60 s).  Liveness, not speed: 20 s is the bound.
+static volatile int spinner_ready;
+
+static void *spin_on(void *arg)
+{
+	pin_self(*(int *)arg);
+	spinner_ready = 1;
+	for (;;)
+		;
+	return NULL;
+}
+
+static void t_kill_spinning_thread(void)
+{
+	int cpus[CPU_SETSIZE], n = usable_cpus(cpus);
+
+	if (n < 2) {
+		skip("needs two CPUs");
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		static int cpu;
+		pthread_t th;
+		cpu = cpus[1];
+		pin_self(cpus[0]);
+		if (pthread_create(&th, NULL, spin_on, &cpu) != 0)
+			_exit(1);
+		while (!spinner_ready)
+			;
+		for (;;)
+			pause();
+	}
+	if (!check_ok(pid, "fork"))
+		return;
+	// Nothing of ours on the spinner's CPU either: it is alone there.
+	cpu_set_t old;
+	sched_getaffinity(0, sizeof(old), &old);
+	pin_self(cpus[0]);
+	sleep_ms(300);		// the spinner alone on its CPU, the tick stopped
+	check_ok(kill(pid, SIGKILL), "kill");
+	int status = 0;
+	pid_t got = 0;
+	for (int ms = 0; ms < 20000 && (got = waitpid(pid, &status, WNOHANG)) == 0; ms += 10)
+		sleep_ms(10);
+	if (got == pid)
+		check(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "killed by SIGKILL");
+	else
+		check(0, "ended within 20 s");
+	sched_setaffinity(0, sizeof(old), &old);
+	if (got != pid)
+		waitpid(pid, &status, 0);	// our move off CPU 0 may end it now
+}
+
 static void t_kill_sigterm(void)
 {
 	pid_t pid = fork_sleeper();
@@ -1153,6 +1212,7 @@ static const struct test_case cases[] = {
 	{ "many_children_50", t_many_children },
 	{ "zombie_until_reaped", t_zombie_until_reaped },
 	{ "kill_sigkill", t_kill_sigkill },
+	{ "kill_thread_spinning_elsewhere", t_kill_spinning_thread },
 	{ "kill_sigterm", t_kill_sigterm },
 	{ "kill_blocked_in_read", t_kill_blocked_in_read },
 	{ "kill_errors", t_kill_errors },
