@@ -1010,19 +1010,12 @@ static void name_changed_files(void)
 	closedir(root);
 }
 
-#define KMALLOC_LIVE_PATH "/proc/switchyard/kmalloc_live"
-
 // With the kmalloc_trace boot option: from here on, the heap objects
 // still live are listed by who allocated them.
-static void kmalloc_live_mark(void)
+static void init_kmalloc_live_mark(void)
 {
-	int fd = open(KMALLOC_LIVE_PATH, O_WRONLY);
-
-	if (fd < 0)
-		return;
-	if (write(fd, "mark", 4) != 4)
+	if (kmalloc_live_mark() < 0 && access(KMALLOC_LIVE_PATH, F_OK) == 0)
 		say("# init: cannot mark %s: %s", KMALLOC_LIVE_PATH, strerror(errno));
-	close(fd);
 }
 
 // After a failed memory check: the heap objects allocated during the run
@@ -1030,18 +1023,14 @@ static void kmalloc_live_mark(void)
 static void kmalloc_live_show(void)
 {
 	static char text[8192];
-	int fd = open(KMALLOC_LIVE_PATH, O_RDONLY);
-	ssize_t n;
+	long n = kmalloc_live_read(text, sizeof(text));
 
-	if (fd < 0)
+	if (n < 0)
 		return;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0 || strncmp(text, "off", 3) == 0) {
+	if (n == 0) {
 		say("# init: boot with kmalloc_trace to see who allocated what is left");
 		return;
 	}
-	text[n] = 0;
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 		say("# init: kmalloc_live: %s", line);
 }
@@ -1185,7 +1174,7 @@ int main(int argc, char **argv)
 			say("# init: no memory statistics: %s", strerror(errno));
 		if (fresh == -1 || !WIFEXITED(fresh) || WEXITSTATUS(fresh) != 0)
 			say("# init: %s/%s did not run: status %#x", tests_dir, FRESH_PROGRAM, fresh);
-		kmalloc_live_mark();
+		init_kmalloc_live_mark();
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
 		run_started = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;

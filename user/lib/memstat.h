@@ -239,4 +239,35 @@ static inline void memstat_touch_image(size_t stack_bytes)
 	memstat_touch_segments();
 }
 
+// With the kmalloc_trace boot option, /proc/switchyard/kmalloc_live lists
+// the heap objects allocated since a "mark" and still live, by caller.
+#define KMALLOC_LIVE_PATH "/proc/switchyard/kmalloc_live"
+
+// Marks the start of a run; 0, or -1 (no such file: not Switchyard).
+static inline int kmalloc_live_mark(void)
+{
+	int fd = open(KMALLOC_LIVE_PATH, O_WRONLY);
+	int rc = fd >= 0 && write(fd, "mark", 4) == 4 ? 0 : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+// The list, NUL-terminated, in buf; its length, 0 when the kernel keeps
+// none (booted without kmalloc_trace: the file reads "off"), -1 without
+// the file.
+static inline long kmalloc_live_read(char *buf, size_t size)
+{
+	int fd = open(KMALLOC_LIVE_PATH, O_RDONLY);
+	long n = fd >= 0 ? (long)read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return strncmp(buf, "off", 3) == 0 ? 0 : n;
+}
+
 #endif

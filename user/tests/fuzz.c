@@ -855,6 +855,13 @@ static bool start_child(int lane_no, int index, const char *dir, int console)
 static void finished(int lane_no, int status)
 {
 	ended++;
+	// Reported as not ended by SIGKILL, it ended after all: slowly (a
+	// loaded host), which is no failure.
+	if (run[lane_no].killed == 2) {
+		unkillable--;
+		ktap_diag("fuzz: child %d (pid %d) ended %.0f s after SIGKILL", run[lane_no].index,
+			  run[lane_no].pid, since(&run[lane_no].kill_time));
+	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		if (run[lane_no].killed && sig == SIGKILL)
@@ -896,7 +903,7 @@ static void run_children(const char *dir, int console)
 {
 	int next = only_child >= 0 ? only_child : first_child;
 	int last = only_child >= 0 ? only_child + 1 : first_child + children;
-	struct timespec pause = { 0, 5 * 1000 * 1000 };
+	struct timespec pause = { 0, 5 * 1000 * 1000 }, stuck_since = { 0, 0 };
 
 	for (;;) {
 		int busy = 0;
@@ -923,8 +930,15 @@ static void run_children(const char *dir, int console)
 			if (run[l].pid && run[l].killed == 2)
 				stuck++;
 		}
-		if (stuck && stuck == busy && next >= last)
-			break;		// only unkillable children are left
+		// Only children SIGKILL has not ended are left: they get two
+		// minutes (a loaded host can be that slow) before they count
+		// as unkillable.
+		if (stuck && stuck == busy && next >= last) {
+			if (!stuck_since.tv_sec)
+				clock_gettime(CLOCK_MONOTONIC, &stuck_since);
+			else if (since(&stuck_since) > 120)
+				break;
+		}
 		nanosleep(&pause, NULL);
 	}
 }
@@ -1111,6 +1125,36 @@ static __attribute__((noinline)) void touch_memory(void)
 		stack[i] = 0;
 }
 
+// After a failed memory check: the processes other than init and this
+// one, as /proc/PID/stat begins (pid, name, state, ppid), which tells
+// who was left.
+static void list_processes(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[64], line[160];
+
+	while (d && (e = readdir(d))) {
+		int pid = atoi(e->d_name);
+		if (pid <= 1 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		int fd = open(path, O_RDONLY);
+		long n = fd >= 0 ? read(fd, line, sizeof(line) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		line[n] = 0;
+		char *end = strchr(line, ')');
+		if (end && end[1] && end[2] && end[3])
+			end[4 + strcspn(end + 4, " ")] = 0;	// up to the ppid
+		ktap_diag("fuzz: left: %s", line);
+	}
+	if (d)
+		closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	static struct memstat before, after;
@@ -1158,6 +1202,7 @@ int main(int argc, char **argv)
 		memstat_read(&before);
 		memstat_settle(&before, &after, 0, why, sizeof(why));
 		memstat_read(&before);
+		kmalloc_live_mark();	// with kmalloc_trace: who allocates what stays
 	}
 
 	if (nimplemented)
@@ -1226,6 +1271,18 @@ int main(int argc, char **argv)
 		    only_child >= 0 ? 1 : children, unkillable);
 
 	int fd = open(work, O_RDONLY | O_DIRECTORY);
+	// A child can get out of the work directory (a path an earlier call
+	// left in its memory: getcwd writes one), into its parent: that is
+	// emptied too, work included.
+	int parent = open(dir, O_RDONLY | O_DIRECTORY);
+	if (parent >= 0) {
+		empty_dir(parent);
+		close(parent);
+		mkdir(work, 0700);
+		if (fd >= 0)
+			close(fd);
+		fd = open(work, O_RDONLY | O_DIRECTORY);
+	}
 	if (fd >= 0) {
 		empty_dir(fd);
 		lseek(fd, 0, SEEK_SET);
@@ -1249,8 +1306,14 @@ int main(int argc, char **argv)
 		else if (memstat_get(&after, "processes") < memstat_get(&before, "processes"))
 			ktap_skip("memory_returned", "processes that were there before the run ended "
 				  "during it: the figures cannot be compared");
-		else
+		else {
+			static char text[8192];
 			ktap_result(0, "memory_returned # %s", why);
+			list_processes();
+			if (kmalloc_live_read(text, sizeof(text)) > 0)
+				for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+					ktap_diag("fuzz: kmalloc_live: %s", line);
+		}
 	}
 	rmdir(work);
 	rmdir(dir);
