@@ -1516,7 +1516,7 @@ static const struct flag_row rows[] = {
 	{ "newfstatat_unknown_flag_EINVAL", r_fstatat_flag, EINVAL, LINUX_SAME, false },
 	{ "utimensat_fd_with_flags_EINVAL", r_utimens_fd_flags, EINVAL, LINUX_SAME, false },
 	{ "utimensat_AT_FDCWD_no_path_EFAULT", r_utimens_cwd_null, EFAULT, LINUX_SAME, false },
-	{ "openat_O_TMPFILE_EOPNOTSUPP", r_tmpfile, EOPNOTSUPP, LINUX_OK, false },
+	{ "openat_O_TMPFILE", r_tmpfile, 0, LINUX_SAME, false },
 	{ "open_O_DIRECT_EINVAL", r_open_odirect, EINVAL, LINUX_SAME, false },
 	{ "open_O_DIRECT_dev_null_EINVAL", r_open_devnull_odirect, EINVAL, LINUX_SAME, false },
 	{ "open_O_DIRECT_O_PATH", r_open_odirect_path, 0, LINUX_SAME, false },
