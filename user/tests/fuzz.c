@@ -1200,15 +1200,14 @@ int main(int argc, char **argv)
 	int console = dup(1);
 	if (switchyard) {
 		// ioprio_set(IOPRIO_WHO_USER) by a child gives every process of
-		// root an I/O context, this one and init too (as on Linux), which
-		// they keep: they get theirs now, with the value they have, so
-		// that those do not count as memory the run kept.
-		for (int pid = 1; pid <= 2; pid++) {
-			int who = pid == 1 ? 1 : 0;
-			long prio = syscall(SYS_ioprio_get, 1L /* IOPRIO_WHO_PROCESS */, (long)who);
-			if (prio >= 0)
-				syscall(SYS_ioprio_set, 1L, (long)who, prio);
-		}
+		// root an I/O context, this one too (as on Linux), which it
+		// keeps: it gets its own now, with the value it has, so that it
+		// does not count as memory the run kept.  (Init's, if a child
+		// makes it one, still counts: init's own memory check would see
+		// one made here.)
+		long prio = syscall(SYS_ioprio_get, 1L /* IOPRIO_WHO_PROCESS */, 0L);
+		if (prio >= 0)
+			syscall(SYS_ioprio_set, 1L, 0L, prio);
 		memstat_read(&before);
 		memstat_settle(&before, &after, 0, why, sizeof(why));
 		memstat_read(&before);
