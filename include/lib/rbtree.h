@@ -53,6 +53,19 @@ void rb_insert_fixup(struct rb_tree *t, struct rb_node *n);
 void rb_erase_fixup(struct rb_tree *t, struct rb_node *x, struct rb_node *p);
 void rb_erase_inner(struct rb_tree *t, struct rb_node *n);
 
+// Points the link that led to 'old' (its parent's, or the root) at
+// 'new' (which may be NULL); the parent is p.
+static inline void rb_relink(struct rb_tree *t, struct rb_node *p, struct rb_node *old,
+			     struct rb_node *new)
+{
+	if (!p)
+		t->root = new;
+	else if (p->left == old)
+		p->left = new;
+	else
+		p->right = new;
+}
+
 // rb_insert and rb_erase are inline for what a switch meets: linking a
 // node at an end and taking out the first (a node with one child at
 // most); a rebalance of more than a recolouring, and the erase of a
@@ -103,12 +116,7 @@ static inline void rb_erase(struct rb_tree *t, struct rb_node *n)
 		t->first = n->right ? n->right : p;
 	if (n == t->last)
 		t->last = n->left ? n->left : p;
-	if (!p)
-		t->root = child;
-	else if (p->left == n)
-		p->left = child;
-	else
-		p->right = child;
+	rb_relink(t, p, n, child);
 	if (child) {
 		child->parent = p;
 		child->red = false;
@@ -126,12 +134,7 @@ static inline void rb_replace(struct rb_tree *t, struct rb_node *old, struct rb_
 	struct rb_node *p = old->parent;
 
 	*n = *old;
-	if (!p)
-		t->root = n;
-	else if (p->left == old)
-		p->left = n;
-	else
-		p->right = n;
+	rb_relink(t, p, old, n);
 	if (n->left)
 		n->left->parent = n;
 	if (n->right)

@@ -16,12 +16,7 @@ static bool is_red(const struct rb_node *n)
 static void replace_child(struct rb_tree *t, struct rb_node *parent,
 			  struct rb_node *old, struct rb_node *new)
 {
-	if (!parent)
-		t->root = new;
-	else if (parent->left == old)
-		parent->left = new;
-	else
-		parent->right = new;
+	rb_relink(t, parent, old, new);
 	if (new)
 		new->parent = parent;
 }
