@@ -90,22 +90,27 @@ static int c_fsize(void)
 	return cfail("still alive after a write at the limit with SIGXFSZ's default action");
 }
 
-static void t_fsize(void)
+// Runs fn in a forked child, which must die of signal sig; a reason the
+// child recorded (privdrop.h) becomes the case's.
+static void in_child_killed_by(int (*fn)(void), int sig)
 {
 	if (child_why)
 		child_why[0] = 0;
 	pid_t pid = fork_child();
 	if (pid == 0)
-		_exit(c_fsize() ? 1 : 0);
+		_exit(fn() ? 1 : 0);
 	int st = reap_child(pid);
-	if (st < 0)
-		return;
-	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ)
+	if (st < 0 || (WIFSIGNALED(st) && WTERMSIG(st) == sig))
 		return;
 	if (child_why && child_why[0])
 		fail("%s", child_why);
 	else
-		fail("the child ended with status %#x, not killed by SIGXFSZ", st);
+		fail("the child ended with status %#x, not killed by signal %d", st, sig);
+}
+
+static void t_fsize(void)
+{
+	in_child_killed_by(c_fsize, SIGXFSZ);
 }
 
 // ---- RLIMIT_AS ----
@@ -341,14 +346,7 @@ static int c_rttime_hard(void)
 
 static void t_rttime_hard(void)
 {
-	if (child_why)
-		child_why[0] = 0;
-	pid_t pid = fork_child();
-	if (pid == 0)
-		_exit(c_rttime_hard() ? 1 : 0);
-	int st = reap_child(pid);
-	if (st >= 0 && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
-		fail("%s", child_why && child_why[0] ? child_why : "not killed by SIGKILL");
+	in_child_killed_by(c_rttime_hard, SIGKILL);
 }
 
 static const struct test_case cases[] = {
