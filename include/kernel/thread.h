@@ -143,8 +143,9 @@ struct thread {
 	uint32_t nproc_uid;
 	bool nproc_counted, nproc_exceeded;
 	// RLIMIT_RTTIME (kernel/proc/cputime.c): ticks run as a real-time
-	// thread since it last slept (Linux's rt.timeout).
-	uint64_t rt_ticks;
+	// thread since it last slept (Linux's rt.timeout), and its count of
+	// sleeps (acct.nvcsw) when they were last counted from 0.
+	uint64_t rt_ticks, rt_sleeps_seen;
 };
 
 // Creates a kernel thread that runs fn(arg) bound to 'cpu' (-1: starts on

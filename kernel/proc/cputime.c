@@ -329,8 +329,9 @@ static void check_rlimit_cpu(struct process *p, uint64_t prof)
 }
 
 // RLIMIT_RTTIME, as Linux's watchdog: a real-time thread's ticks on the
-// CPU since it last slept (t->rt_ticks, cleared when it is woken:
-// kernel/sched/sched.c) against the limit in microseconds.  SIGKILL at
+// CPU since it last slept (t->rt_ticks, counted again from 0 when its
+// voluntary switches, its sleeps, have moved: no cost on the wake-up
+// path) against the limit in microseconds.  SIGKILL at
 // the hard limit; at the soft one SIGXCPU, and the soft limit a second
 // higher (getrlimit shows it).
 static bool rttime_limited(const struct thread *t)
@@ -345,6 +346,10 @@ static void check_rlimit_rttime(struct thread *t)
 	struct rlimit_pair *rl = &p->rlimits[RLIMIT_RTTIME];
 	uint64_t soft = __atomic_load_n(&rl->cur, __ATOMIC_RELAXED);
 	uint64_t hard = __atomic_load_n(&rl->max, __ATOMIC_RELAXED);
+	if (t->acct.nvcsw != t->rt_sleeps_seen) {
+		t->rt_sleeps_seen = t->acct.nvcsw;
+		t->rt_ticks = 0;
+	}
 	uint64_t us = ++t->rt_ticks * (1000000 / timer_hz);
 
 	if (hard != RLIM_INFINITY && us >= hard) {

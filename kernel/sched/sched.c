@@ -619,7 +619,6 @@ bool sched_wake(struct thread *t)
 			return false;
 		}
 		__atomic_store_n(&t->state, THREAD_RUNNABLE, __ATOMIC_SEQ_CST);
-		t->rt_ticks = 0;	// RLIMIT_RTTIME counts from the last sleep
 		// Still the current thread there (it has not reached schedule()
 		// yet): schedule() will see it runnable and keep it.
 		if (cpus[cpu].current == t) {
